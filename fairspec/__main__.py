@@ -1,0 +1,3 @@
+from fairspec.cli import main
+
+raise SystemExit(main())

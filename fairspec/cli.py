@@ -1,0 +1,188 @@
+"""The ``fairspec`` command.
+
+Exit codes: 0 ok · 1 spec or data error · 2 command-line usage error · 3 no usable model
+(infeasible, or the time limit passed with no incumbent) · 70 unexpected internal error (one
+line here, the traceback in a log file) · 130 interrupted (Ctrl-C).
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+from fairspec import __version__
+from fairspec.errors import FairspecError
+
+EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
+
+
+class _ExitCode(Exception):
+    def __init__(self, code: int):
+        self.code = code
+
+
+@contextlib.contextmanager
+def error_handler(stderr):
+    """Map every failure to one message on stderr and one exit code."""
+    try:
+        yield
+    except FairspecError as exc:
+        stderr.write(f"{exc}\n")
+        raise _ExitCode(exc.exit_code) from None
+    except KeyboardInterrupt:
+        stderr.write("fairspec: interrupted; no output was written for the unfinished step\n")
+        raise _ExitCode(EXIT_INTERRUPTED) from None
+    except Exception as exc:  # noqa: BLE001 - the last line of defence
+        fd, log = tempfile.mkstemp(prefix=f"fairspec-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
+        with os.fdopen(fd, "w") as fh:
+            traceback.print_exc(file=fh)
+        stderr.write(f"fairspec: internal error: {type(exc).__name__}: {exc} (traceback in {log})\n")
+        raise _ExitCode(EXIT_INTERNAL) from None
+
+
+def _progress(args, stderr):
+    from fairspec.pipeline.progress import Progress
+
+    return Progress(stream=stderr, quiet=args.quiet)
+
+
+def _compile(spec_path: str):
+    from fairspec import compile_spec, load_spec
+
+    return compile_spec(load_spec(spec_path))
+
+
+def cmd_check(args, out, err) -> int:
+    plan = _compile(args.spec)
+    d = plan.data
+    out.write(f"{args.spec}: ok: spec {plan.name!r}, family {plan.model.family}, "
+              f"{len(d.features)} features, groups by {' * '.join(d.protected)}, "
+              f"target {d.target} (positive {d.positive!r})\n")
+    return EXIT_OK
+
+
+def cmd_compile(args, out, err) -> int:
+    plan = _compile(args.spec)
+    out.write(plan.describe() + "\n")
+    if args.emit_model:
+        from fairspec.errors import FairspecError as _E
+        from fairspec.pipeline.artifact import family_module
+        from fairspec.pipeline.files import write_atomic  # noqa: F401  (emit writes through the family)
+        from fairspec.pipeline.train import prepare_data, training_matrix
+        from fairspec.plan.families import FAMILIES
+
+        family = FAMILIES[plan.model.family]
+        if not family.solver_backed:
+            raise _E(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
+                     f"--emit-model works for: {', '.join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)}")
+        data = prepare_data(plan, _progress(args, err))
+        criterion = plan.fairness[0] if plan.fairness else None
+        _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)
+        written = family_module(family.name).emit_model(estimator, X, y, groups, args.emit_model)
+        for path in written or [args.emit_model]:
+            out.write(f"wrote {path}\n")
+    return EXIT_OK
+
+
+def cmd_compile_and_train(args, out, err) -> int:
+    from fairspec import train, write_outputs
+
+    progress = _progress(args, err)
+    plan = _compile(args.spec)
+    result = train(plan, progress)
+    out_dir = Path(args.out) if args.out else plan.output_dir
+    progress.step(f"writing {out_dir}")
+    written = write_outputs(result, out_dir)
+    for point in result.points:
+        f = point.metrics_doc["fairness"]
+        test = point.metrics_doc["test"]
+        acc = f"test accuracy {test['accuracy']:.3f}" if test else f"train accuracy {point.metrics_doc['train']['accuracy']:.3f}"
+        gap = ""
+        if f["criterion"]:
+            achieved = f["achieved_test"] if f["achieved_test"] is not None else f["achieved_train"]
+            gap = f", {f['criterion']} gap {achieved:.3f}"
+            if f["bound"] is not None:
+                gap += f" (bound {f['bound']:g}: {'met' if (f['met_test'] if f['met_test'] is not None else f['met_train']) else 'NOT met'})"
+        out.write(f"{plan.name}: {acc}{gap}\n")
+    out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
+    return EXIT_OK
+
+
+def cmd_predict(args, out, err) -> int:
+    import pandas as pd
+
+    from fairspec import load_model
+    from fairspec.data.table import read_table
+    from fairspec.pipeline.files import write_atomic
+
+    model = load_model(args.model)
+    frame = read_table(Path(args.data))
+    labels, scores = model.predict(frame, source=args.data)
+    text = pd.DataFrame({"prediction": labels, "score": scores}).to_csv(index=False, float_format="%.6g")
+    if args.output:
+        write_atomic(Path(args.output), text)
+        err.write(f"wrote {len(labels)} predictions to {args.output}\n")
+    else:
+        out.write(text)
+    return EXIT_OK
+
+
+def cmd_report(args, out, err) -> int:
+    from fairspec.pipeline.outputs import rerender_report
+
+    path = rerender_report(Path(args.dir))
+    out.write(f"wrote {path}\n")
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fairspec", description="Compile fair-ML specs into audited models.")
+    parser.add_argument("--version", action="version", version=f"fairspec {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    def add(name, func, help_):
+        p = sub.add_parser(name, help=help_, description=help_)
+        p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+        p.set_defaults(func=func)
+        return p
+
+    p = add("check", cmd_check, "parse a spec and check it against its data")
+    p.add_argument("spec")
+    p = add("compile", cmd_compile, "print the training plan of a spec")
+    p.add_argument("spec")
+    p.add_argument("--emit-model", metavar="PATH", help="write the optimisation model (.lp or .mps)")
+    p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
+    p.add_argument("spec")
+    p.add_argument("--out", metavar="DIR", help="output directory (default: the spec's output)")
+    p = add("predict", cmd_predict, "score a CSV with a trained model")
+    p.add_argument("model", help="model.json (or its directory)")
+    p.add_argument("data", help="CSV file with the model's feature columns")
+    p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default: standard output)")
+    p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json")
+    p.add_argument("dir")
+    return parser
+
+
+def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    parser = build_parser()
+    try:
+        with contextlib.redirect_stderr(err):
+            args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse: --help / --version exit 0, usage errors exit 2
+        return int(exc.code or 0)
+    try:
+        with error_handler(err):
+            return args.func(args, out, err)
+    except _ExitCode as exc:
+        return exc.code
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,167 @@
+"""Turn table columns into the float matrix every model family reads, and back-fill gaps.
+
+Encoding (one rule for every family, so a model file stays readable):
+
+* a numeric feature is a float column, ``NaN`` where the value is missing;
+* a categorical feature is the integer code of its value among the categories seen in
+  training (sorted by their text); a value never seen in training is treated as missing,
+  because no split or rule of the model can speak about it.
+
+Imputation (``missing impute(...)``) is fitted on the training rows only and stored in
+the model file as plain numbers: means or medians per numeric column and the most
+frequent code per categorical column; for kNN, the training rows themselves are stored so
+that prediction re-runs scikit-learn's ``KNNImputer`` on exactly the same reference set.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from fairspec.errors import DataError
+
+
+def _line_of(frame: pd.DataFrame, position: int) -> int:
+    """The line of the CSV a row came from (header is line 1), when the index is the row number."""
+    label = frame.index[position]
+    return int(label) + 2 if isinstance(label, (int, np.integer)) else position + 2
+
+
+@dataclass
+class FeatureEncoder:
+    """Maps named columns to a float matrix; JSON-able (``to_json``/``from_json``)."""
+
+    names: list[str]
+    kinds: list[str]
+    categories: list[list[str] | None] = field(default_factory=list)
+
+    @classmethod
+    def fit(cls, frame: pd.DataFrame, names: list[str], kinds: list[str]) -> "FeatureEncoder":
+        categories = []
+        for name, kind in zip(names, kinds):
+            if kind == "categorical":
+                values = frame[name].dropna().astype(str).unique().tolist()
+                categories.append(sorted(values))
+            else:
+                categories.append(None)
+        return cls(list(names), list(kinds), categories)
+
+    @property
+    def categorical_indices(self) -> list[int]:
+        return [j for j, k in enumerate(self.kinds) if k == "categorical"]
+
+    @property
+    def category_names(self) -> dict[int, list[str]]:
+        return {j: c for j, c in enumerate(self.categories) if c is not None}
+
+    def transform(self, frame: pd.DataFrame, *, source: str = "data") -> np.ndarray:
+        missing = [n for n in self.names if n not in frame.columns]
+        if missing:
+            raise DataError(f"{source}: error: missing column(s) the model needs: {', '.join(missing)}")
+        X = np.empty((len(frame), len(self.names)), dtype=float)
+        for j, (name, kind, cats) in enumerate(zip(self.names, self.kinds, self.categories)):
+            col = frame[name]
+            if kind == "categorical":
+                lookup = {c: i for i, c in enumerate(cats)}
+                text = col.astype("string")
+                X[:, j] = [lookup.get(v, np.nan) if v is not pd.NA else np.nan for v in text]
+            else:
+                numbers = pd.to_numeric(col, errors="coerce")
+                bad = numbers.isna().to_numpy() & col.notna().to_numpy()
+                if bad.any():
+                    pos = int(np.flatnonzero(bad)[0])
+                    raise DataError(f"{source}: error: column {name!r}, line {_line_of(frame, pos)}: "
+                                    f"{col.iloc[pos]!r} is not a number (the column is numeric)")
+                X[:, j] = numbers.to_numpy(dtype=float)
+        return X
+
+    def to_json(self) -> dict:
+        return {"names": self.names, "kinds": self.kinds, "categories": self.categories}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "FeatureEncoder":
+        return cls(list(doc["names"]), list(doc["kinds"]), [None if c is None else list(c) for c in doc["categories"]])
+
+
+@dataclass
+class Imputer:
+    """Fills missing values: ``mean`` / ``median`` / ``knn`` for numeric columns, the mode for categorical."""
+
+    method: str
+    k: int = 5
+    fill: list[float] = field(default_factory=list)
+    categorical: list[int] = field(default_factory=list)
+    reference: list[list[float | None]] | None = None
+
+    @classmethod
+    def fit(cls, X: np.ndarray, categorical: list[int], method: str, k: int | None = None) -> "Imputer":
+        fill = []
+        for j in range(X.shape[1]):
+            col = X[:, j][~np.isnan(X[:, j])]
+            if col.size == 0:
+                fill.append(0.0)
+            elif j in categorical:
+                values, counts = np.unique(col, return_counts=True)
+                fill.append(float(values[np.argmax(counts)]))
+            elif method == "mean":
+                fill.append(float(col.mean()))
+            else:
+                fill.append(float(np.median(col)))
+        reference = None
+        if method == "knn":
+            reference = [[None if np.isnan(v) else float(v) for v in row] for row in X]
+        return cls(method=method, k=int(k or 5), fill=fill, categorical=list(categorical), reference=reference)
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        X = np.array(X, dtype=float, copy=True)
+        if self.method == "knn" and np.isnan(X).any():
+            from sklearn.impute import KNNImputer
+
+            numeric = [j for j in range(X.shape[1]) if j not in self.categorical]
+            if numeric:
+                ref = np.array([[np.nan if v is None else v for v in row] for row in self.reference], dtype=float)
+                knn = KNNImputer(n_neighbors=self.k, keep_empty_features=True).fit(ref[:, numeric])
+                X[:, numeric] = knn.transform(X[:, numeric])
+        for j, value in enumerate(self.fill):
+            column = X[:, j]
+            column[np.isnan(column)] = value
+        return X
+
+    def to_json(self) -> dict:
+        return {"method": self.method, "k": self.k, "fill": self.fill, "categorical": self.categorical,
+                "reference": self.reference}
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Imputer":
+        return cls(method=doc["method"], k=int(doc["k"]), fill=[float(v) for v in doc["fill"]],
+                   categorical=list(doc["categorical"]), reference=doc.get("reference"))
+
+
+def rows_without_missing(frame: pd.DataFrame, names: list[str]) -> np.ndarray:
+    """Mask of rows with every named column present (``missing drop``)."""
+    return frame[names].notna().all(axis=1).to_numpy()
+
+
+def first_missing(X: np.ndarray, names: list[str]) -> tuple[str, int] | None:
+    """(column, row position) of the first missing value, or None."""
+    rows, cols = np.nonzero(np.isnan(X))
+    if rows.size == 0:
+        return None
+    order = np.lexsort((cols, rows))[0]
+    return names[cols[order]], int(rows[order])
+
+
+def group_labels(frame: pd.DataFrame, protected: list[str]) -> np.ndarray:
+    """One label per row: the protected value, or ``a & b`` for intersectional groups."""
+    parts = [frame[c].astype(str).to_numpy() for c in protected]
+    labels = parts[0].astype(object)
+    for p in parts[1:]:
+        labels = labels + " & " + p
+    return labels.astype(str)
+
+
+def target_vector(frame: pd.DataFrame, target: str, positive) -> np.ndarray:
+    from fairspec.data.table import value_mask
+
+    return value_mask(frame[target], "==", [positive]).astype(int)

@@ -1,0 +1,91 @@
+"""Read CSV data (optionally gzip-compressed) and apply ``where`` filters."""
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from fairspec.errors import DataError
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def read_table(path: Path) -> pd.DataFrame:
+    """The table at ``path`` (CSV, ``.csv.gz`` too); empty cells become missing values."""
+    path = Path(path)
+    if not path.is_file():
+        raise DataError(f"{path}: error: data file not found")
+    try:
+        frame = pd.read_csv(path, skipinitialspace=True)
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
+        raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
+    if frame.shape[1] == 0 or len(frame) == 0:
+        raise DataError(f"{path}: error: the data file has no rows")
+    return frame
+
+
+def column_kind(series: pd.Series) -> str:
+    """``numeric`` for numbers (bool too), else ``categorical``."""
+    if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
+        return "numeric"
+    return "categorical"
+
+
+def coerce_like(value, series: pd.Series):
+    """``value`` as written in a spec, converted to the column's type when it can be.
+
+    A spec writes ``positive 1`` or ``positive ">50K"``; a CSV column of 0/1 is read as
+    integers, so ``"1"`` must match ``1`` and ``1`` must match ``"1"`` in a text column.
+    """
+    if column_kind(series) == "numeric":
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return value
+    return str(value) if not isinstance(value, str) else value
+
+
+def _equal_mask(series: pd.Series, value) -> np.ndarray:
+    target = coerce_like(value, series)
+    if column_kind(series) == "numeric" and isinstance(target, float):
+        return (series.astype(float) == target).to_numpy()
+    return (series.astype("string") == str(target)).fillna(False).to_numpy(dtype=bool)
+
+
+def value_mask(series: pd.Series, op: str, values: Sequence) -> np.ndarray:
+    """Rows of ``series`` satisfying ``op values`` (missing values satisfy nothing but ``!=``/``not in``)."""
+    if op in ("in", "not in"):
+        mask = np.zeros(len(series), dtype=bool)
+        for v in values:
+            mask |= _equal_mask(series, v)
+        return ~mask if op == "not in" else mask
+    (value,) = values
+    if op == "==":
+        return _equal_mask(series, value)
+    if op == "!=":
+        return ~_equal_mask(series, value)
+    numbers = pd.to_numeric(series, errors="coerce").to_numpy(dtype=float)
+    with np.errstate(invalid="ignore"):
+        return {"<": numbers < value, "<=": numbers <= value, ">": numbers > value, ">=": numbers >= value}[op]
+
+
+def apply_filters(frame: pd.DataFrame, filters: Sequence[tuple[str, str, Sequence]]) -> pd.DataFrame:
+    """Keep the rows that pass every ``(column, op, values)`` filter.
+
+    The index is kept, so an error about a row can still name its line in the file.
+    """
+    mask = np.ones(len(frame), dtype=bool)
+    for column, op, values in filters:
+        if column not in frame.columns:
+            raise DataError(f"error: filter on unknown column {column!r}")
+        mask &= value_mask(frame[column], op, values)
+    return frame.loc[mask]

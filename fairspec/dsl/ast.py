@@ -1,0 +1,143 @@
+"""The typed syntax tree of a ``.fair`` spec.
+
+Every node is a frozen dataclass and carries a :class:`~fairspec.errors.Span` (line and
+column in the spec file) that is left out of equality, so tests can compare trees built by
+hand with parsed ones.  The tree says only what the user wrote: defaults are filled in
+later, by :mod:`fairspec.plan.compile`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Union
+
+from fairspec.errors import Span
+
+
+def _span() -> Span | None:
+    return field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Name:
+    """An identifier as written (column names, keywords used as values)."""
+
+    value: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Duration:
+    """A time written as ``120s``, ``2m`` or ``1h``; stored in seconds."""
+
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Param:
+    """``name value`` inside a block; a nested block's value is a tuple of ``Param``."""
+
+    name: str
+    value: "Value"
+    span: Span | None = _span()
+
+
+Value = Union[int, float, str, bool, Duration, tuple]
+
+
+@dataclass(frozen=True)
+class Filter:
+    """``where column in [v, ...]`` / ``not in`` / ``== v`` / ``!= v`` / ``< <= > >= v``."""
+
+    column: Name
+    op: str
+    values: tuple
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class DataSource:
+    path: str
+    filters: tuple[Filter, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Target:
+    column: Name
+    positive: object
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Protected:
+    """One attribute, or several joined by ``*`` for intersectional groups."""
+
+    attributes: tuple[Name, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Feature:
+    """A feature column and its type: ``numeric`` or ``categorical``."""
+
+    name: Name
+    kind: str
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Missing:
+    """``missing mia`` ... or ``missing impute(median)`` / ``impute(knn k=5)`` / ``drop``."""
+
+    strategy: str
+    method: str | None = None
+    k: int | None = None
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Fairness:
+    """``fairness C <= eps`` / ``<= [e1, e2]`` (sweep) / ``penalty lam`` / ``penalty [..]`` / just ``C``."""
+
+    criterion: Name
+    bounds: tuple[float, ...] = ()
+    penalties: tuple[float, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Model:
+    family: Name
+    params: tuple[Param, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Solver:
+    params: tuple[Param, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Evaluate:
+    """``evaluate { holdout 0.3 stratify seed 7 }`` or ``evaluate { cv 10 seed 7 }``."""
+
+    params: tuple[Param, ...] = ()
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: Name
+    data: DataSource
+    target: Target
+    protected: Protected
+    features: tuple[Feature, ...]
+    model: Model
+    privileged: tuple[Feature, ...] = ()
+    missing: Missing | None = None
+    fairness: Fairness | None = None
+    solver: Solver | None = None
+    evaluate: Evaluate | None = None
+    output: str | None = None
+    span: Span | None = _span()

@@ -1,0 +1,100 @@
+"""The exceptions fairspec raises, one class per kind of failure.
+
+Library code raises; only :mod:`fairspec.cli` prints, and it maps each class to an
+exit code (see ``EXIT_CODES``).  Every message is meant to be read by a user as is.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+class FairspecError(Exception):
+    """Base class of every error fairspec reports to a user."""
+
+    exit_code = 1
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where a construct stands in a spec file (1-based line and column)."""
+
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """One problem found in a spec: a message, where it is, and an optional hint."""
+
+    message: str
+    span: Span | None = None
+    hint: str | None = None
+    severity: str = "error"
+
+
+def render_diagnostic(diag: Diagnostic, source: str | None, filename: str) -> str:
+    """``FILE:LINE:COL: error: message`` + the source line + a caret + ``hint: ...``."""
+    if diag.span is None:
+        head = f"{filename}: {diag.severity}: {diag.message}"
+        return head + (f"\n  hint: {diag.hint}" if diag.hint else "")
+    line, col = diag.span.line, diag.span.column
+    out = [f"{filename}:{line}:{col}: {diag.severity}: {diag.message}"]
+    if source is not None:
+        lines = source.splitlines()
+        if 1 <= line <= len(lines):
+            text = lines[line - 1].expandtabs(1)
+            width = 1
+            if diag.span.end_line == line and diag.span.end_column and diag.span.end_column > col:
+                width = diag.span.end_column - col
+            out.append(f"  {text}")
+            out.append("  " + " " * (col - 1) + "^" * width)
+    if diag.hint:
+        out.append(f"  hint: {diag.hint}")
+    return "\n".join(out)
+
+
+class SpecError(FairspecError):
+    """A spec that cannot be used; carries one or more diagnostics."""
+
+    def __init__(self, diagnostics: list[Diagnostic], source: str | None = None, filename: str = "<spec>"):
+        self.diagnostics = list(diagnostics)
+        self.source = source
+        self.filename = filename
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        return "\n".join(render_diagnostic(d, self.source, self.filename) for d in self.diagnostics)
+
+
+class SpecSyntaxError(SpecError):
+    """The spec text does not follow the grammar."""
+
+
+class SpecSemanticError(SpecError):
+    """The spec parses but does not make sense against the language or the data."""
+
+
+class DataError(FairspecError):
+    """The data cannot be read or does not fit the spec or the model (names column and row)."""
+
+
+class ModelFileError(FairspecError):
+    """A model.json that cannot be read, or was written by an incompatible version."""
+
+
+class NotImplementedFamilyError(FairspecError):
+    """A model family that the language names but this version cannot train."""
+
+
+class NoUsableModelError(FairspecError):
+    """The solver proved infeasibility, or the time limit passed with no incumbent."""
+
+    exit_code = 3
+
+
+class UsageError(FairspecError):
+    """The command line itself is wrong."""
+
+    exit_code = 2

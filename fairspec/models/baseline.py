@@ -1,0 +1,202 @@
+"""Impute-then-learn baselines: a scikit-learn decision tree or logistic regression.
+
+Every paper this project implements compares against "impute the missing values, then fit a
+standard learner"; this family is that comparison.  It enforces no fairness criterion (the
+criterion, if any, is audited by the metrics stage).
+
+Categorical columns arrive as integer codes and are one-hot encoded inside the estimator.
+After fitting, the scikit-learn model is converted to plain numbers (tree arrays, or the
+coefficients of the linear score) and *prediction always runs on those numbers*, so a model
+rebuilt from ``model.json`` predicts exactly as the one that was trained.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairspec.errors import DataError
+
+
+class BaselineClassifier(ClassifierMixin, BaseEstimator):
+    """Decision tree or L2 logistic regression on imputed, one-hot encoded features.
+
+    Parameters
+    ----------
+    learner : {"tree", "logistic"}
+    depth : int
+        Maximum depth of the tree learner.
+    min_samples_leaf : int
+    C : float
+        Inverse regularisation strength of the logistic learner.
+    categorical_features : sequence of int
+        Columns of ``X`` that hold category codes (one-hot encoded before learning).
+    random_state : int
+    """
+
+    def __init__(self, learner="tree", depth=5, min_samples_leaf=1, C=1.0, categorical_features=(),
+                 random_state=0):
+        self.learner = learner
+        self.depth = depth
+        self.min_samples_leaf = min_samples_leaf
+        self.C = C
+        self.categorical_features = categorical_features
+        self.random_state = random_state
+
+    # -- encoding ---------------------------------------------------------------
+    def _expand(self, X: np.ndarray) -> np.ndarray:
+        """One-hot the categorical codes (per ``self.layout_``); numeric columns pass through."""
+        cols = []
+        for entry in self.layout_:
+            j = entry["column"]
+            if entry["code"] is None:
+                cols.append(X[:, j])
+            else:
+                cols.append((X[:, j] == entry["code"]).astype(float))
+        return np.column_stack(cols) if cols else np.empty((len(X), 0))
+
+    def fit(self, X, y, sensitive_features=None):
+        start = time.perf_counter()
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y).astype(int)
+        if np.isnan(X).any():
+            raise DataError("the baseline family needs complete data: declare `missing impute(...)` or `missing drop`")
+        categorical = set(int(j) for j in self.categorical_features)
+        self.layout_ = []
+        for j in range(X.shape[1]):
+            if j in categorical:
+                self.layout_ += [{"column": j, "code": float(c)} for c in np.unique(X[:, j])]
+            else:
+                self.layout_.append({"column": j, "code": None})
+        Z = self._expand(X)
+        self.classes_ = np.array([0, 1])
+        if self.learner == "tree":
+            from sklearn.tree import DecisionTreeClassifier
+
+            model = DecisionTreeClassifier(max_depth=self.depth, min_samples_leaf=self.min_samples_leaf,
+                                           random_state=self.random_state).fit(Z, y)
+            t = model.tree_
+            proba = t.value[:, 0, :] / t.value[:, 0, :].sum(axis=1, keepdims=True)
+            positive = list(model.classes_).index(1) if 1 in model.classes_ else None
+            self.tree_ = {
+                "left": t.children_left.tolist(), "right": t.children_right.tolist(),
+                "feature": t.feature.tolist(), "threshold": t.threshold.tolist(),
+                "p_positive": (proba[:, positive] if positive is not None else np.zeros(t.node_count)).tolist(),
+                "n": t.n_node_samples.tolist(),
+            }
+        elif self.learner == "logistic":
+            from sklearn.linear_model import LogisticRegression
+            # Standardising numeric columns keeps lbfgs well conditioned; the scaling is folded
+            # back into the coefficients so the stored model reads in the data's own units.
+            mean = Z.mean(axis=0)
+            scale = Z.std(axis=0)
+            numeric = np.array([e["code"] is None for e in self.layout_])
+            mean[~numeric] = 0.0
+            scale[~numeric | (scale == 0)] = 1.0
+            model = LogisticRegression(C=self.C, max_iter=2000).fit((Z - mean) / scale, y)
+            coef = model.coef_[0] / scale
+            self.linear_ = {"coef": coef.tolist(), "intercept": float(model.intercept_[0] - (coef * mean).sum())}
+        else:
+            raise ValueError(f"unknown learner {self.learner!r}")
+        self.n_features_in_ = X.shape[1]
+        self.fit_log_ = {"status": "fitted", "mip_gap": None, "seconds": round(time.perf_counter() - start, 3),
+                         "learner": self.learner}
+        return self
+
+    def predict_proba(self, X):
+        X = np.asarray(X, dtype=float)
+        Z = self._expand(X)
+        if self.learner == "tree":
+            t = self.tree_
+            node = np.zeros(len(Z), dtype=int)
+            left, right = np.array(t["left"]), np.array(t["right"])
+            feature, threshold = np.array(t["feature"]), np.array(t["threshold"])
+            active = left[node] >= 0
+            while active.any():
+                idx = np.flatnonzero(active)
+                go_left = Z[idx, feature[node[idx]]] <= threshold[node[idx]]
+                node[idx] = np.where(go_left, left[node[idx]], right[node[idx]])
+                active = left[node] >= 0
+            p = np.array(t["p_positive"])[node]
+        else:
+            score = Z @ np.array(self.linear_["coef"]) + self.linear_["intercept"]
+            p = 1.0 / (1.0 + np.exp(-score))
+        return np.column_stack([1 - p, p])
+
+    def predict(self, X):
+        return (self.predict_proba(X)[:, 1] > 0.5).astype(int)
+
+    # -- model file ---------------------------------------------------------------
+    def to_json(self) -> dict:
+        doc = {"kind": "baseline", "params": self.get_params(), "layout": self.layout_,
+               "n_features_in": self.n_features_in_}
+        doc["params"]["categorical_features"] = [int(j) for j in self.categorical_features]
+        if self.learner == "tree":
+            doc["tree"] = self.tree_
+        else:
+            doc["linear"] = self.linear_
+        return doc
+
+    def describe(self, feature_names, categories) -> list[str]:
+        def column_name(k):
+            e = self.layout_[k]
+            name = feature_names[e["column"]]
+            if e["code"] is None:
+                return name
+            cats = categories.get(e["column"])
+            value = cats[int(e["code"])] if cats else e["code"]
+            return f"{name} == {value}"
+
+        if self.learner == "logistic":
+            lines = [f"logistic score = {self.linear_['intercept']:+.4f}"]
+            order = np.argsort(-np.abs(self.linear_["coef"]))
+            for k in order:
+                lines.append(f"    {self.linear_['coef'][k]:+.4f} * [{column_name(k)}]")
+            lines.append("predict positive when score > 0")
+            return lines
+        t = self.tree_
+        lines: list[str] = []
+
+        def walk(node, indent):
+            pad = "  " * indent
+            if t["left"][node] < 0:
+                p = t["p_positive"][node]
+                lines.append(f"{pad}leaf: {int(p > 0.5)}  (p={p:.2f}, n={t['n'][node]})")
+                return
+            k = t["feature"][node]
+            e = self.layout_[k]
+            if e["code"] is None:
+                below, above = f"{column_name(k)} <= {t['threshold'][node]:.6g}", f"{column_name(k)} > {t['threshold'][node]:.6g}"
+            else:  # a one-hot column: left is "not this category"
+                above = column_name(k)
+                below = above.replace(" == ", " != ", 1)
+            lines.append(pad + below)
+            walk(t["left"][node], indent + 1)
+            lines.append(pad + above)
+            walk(t["right"][node], indent + 1)
+
+        walk(0, 0)
+        return lines
+
+
+def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
+    p = recipe.params
+    return BaselineClassifier(learner=p.get("learner", "tree"), depth=p.get("depth", 5),
+                              min_samples_leaf=p.get("min_samples_leaf", 1), C=p.get("C", 1.0),
+                              categorical_features=tuple(categorical_features), random_state=seed)
+
+
+def estimator_from_json(doc: dict) -> BaselineClassifier:
+    params = dict(doc["params"])
+    params["categorical_features"] = tuple(params.get("categorical_features", ()))
+    est = BaselineClassifier(**params)
+    est.layout_ = [{"column": int(e["column"]), "code": e["code"]} for e in doc["layout"]]
+    est.n_features_in_ = int(doc["n_features_in"])
+    est.classes_ = np.array([0, 1])
+    if est.learner == "tree":
+        est.tree_ = doc["tree"]
+    else:
+        est.linear_ = doc["linear"]
+    est.fit_log_ = {}
+    return est

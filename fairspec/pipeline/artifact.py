@@ -1,0 +1,130 @@
+"""The model file (``model.json``): everything needed to predict, as data only.
+
+Loading reads JSON and rebuilds the estimator from numbers and names through its family's
+``estimator_from_json``; nothing in the file is executed, and a file from an incompatible
+format version is refused with a clear error.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import fairspec
+from fairspec.data.prepare import FeatureEncoder, Imputer, first_missing
+from fairspec.errors import DataError, ModelFileError
+from fairspec.plan.families import FAMILIES
+from fairspec.plan.plan import Plan
+
+FORMAT = "fairspec-model"
+FORMAT_VERSION = 1
+
+
+def family_module(name: str):
+    """The module that trains family ``name`` (imported only when needed)."""
+    return importlib.import_module(FAMILIES[name].module)
+
+
+def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
+                   imputer: Imputer | None, estimator, criterion) -> dict:
+    """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md)."""
+    names, cats = encoder.names, encoder.category_names
+    fit_log = {k: v for k, v in getattr(estimator, "fit_log_", {}).items() if "seconds" not in k}
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "fairspec_version": fairspec.__version__,
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "spec": {"name": plan.name, "path": None if plan.spec_path is None else str(plan.spec_path),
+                 "text": plan.spec_text, "sha256": hashlib.sha256(plan.spec_text.encode()).hexdigest()},
+        "data": {"path": str(plan.data.path), "sha256": data_sha256,
+                 "filters": [[c, op, list(v)] for c, op, v in plan.data.filters], "rows_used": rows_used},
+        "schema": {
+            "target": {"name": plan.data.target, "positive": plan.data.positive},
+            "protected": list(plan.data.protected),
+            "features": [{"name": n, "kind": k, "categories": c}
+                         for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
+            "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
+        },
+        "preprocessing": {
+            "missing": {"strategy": plan.missing.strategy, "impute_method": plan.missing.impute_method,
+                        "k": plan.missing.k},
+            "encoder": encoder.to_json(),
+            "imputer": None if imputer is None else imputer.to_json(),
+        },
+        "fairness": None if criterion is None else
+        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
+        "model": {"family": plan.model.family, "params": plan.model.params, "estimator": estimator.to_json(),
+                  "text": estimator.describe(names, cats)},
+        "training": {"seed": plan.seed, "fit_log": fit_log},
+    }
+
+
+@dataclass
+class LoadedModel:
+    """A model read back from ``model.json``, ready to predict on a table."""
+
+    doc: dict
+    encoder: FeatureEncoder
+    imputer: Imputer | None
+    estimator: object
+
+    @classmethod
+    def from_document(cls, doc: dict, source: str = "model.json") -> "LoadedModel":
+        if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+            raise ModelFileError(f"{source}: error: not a fairspec model file")
+        if doc.get("format_version") != FORMAT_VERSION:
+            raise ModelFileError(f"{source}: error: model file format {doc.get('format_version')!r} "
+                                 f"is not supported (this fairspec reads format {FORMAT_VERSION})")
+        try:
+            pre = doc["preprocessing"]
+            encoder = FeatureEncoder.from_json(pre["encoder"])
+            imputer = None if pre.get("imputer") is None else Imputer.from_json(pre["imputer"])
+            family = doc["model"]["family"]
+            if family not in FAMILIES or not FAMILIES[family].implemented:
+                raise ModelFileError(f"{source}: error: unknown model family {family!r}")
+            estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ModelFileError(f"{source}: error: damaged model file ({type(exc).__name__}: {exc})") from None
+        return cls(doc, encoder, imputer, estimator)
+
+    @classmethod
+    def read(cls, path: Path) -> "LoadedModel":
+        path = Path(path)
+        if path.is_dir():
+            path = path / "model.json"
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ModelFileError(f"{path}: error: model file not found") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
+        return cls.from_document(doc, str(path))
+
+    @property
+    def strategy(self) -> str:
+        return self.doc["preprocessing"]["missing"]["strategy"]
+
+    def matrix(self, frame: pd.DataFrame, source: str = "data") -> np.ndarray:
+        """The feature matrix the estimator reads; checks columns and missing values."""
+        X = self.encoder.transform(frame, source=source)
+        if self.strategy == "drop":
+            hit = first_missing(X, self.encoder.names)
+            if hit is not None:
+                column, row = hit
+                raise DataError(f"{source}: error: column {column!r}, row {row + 1}: missing value, and this "
+                                f"model was trained with `missing drop`, so it cannot score such a row")
+        if self.imputer is not None:
+            X = self.imputer.transform(X)
+        return X
+
+    def predict(self, frame: pd.DataFrame, source: str = "data") -> tuple[np.ndarray, np.ndarray]:
+        """(labels in {0, 1}, positive-class scores) for every row of ``frame``."""
+        X = self.matrix(frame, source)
+        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]

@@ -1,0 +1,34 @@
+"""Progress on stderr: a bar on a terminal, plain lines otherwise (logs, CI, pipes)."""
+from __future__ import annotations
+
+import sys
+import time
+
+
+class Progress:
+    """Reports steps of a long run; ``quiet`` silences it (tests, library use)."""
+
+    def __init__(self, stream=None, quiet: bool = False):
+        self.stream = stream if stream is not None else sys.stderr
+        self.quiet = quiet
+        self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
+        self._start = time.perf_counter()
+
+    def step(self, message: str, done: int | None = None, total: int | None = None) -> None:
+        if self.quiet:
+            return
+        elapsed = time.perf_counter() - self._start
+        if self.tty and total:
+            width = 24
+            filled = int(width * done / total)
+            bar = "#" * filled + "-" * (width - filled)
+            self.stream.write(f"\r[{bar}] {done}/{total} {message} ({elapsed:.0f}s)\033[K")
+            if done >= total:
+                self.stream.write("\n")
+        else:
+            count = f" [{done}/{total}]" if total else ""
+            self.stream.write(f"fairspec: {message}{count} ({elapsed:.1f}s)\n")
+        self.stream.flush()
+
+
+SILENT = Progress(quiet=True)

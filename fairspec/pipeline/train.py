@@ -1,0 +1,218 @@
+"""Train what a plan describes and measure it: one model per fairness point.
+
+Evaluation follows the plan: a (stratified) holdout; or k-fold cross-validation, where the
+test metrics are those of the pooled out-of-fold predictions and the model that is kept is
+refitted on every row; or none (training metrics only).  Stratification is by target *and*
+group, so each split keeps every group's base rate.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
+from fairspec.data.table import apply_filters, file_sha256, read_table
+from fairspec.errors import DataError
+from fairspec.metrics import evaluate_predictions, fairness_summary, missing_by_group
+from fairspec.pipeline.artifact import family_module, model_document
+from fairspec.pipeline.progress import SILENT, Progress
+from fairspec.plan.fairness import Criterion
+from fairspec.plan.families import NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
+from fairspec.plan.plan import Plan
+
+
+@dataclass
+class PointResult:
+    """One trained model: its criterion (sweep point), model.json and metrics.json documents."""
+
+    criterion: Criterion | None
+    model_doc: dict
+    metrics_doc: dict
+    estimator: object = field(repr=False, default=None)
+
+
+@dataclass
+class TrainingResult:
+    plan: Plan
+    points: list[PointResult]
+
+
+@dataclass
+class _Fitted:
+    encoder: FeatureEncoder
+    imputer: Imputer | None
+    estimator: object
+    seconds: float
+
+    def scores(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+        X = self.encoder.transform(frame)
+        if self.imputer is not None:
+            X = self.imputer.transform(X)
+        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
+
+
+def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
+    """Index arrays: [(train, test)] for holdout, k pairs for cv, [(all, empty)] for none."""
+    from sklearn.model_selection import StratifiedKFold, train_test_split
+
+    ev = plan.evaluation
+    n = len(y)
+    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    _, counts = np.unique(strata, return_counts=True)
+    if ev.kind == "none":
+        return [(np.arange(n), np.arange(0))]
+    if ev.kind == "cv":
+        # Stratify by target and group when every stratum can fill every fold, else by target.
+        labels = strata if counts.min() >= ev.folds else y
+        folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
+        return list(folds.split(np.zeros(n), labels))
+    stratify = None
+    if ev.stratify:
+        stratify = strata if counts.min() >= 2 else y
+    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed, stratify=stratify)
+    return [(np.sort(train), np.sort(test))]
+
+
+def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
+    """Encoder and imputer fitted on ``frame``, the encoded matrix, and an unfitted estimator."""
+    names = [f.name for f in plan.data.features]
+    kinds = [f.kind for f in plan.data.features]
+    encoder = FeatureEncoder.fit(frame, names, kinds)
+    X = encoder.transform(frame)
+    imputer = None
+    if plan.missing.strategy == "impute":
+        imputer = Imputer.fit(X, encoder.categorical_indices, plan.missing.impute_method, plan.missing.k)
+        X = imputer.transform(X)
+    native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
+    recipe = replace(plan.model, params={**plan.model.params, "missing": native})
+    estimator = family_module(plan.model.family).build_estimator(
+        recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.seed)
+    return encoder, imputer, estimator, X
+
+
+def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None) -> _Fitted:
+    encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
+    start = time.perf_counter()
+    estimator.fit(X, y, sensitive_features=groups)
+    return _Fitted(encoder, imputer, estimator, time.perf_counter() - start)
+
+
+def _data_summary(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, splits) -> dict:
+    names = [f.name for f in plan.data.features]
+    summary_groups = {}
+    for g in np.unique(groups):
+        mask = groups == g
+        summary_groups[str(g)] = {"count": int(mask.sum()), "base_rate": float(y[mask].mean())}
+    train, test = splits[0]
+    return {
+        "rows": int(len(y)),
+        "rows_train": int(len(y) if plan.evaluation.kind == "cv" else len(train)),
+        "rows_test": int(len(y) if plan.evaluation.kind == "cv" else len(test)),
+        "target": plan.data.target, "positive": plan.data.positive, "protected": list(plan.data.protected),
+        "groups": summary_groups,
+        "missing": missing_by_group(frame, names + [f.name for f in plan.data.privileged], groups),
+        "features": names, "privileged": [f.name for f in plan.data.privileged],
+    }
+
+
+@dataclass
+class PreparedData:
+    """The rows a plan trains and evaluates on, with their target, groups and splits."""
+
+    frame: pd.DataFrame
+    y: np.ndarray
+    groups: np.ndarray
+    splits: list
+    data_sha256: str
+    summary: dict
+
+
+def prepare_data(plan: Plan, progress: Progress = SILENT) -> PreparedData:
+    """Read the data, keep the spec's rows, derive target and groups, and split them."""
+    progress.step(f"reading {plan.data.path}")
+    table = read_table(plan.data.path)
+    data_sha = file_sha256(plan.data.path)
+    frame = apply_filters(table, plan.data.filters)
+    y_all = target_vector(frame, plan.data.target, plan.data.positive)
+    groups_all = group_labels(frame, list(plan.data.protected))
+    summary_frame, summary_y, summary_groups = frame, y_all, groups_all
+    if plan.missing.strategy == "drop":
+        keep = rows_without_missing(frame, [f.name for f in plan.data.features])
+        frame, y_all, groups_all = frame.loc[keep], y_all[keep], groups_all[keep]
+    if len(frame) == 0:
+        raise DataError(f"{plan.data.path}: error: no rows left after the filters"
+                        + (" and dropping rows with missing values" if plan.missing.strategy == "drop" else ""))
+    for cls in (0, 1):
+        if not (y_all == cls).any():
+            raise DataError(f"{plan.data.path}: error: column {plan.data.target!r} has no "
+                            f"{'positive' if cls else 'negative'} rows left to learn from")
+    splits = _split(plan, y_all, groups_all)
+    summary = _data_summary(plan, summary_frame, summary_y, summary_groups, splits)
+    return PreparedData(frame, y_all, groups_all, splits, data_sha, summary)
+
+
+def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None = None):
+    """(estimator, X, y, groups) of the first training split, the estimator not yet fitted."""
+    train_idx = data.splits[0][0]
+    frame = data.frame.iloc[train_idx]
+    return _prepare(plan, frame, criterion) + (data.y[train_idx], data.groups[train_idx])
+
+
+def train(plan: Plan, progress: Progress = SILENT) -> TrainingResult:
+    """Fit one model per fairness point of ``plan`` and measure each on train and test rows."""
+    t_start = time.perf_counter()
+    data = prepare_data(plan, progress)
+    frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
+    data_sha, summary = data.data_sha256, data.summary
+    load_seconds = time.perf_counter() - t_start
+
+    points: list[PointResult] = []
+    criteria = list(plan.fairness) or [None]
+    for i, criterion in enumerate(criteria):
+        label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
+        t_fit = time.perf_counter()
+        if plan.evaluation.kind == "cv":
+            pred = np.zeros(len(y_all), dtype=int)
+            score = np.zeros(len(y_all))
+            for k, (tr, te) in enumerate(splits):
+                progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
+                fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion)
+                pred[te], score[te] = fold.scores(frame.iloc[te])
+            progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
+            train_idx, test_eval = np.arange(len(y_all)), (y_all, pred, score, groups_all)
+        else:
+            progress.step(label, i + 1, len(criteria))
+            train_idx, test_idx = splits[0]
+            test_eval = None
+        fitted = _fit(plan, frame.iloc[train_idx], y_all[train_idx], groups_all[train_idx], criterion)
+        fit_seconds = time.perf_counter() - t_fit
+        t_eval = time.perf_counter()
+        tr_pred, tr_score = fitted.scores(frame.iloc[train_idx])
+        train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
+        test_block = None
+        if plan.evaluation.kind == "holdout":
+            te_pred, te_score = fitted.scores(frame.iloc[test_idx])
+            test_block = evaluate_predictions(y_all[test_idx], te_pred, te_score, groups_all[test_idx])
+        elif test_eval is not None:
+            test_block = evaluate_predictions(*test_eval)
+        fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
+        metrics_doc = {
+            "train": train_block,
+            "test": test_block,
+            "fairness": fairness_summary(criterion, train_block, test_block),
+            "timing": {"load_seconds": round(load_seconds, 3), "fit_seconds": round(fit_seconds, 3),
+                       "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
+                       "total_seconds": round(time.perf_counter() - t_start, 3)},
+            "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
+                           "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,
+                           "seed": plan.evaluation.seed},
+            "data_summary": summary,
+            "training_log": fit_log,
+        }
+        model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
+                                   imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion)
+        points.append(PointResult(criterion, model_doc, metrics_doc, fitted.estimator))
+    return TrainingResult(plan, points)

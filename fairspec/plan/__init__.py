@@ -1,0 +1,1 @@
+"""The plan stage: a checked spec becomes a typed, printable training plan."""

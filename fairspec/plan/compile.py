@@ -1,0 +1,132 @@
+"""Compile a checked spec into a :class:`~fairspec.plan.plan.Plan`: fill defaults, resolve names.
+
+Defaults a spec may leave out:
+
+* a feature's type: ``numeric`` when the column holds numbers, else ``categorical``;
+* ``missing``: the family's own default (``mia`` for trees and rule sets, ``impute(median)``
+  for the baseline);
+* ``solver``: 60 s, 1 thread, relative MIP gap 1e-4, seed 0;
+* ``evaluate``: a stratified 30 % holdout; the seed is the solver's unless given;
+* ``output``: ``reports/<spec name>`` (relative to the current directory).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from fairspec.data.table import apply_filters, column_kind, read_table
+from fairspec.dsl import ast
+from fairspec.errors import SpecSemanticError
+from fairspec.dsl.check import check_spec
+from fairspec.dsl.load import SpecDocument, resolve_data_path
+from fairspec.plan.fairness import make_criterion
+from fairspec.plan.families import FAMILIES, Param
+from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
+                                SolverSettings)
+
+
+def _plain(value):
+    if isinstance(value, ast.Duration):
+        return float(value.seconds)
+    if isinstance(value, ast.Name):
+        return value.value
+    return value
+
+
+def resolve_params(declared: tuple[Param, ...], written: tuple) -> dict:
+    """Written parameters over the declared defaults; nested blocks resolve the same way."""
+    given = {p.name: p.value for p in written}
+    out = {}
+    for param in declared:
+        if param.kind == "block":
+            out[param.name] = resolve_params(param.params, given[param.name]) if param.name in given else None
+        else:
+            value = _plain(given.get(param.name, param.default))
+            if param.kind == "float" and value is not None:
+                value = float(value)
+            out[param.name] = value
+    return out
+
+
+def _feature_plans(features: tuple[ast.Feature, ...], table: pd.DataFrame) -> tuple[FeaturePlan, ...]:
+    return tuple(FeaturePlan(f.name.value, f.kind or column_kind(table[f.name.value])) for f in features)
+
+
+def _settings(block) -> dict:
+    return {} if block is None else {p.name: _plain(p.value) for p in block.params}
+
+
+def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
+    """The plan for a spec already checked against ``table`` (the unfiltered data)."""
+    spec = doc.spec
+    family = FAMILIES[spec.model.family.value]
+    filters = tuple((f.column.value, f.op, tuple(f.values)) for f in spec.data.filters)
+    kept = apply_filters(table, filters)
+    data = DataPlan(
+        path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
+        protected=tuple(a.value for a in spec.protected.attributes),
+        features=_feature_plans(spec.features, kept), privileged=_feature_plans(spec.privileged, kept),
+    )
+    if spec.missing is None:
+        missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
+    else:
+        m = spec.missing
+        missing = MissingPlan(m.strategy, m.method if m.strategy == "impute" else None,
+                              m.k if m.strategy == "impute" and m.method == "knn" else None)
+        if missing.strategy == "impute" and missing.impute_method == "knn" and missing.k is None:
+            missing = MissingPlan("impute", "knn", 5)
+
+    solver_given = _settings(spec.solver)
+    solver = SolverSettings(time_limit=float(solver_given.get("time_limit", 60.0)),
+                            threads=int(solver_given.get("threads", 1)),
+                            mip_gap=float(solver_given.get("mip_gap", 1e-4)),
+                            seed=int(solver_given.get("seed", 0)))
+    ev = _settings(spec.evaluate)
+    seed = int(ev.get("seed", solver.seed))
+    if ev.get("none"):
+        evaluation = EvaluationPlan(kind="none", test_size=0.0, folds=0, stratify=False, seed=seed)
+    elif "cv" in ev:
+        evaluation = EvaluationPlan(kind="cv", test_size=0.0, folds=int(ev["cv"]), stratify=True, seed=seed)
+    else:
+        evaluation = EvaluationPlan(kind="holdout", test_size=float(ev.get("holdout", 0.3)),
+                                    stratify=bool(ev.get("stratify", True)), seed=seed)
+
+    fairness = ()
+    if spec.fairness is not None:
+        name = spec.fairness.criterion.value
+        if spec.fairness.bounds:
+            fairness = tuple(make_criterion(name, bound=float(b)) for b in spec.fairness.bounds)
+        elif spec.fairness.penalties:
+            fairness = tuple(make_criterion(name, penalty=float(p)) for p in spec.fairness.penalties)
+        else:
+            fairness = (make_criterion(name),)
+
+    params = resolve_params(family.params, spec.model.params)
+    output = Path(spec.output) if spec.output else Path("reports") / spec.name.value
+    return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
+                fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
+                evaluation=evaluation, output_dir=output, seed=seed)
+
+
+def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:
+    """Check ``doc`` against its data and compile it.
+
+    Every problem is collected before anything is raised: when the data file cannot be
+    found, the checks that need no data still run and their problems are listed with it.
+    """
+    problems = []
+    data_path = None
+    try:
+        data_path = resolve_data_path(doc)
+    except SpecSemanticError as exc:
+        problems += exc.diagnostics
+    if table is None and data_path is not None:
+        table = read_table(data_path)
+    try:
+        check_spec(doc, table)
+    except SpecSemanticError as exc:
+        problems += exc.diagnostics
+    if problems:
+        raise SpecSemanticError(problems, doc.text, doc.filename)
+    return build_plan(doc, table, data_path)

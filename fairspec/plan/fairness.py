@@ -1,0 +1,143 @@
+"""Fairness criteria: what is compared between groups, and how hard it is enforced.
+
+A criterion compares one or two conditional rates of the prediction across the groups of
+the protected attribute(s) and measures the *gap*: the largest difference between any two
+groups, ``max_g r_g - min_g r_g`` (for equalized odds, the larger of the TPR and FPR gaps).
+
+=====================  ================================  ==========================
+criterion              rate compared                     rows the rate is taken over
+=====================  ================================  ==========================
+demographic_parity     P(ŷ=1)            (selection)     all rows of the group
+equal_opportunity      P(ŷ=1 | y=1)      (TPR; = FNR gap) positives of the group
+fpr_parity             P(ŷ=1 | y=0)      (FPR)           negatives of the group
+equalized_odds         TPR and FPR                       both
+accuracy_parity        P(ŷ=y)            (accuracy)      all rows of the group
+=====================  ================================  ==========================
+
+A group with no row in a rate's condition (say, no positives for TPR) has no such rate and
+is left out of that comparison: a gap is never invented from an empty group.
+
+Form: ``bound`` (ε, a hard constraint ``gap <= ε``), ``penalty`` (λ, ``loss + λ·gap``), or
+neither (the criterion is measured and reported, not enforced).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+#: rate name -> (which rows it is taken over, what is averaged over them)
+RATE_DEFINITIONS = {
+    "selection_rate": "all rows; mean of ŷ",
+    "tpr": "rows with y=1; mean of ŷ",
+    "fpr": "rows with y=0; mean of ŷ",
+    "accuracy": "all rows; mean of [ŷ = y]",
+}
+
+
+def group_rate(rate: str, y_true: np.ndarray, y_pred: np.ndarray, mask: np.ndarray,
+               sample_weight: np.ndarray | None = None) -> float | None:
+    """One conditional rate of one group; ``None`` when the group has no row in the condition."""
+    w = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, float)
+    if rate == "selection_rate":
+        rows, value = mask, y_pred
+    elif rate == "tpr":
+        rows, value = mask & (y_true == 1), y_pred
+    elif rate == "fpr":
+        rows, value = mask & (y_true == 0), y_pred
+    elif rate == "accuracy":
+        rows, value = mask, (y_pred == y_true)
+    else:  # pragma: no cover - guarded by the criterion classes
+        raise ValueError(f"unknown rate {rate!r}")
+    total = w[rows].sum()
+    if total <= 0:
+        return None
+    return float((w[rows] * value[rows]).sum() / total)
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A fairness criterion with its form: ``bound`` (ε) or ``penalty`` (λ) or neither."""
+
+    name: ClassVar[str] = ""
+    rates: ClassVar[tuple[str, ...]] = ()
+    bound: float | None = None
+    penalty: float | None = None
+
+    @property
+    def enforced(self) -> bool:
+        return self.bound is not None or self.penalty is not None
+
+    @property
+    def form(self) -> str:
+        """``"bound"``, ``"penalty"`` or ``"audit"``."""
+        if self.bound is not None:
+            return "bound"
+        if self.penalty is not None:
+            return "penalty"
+        return "audit"
+
+    def label(self) -> str:
+        """Short printable form, e.g. ``equal_opportunity <= 0.025``."""
+        if self.bound is not None:
+            return f"{self.name} <= {self.bound:g}"
+        if self.penalty is not None:
+            return f"{self.name} penalty {self.penalty:g}"
+        return f"{self.name} (audited, not enforced)"
+
+    def rate_gaps(self, y_true, y_pred, groups, sample_weight=None) -> dict[str, float]:
+        """The gap of each rate this criterion compares (0.0 when fewer than two groups have it)."""
+        y_true = np.asarray(y_true).astype(int)
+        y_pred = np.asarray(y_pred).astype(int)
+        groups = np.asarray(groups)
+        out = {}
+        for rate in self.rates:
+            values = [group_rate(rate, y_true, y_pred, groups == g, sample_weight) for g in np.unique(groups)]
+            values = [v for v in values if v is not None]
+            out[rate] = float(max(values) - min(values)) if len(values) >= 2 else 0.0
+        return out
+
+    def gap(self, y_true, y_pred, groups, sample_weight=None) -> float:
+        """The criterion's gap: the largest between-group difference over its rates."""
+        return max(self.rate_gaps(y_true, y_pred, groups, sample_weight).values())
+
+
+@dataclass(frozen=True)
+class DemographicParity(Criterion):
+    name: ClassVar[str] = "demographic_parity"
+    rates: ClassVar[tuple[str, ...]] = ("selection_rate",)
+
+
+@dataclass(frozen=True)
+class EqualOpportunity(Criterion):
+    name: ClassVar[str] = "equal_opportunity"
+    rates: ClassVar[tuple[str, ...]] = ("tpr",)
+
+
+@dataclass(frozen=True)
+class FprParity(Criterion):
+    name: ClassVar[str] = "fpr_parity"
+    rates: ClassVar[tuple[str, ...]] = ("fpr",)
+
+
+@dataclass(frozen=True)
+class EqualizedOdds(Criterion):
+    name: ClassVar[str] = "equalized_odds"
+    rates: ClassVar[tuple[str, ...]] = ("tpr", "fpr")
+
+
+@dataclass(frozen=True)
+class AccuracyParity(Criterion):
+    name: ClassVar[str] = "accuracy_parity"
+    rates: ClassVar[tuple[str, ...]] = ("accuracy",)
+
+
+CRITERIA: dict[str, type[Criterion]] = {
+    c.name: c for c in (DemographicParity, EqualOpportunity, FprParity, EqualizedOdds, AccuracyParity)
+}
+
+
+def make_criterion(name: str, bound: float | None = None, penalty: float | None = None) -> Criterion:
+    """The criterion called ``name`` in the language, with its form."""
+    return CRITERIA[name](bound=bound, penalty=penalty)

@@ -1,0 +1,114 @@
+"""Model families: what each one accepts, so the checker can say no before training.
+
+A family declares its parameters (name, type, default, range), the fairness criteria it
+can enforce and in which form (``bound`` = hard ε, ``penalty`` = λ; every family accepts
+an audited criterion), the missing-value strategies it understands, and the module under
+``fairspec.models`` that trains it.  Nothing here imports a model module: the training
+stage resolves ``module`` lazily, so the plan never reaches down the pipeline.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fairspec.plan.fairness import CRITERIA
+
+ALL_CRITERIA = frozenset(CRITERIA)
+IMPUTE_OR_DROP = frozenset({"impute", "drop"})
+NATIVE_TREE_STRATEGIES = frozenset({"mia", "trinary", "trinary_mia", "majority", "fractional"})
+
+
+@dataclass(frozen=True)
+class Param:
+    """One model parameter: ``kind`` is int, float, bool, str, choice or block."""
+
+    name: str
+    kind: str
+    default: object = None
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+    doc: str = ""
+    #: for ``kind == "block"``: the parameters allowed inside the nested block
+    params: tuple["Param", ...] = ()
+
+
+@dataclass(frozen=True)
+class Family:
+    name: str
+    implemented: bool
+    doc: str
+    params: tuple[Param, ...] = ()
+    #: form ("bound" / "penalty") -> criteria the family can enforce in that form
+    enforces: dict = field(default_factory=dict)
+    missing: frozenset = IMPUTE_OR_DROP
+    default_missing: str = "impute"
+    uses_privileged: bool = False
+    #: solver-backed families can write their optimisation model with ``compile --emit-model``
+    solver_backed: bool = False
+    module: str = ""
+
+    def param(self, name: str) -> Param | None:
+        return next((p for p in self.params if p.name == name), None)
+
+    def can_enforce(self, criterion: str, form: str) -> bool:
+        return form == "audit" or criterion in self.enforces.get(form, frozenset())
+
+
+FAMILIES: dict[str, Family] = {
+    "baseline": Family(
+        name="baseline",
+        implemented=True,
+        doc="impute-then-learn: a scikit-learn decision tree or logistic regression (no fairness enforcement)",
+        params=(
+            Param("learner", "choice", "tree", choices=("tree", "logistic"), doc="which scikit-learn learner"),
+            Param("depth", "int", 5, low=1, high=30, doc="maximum depth of the tree learner"),
+            Param("min_samples_leaf", "int", 1, low=1, doc="minimum rows in a leaf (tree learner)"),
+            Param("C", "float", 1.0, low=1e-6, doc="inverse L2 regularisation strength (logistic learner)"),
+        ),
+        module="fairspec.models.baseline",
+    ),
+    "tree": Family(
+        name="tree",
+        implemented=True,
+        doc="missing-aware greedy tree (MIA, Trinary, TrinaryMIA, majority, fractional cases)",
+        params=(
+            Param("depth", "int", 5, low=1, high=30, doc="maximum depth"),
+            Param("min_samples_leaf", "int", 1, low=1, doc="minimum rows in a leaf"),
+            Param("min_samples_split", "int", 2, low=2, doc="minimum rows to split a node"),
+            Param("criterion", "choice", "gini", choices=("gini", "entropy"), doc="impurity used to score splits"),
+            Param("forest", "block", None, doc="bag several trees: forest { trees 50 max_features sqrt }", params=(
+                Param("trees", "int", 50, low=1, high=10000, doc="number of trees"),
+                Param("max_features", "choice", "sqrt", choices=("sqrt", "log2", "all"), doc="features tried per split"),
+                Param("bootstrap", "bool", True, doc="draw rows with replacement for each tree"),
+            )),
+        ),
+        enforces={"bound": ALL_CRITERIA, "penalty": ALL_CRITERIA},
+        missing=NATIVE_TREE_STRATEGIES | IMPUTE_OR_DROP,
+        default_missing="mia",
+        module="fairspec.models.missing_tree",
+    ),
+    "rule_set": Family(
+        name="rule_set",
+        implemented=True,
+        doc="fair Boolean rule set (OR of ANDs) by column generation (FairCG), Pyomo + HiGHS",
+        params=(
+            Param("max_complexity", "int", 30, low=2, high=1000, doc="sum over rules of (1 + conditions)"),
+            Param("max_conditions", "int", 4, low=1, high=20, doc="conditions per rule"),
+            Param("thresholds", "int", 10, low=2, high=100, doc="quantile bins per numeric feature (10 = deciles)"),
+        ),
+        enforces={"bound": frozenset({"equal_opportunity", "equalized_odds"})},
+        missing=frozenset({"mia"}) | IMPUTE_OR_DROP,
+        default_missing="mia",
+        solver_backed=True,
+        module="fairspec.models.rule_set",
+    ),
+    "mip_forest": Family(
+        name="mip_forest", implemented=False, solver_backed=True,
+        doc="fair MIP trees/forests with missing values routed inside the MIP (Fair MIP Forest)",
+    ),
+    "mp_boost": Family(name="mp_boost", implemented=False, doc="fair minipatch boosting (Fair MP-Boost)"),
+    "privileged_boost": Family(
+        name="privileged_boost", implemented=False, uses_privileged=True,
+        doc="boosting with privileged information (KbPIB / JPIB)",
+    ),
+}

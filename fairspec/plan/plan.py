@@ -1,0 +1,130 @@
+"""The plan: a typed, printable description of everything training will do.
+
+A :class:`Plan` is what the compiler makes of a checked spec: defaults filled in, paths
+resolved, the fairness line expanded into one criterion per sweep point.  It holds numbers
+and names only (no data, no solver objects), so it can be printed, compared and tested.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fairspec.plan.fairness import Criterion
+
+
+@dataclass(frozen=True)
+class FeaturePlan:
+    name: str
+    kind: str  # "numeric" | "categorical"
+
+
+@dataclass(frozen=True)
+class DataPlan:
+    path: Path
+    #: (column, op, values) triples applied in order when the data is read
+    filters: tuple[tuple[str, str, tuple], ...]
+    target: str
+    positive: object
+    protected: tuple[str, ...]
+    features: tuple[FeaturePlan, ...]
+    privileged: tuple[FeaturePlan, ...] = ()
+
+
+@dataclass(frozen=True)
+class MissingPlan:
+    """``strategy`` is a native strategy of the family (mia, trinary, ...) or impute / drop."""
+
+    strategy: str
+    impute_method: str | None = None  # mean | median | knn
+    k: int | None = None
+
+    def label(self) -> str:
+        if self.strategy == "impute":
+            return f"impute({self.impute_method}{f' k={self.k}' if self.k else ''})"
+        return self.strategy
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    time_limit: float = 60.0
+    threads: int = 1
+    mip_gap: float = 1e-4
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class EvaluationPlan:
+    kind: str = "holdout"  # holdout | cv | none
+    test_size: float = 0.3
+    folds: int = 0
+    stratify: bool = True
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class ModelRecipe:
+    """The family and its parameters, defaults filled in (nested blocks become dicts)."""
+
+    family: str
+    params: dict = field(default_factory=dict, hash=False)
+
+
+@dataclass(frozen=True)
+class Plan:
+    name: str
+    spec_path: Path | None
+    spec_text: str
+    data: DataPlan
+    missing: MissingPlan
+    #: one criterion per sweep point; a single point for a plain spec; () if no fairness line
+    fairness: tuple[Criterion, ...]
+    model: ModelRecipe
+    solver: SolverSettings
+    evaluation: EvaluationPlan
+    output_dir: Path
+    seed: int = 0
+
+    @property
+    def is_sweep(self) -> bool:
+        return len(self.fairness) > 1
+
+    def describe(self) -> str:
+        """A human-readable listing of the plan (``fairspec compile`` prints this)."""
+        d = self.data
+        lines = [
+            f"plan {self.name}",
+            "  data",
+            f"    read        {d.path}",
+        ]
+        for col, op, values in d.filters:
+            lines.append(f"    keep rows   {col} {op} {list(values) if len(values) != 1 else values[0]!r}")
+        lines += [
+            f"    target      {d.target} (positive class {d.positive!r})",
+            f"    groups      {' * '.join(d.protected)}",
+            "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
+        ]
+        if d.privileged:
+            lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
+                         + "  (training only, never read at prediction)")
+        lines += ["  preparation", f"    missing     {self.missing.label()}",
+                  "    encoding    numeric as float (NaN = missing); categorical as integer codes of the training categories"]
+        lines.append("  training")
+        params = ", ".join(f"{k}={v}" for k, v in self.model.params.items())
+        lines.append(f"    model       {self.model.family}({params})")
+        s = self.solver
+        lines.append(f"    solver      time_limit={s.time_limit:g}s threads={s.threads} mip_gap={s.mip_gap:g} seed={s.seed}")
+        if not self.fairness:
+            lines.append("    fairness    none declared (all gaps are still measured and reported)")
+        for i, c in enumerate(self.fairness):
+            prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
+            lines.append(prefix + c.label())
+        e = self.evaluation
+        lines.append("  evaluation")
+        if e.kind == "holdout":
+            lines.append(f"    holdout     {e.test_size:g} of rows{' (stratified by target and group)' if e.stratify else ''}, seed {e.seed}")
+        elif e.kind == "cv":
+            lines.append(f"    cv          {e.folds} folds{' (stratified)' if e.stratify else ''}, seed {e.seed}; final model refit on all rows")
+        else:
+            lines.append("    none        metrics on the training rows only")
+        lines.append(f"  output        {self.output_dir}")
+        return "\n".join(lines)

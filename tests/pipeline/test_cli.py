@@ -1,0 +1,216 @@
+"""The command line contract: outputs, exit codes, errors with locations, atomic writes."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairspec.cli import main
+
+SPEC = """spec toy
+data "{data}"
+target y positive 1
+protected group
+features {{ x1 numeric  x2 numeric  color categorical }}
+missing {missing}
+fairness equal_opportunity
+model baseline {{ learner tree  depth 3 }}
+evaluate {{ holdout 0.3 stratify seed 5 }}
+"""
+
+
+def make_data(path: Path, n=400, seed=0) -> Path:
+    rng = np.random.default_rng(seed)
+    group = rng.choice(["a", "b"], size=n)
+    x1 = rng.normal(size=n) + (group == "a")
+    x2 = rng.normal(size=n)
+    color = rng.choice(["red", "green", "blue"], size=n)
+    y = ((x1 + 0.5 * x2 + (color == "red") + rng.normal(scale=0.5, size=n)) > 0.8).astype(int)
+    frame = pd.DataFrame({"x1": x1, "x2": x2, "color": color, "group": group, "y": y})
+    frame.loc[rng.random(n) < 0.1, "x2"] = np.nan
+    frame.to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture
+def toy(tmp_path):
+    data = make_data(tmp_path / "toy.csv")
+    spec = tmp_path / "toy.fair"
+    spec.write_text(SPEC.format(data=data, missing="impute(median)"))
+    return spec, data, tmp_path
+
+
+def run(argv, capsys):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_check_ok(toy, capsys):
+    spec, _, _ = toy
+    code, out, _ = run(["check", str(spec)], capsys)
+    assert code == 0 and "ok" in out
+
+
+def test_compile_prints_the_plan(toy, capsys):
+    spec, _, _ = toy
+    code, out, _ = run(["compile", str(spec)], capsys)
+    assert code == 0
+    assert "baseline(" in out and "impute(median)" in out and "equal_opportunity" in out
+
+
+def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp_path):
+    spec, _, _ = toy
+    code, _, err = run(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp")], capsys)
+    assert code == 1 and "not solver-backed" in err and not (tmp_path / "m.lp").exists()
+
+
+def test_compile_and_train_writes_three_files_and_they_agree(toy, capsys):
+    spec, data, tmp = toy
+    out = tmp / "run"
+    code, stdout, _ = run(["compile-and-train", str(spec), "--out", str(out), "-q"], capsys)
+    assert code == 0 and "test accuracy" in stdout
+    model = json.loads((out / "model.json").read_text())
+    metrics = json.loads((out / "metrics.json").read_text())
+    assert (out / "report.html").exists()
+    assert model["data"]["sha256"] and len(model["spec"]["sha256"]) == 64
+    assert metrics["fairness"]["criterion"] == "equal_opportunity" and metrics["fairness"]["bound"] is None
+    assert metrics["fairness"]["achieved_test"] == metrics["test"]["gaps"]["equal_opportunity"]
+    assert metrics["data_summary"]["rows_train"] + metrics["data_summary"]["rows_test"] == 400
+    # The model file reproduces the measured training accuracy through `fairspec predict`.
+    code, csv, _ = run(["predict", str(out / "model.json"), str(data)], capsys)
+    assert code == 0
+    predictions = pd.read_csv(pd.io.common.StringIO(csv))
+    assert list(predictions.columns) == ["prediction", "score"] and len(predictions) == 400
+    assert set(predictions["prediction"]) <= {0, 1}
+
+
+def test_same_spec_data_seed_gives_the_same_model_file(toy, capsys):
+    spec, _, tmp = toy
+    docs = []
+    for name in ("a", "b"):
+        assert main(["compile-and-train", str(spec), "--out", str(tmp / name), "-q"]) == 0
+        doc = json.loads((tmp / name / "model.json").read_text())
+        doc.pop("created")
+        docs.append(json.dumps(doc, sort_keys=True))
+    assert docs[0] == docs[1]
+    capsys.readouterr()
+
+
+def test_report_command_rerenders_from_the_json_files(toy, capsys):
+    spec, _, tmp = toy
+    out = tmp / "run"
+    assert main(["compile-and-train", str(spec), "--out", str(out), "-q"]) == 0
+    (out / "report.html").unlink()
+    code, stdout, _ = run(["report", str(out)], capsys)
+    assert code == 0 and (out / "report.html").read_text().count("groups-test") >= 1
+
+
+def test_predict_names_the_missing_column(toy, capsys, tmp_path):
+    spec, data, tmp = toy
+    out = tmp / "run"
+    assert main(["compile-and-train", str(spec), "--out", str(out), "-q"]) == 0
+    frame = pd.read_csv(data).drop(columns=["x2", "group", "y"])
+    frame.to_csv(tmp_path / "nox2.csv", index=False)
+    code, _, err = run(["predict", str(out / "model.json"), str(tmp_path / "nox2.csv")], capsys)
+    assert code == 1 and "x2" in err
+
+
+def test_predict_does_not_need_protected_or_target_columns(toy, capsys, tmp_path):
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    pd.read_csv(data)[["x1", "x2", "color"]].to_csv(tmp_path / "features.csv", index=False)
+    code, csv, _ = run(["predict", str(tmp / "run"), str(tmp_path / "features.csv")], capsys)
+    assert code == 0 and len(csv.splitlines()) == 401
+
+
+def test_bad_number_in_data_names_column_and_line(toy, capsys, tmp_path):
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    frame = pd.read_csv(data)
+    frame["x1"] = frame["x1"].astype(object)
+    frame.loc[6, "x1"] = "seven"
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    code, _, err = run(["predict", str(tmp / "run"), str(tmp_path / "bad.csv")], capsys)
+    assert code == 1 and "'x1'" in err and "line 8" in err
+
+
+def test_syntax_error_exit_1_with_location(toy, capsys):
+    spec, _, _ = toy
+    spec.write_text(spec.read_text().replace("target y positive 1", "target y positive"))
+    code, _, err = run(["check", str(spec)], capsys)
+    assert code == 1 and f"{spec}:4:" in err
+
+
+def test_unknown_column_exit_1_with_hint(toy, capsys):
+    spec, _, _ = toy
+    spec.write_text(spec.read_text().replace("x1 numeric", "x_1 numeric"))
+    code, _, err = run(["check", str(spec)], capsys)
+    assert code == 1 and ":5:" in err and "x1" in err
+
+
+def test_usage_error_exit_2(capsys):
+    assert main(["compile-and-train"]) == 2
+    assert main(["no-such-command"]) == 2
+    capsys.readouterr()
+
+
+def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
+    from fairspec.errors import NoUsableModelError
+    from fairspec.models import baseline
+
+    def infeasible(self, X, y, sensitive_features=None):
+        raise NoUsableModelError("no rule set meets the bound")
+
+    monkeypatch.setattr(baseline.BaselineClassifier, "fit", infeasible)
+    spec, _, tmp = toy
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
+    assert code == 3 and "no rule set" in err and not (tmp / "run").exists()
+
+
+def test_internal_error_exit_70_with_traceback_log(toy, capsys, monkeypatch):
+    import fairspec.pipeline.train as train_module
+
+    def boom(*a, **k):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(train_module, "evaluate_predictions", boom)
+    spec, _, tmp = toy
+    (tmp / "run").mkdir()
+    (tmp / "run" / "report.html").write_text("previous report")
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
+    assert code == 70 and "kaboom" in err and "traceback in" in err
+    log = err.split("traceback in ")[1].strip(" )\n")
+    assert "RuntimeError" in Path(log).read_text()
+    assert (tmp / "run" / "report.html").read_text() == "previous report"
+    assert sorted(p.name for p in (tmp / "run").iterdir()) == ["report.html"]
+
+
+def test_ctrl_c_exit_130(toy, capsys, monkeypatch):
+    import fairspec.pipeline.train as train_module
+
+    def interrupt(*a, **k):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "read_table", interrupt)
+    spec, _, tmp = toy
+    code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
+    assert code == 130
+
+
+def test_damaged_model_file_is_refused(tmp_path, capsys):
+    (tmp_path / "model.json").write_text('{"format": "fairspec-model", "format_version": 99}')
+    (tmp_path / "x.csv").write_text("a\n1\n")
+    code, _, err = run(["predict", str(tmp_path / "model.json"), str(tmp_path / "x.csv")], capsys)
+    assert code == 1 and "format" in err
+
+
+def test_missing_drop_cannot_score_rows_with_missing_values(toy, capsys):
+    spec, data, tmp = toy
+    spec.write_text(spec.read_text().replace("missing impute(median)", "missing drop"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    metrics = json.loads((tmp / "run" / "metrics.json").read_text())
+    assert metrics["data_summary"]["rows_train"] + metrics["data_summary"]["rows_test"] < 400
+    code, _, err = run(["predict", str(tmp / "run"), str(data)], capsys)
+    assert code == 1 and "'x2'" in err and "missing drop" in err
