@@ -120,6 +120,7 @@ def test_predict_names_the_missing_column(toy, capsys, tmp_path):
 def test_predict_does_not_need_protected_or_target_columns(toy, capsys, tmp_path):
     spec, data, tmp = toy
     assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
     pd.read_csv(data)[["x1", "x2", "color"]].to_csv(tmp_path / "features.csv", index=False)
     code, csv, _ = run(["predict", str(tmp / "run"), str(tmp_path / "features.csv")], capsys)
     assert code == 0 and len(csv.splitlines()) == 401

@@ -1,0 +1,191 @@
+"""Per-group rates of a binary classifier, the gaps between groups, and the data summary.
+
+Definitions (they match :mod:`fairspec.plan.fairness`, which computes the same gaps at
+training time, and fairlearn's ``MetricFrame`` / ``*_difference`` functions):
+
+* ``base_rate``      = P(y=1 | g)
+* ``selection_rate`` = P(ŷ=1 | g)
+* ``tpr``            = P(ŷ=1 | y=1, g),  ``fnr`` = 1 - tpr
+* ``fpr``            = P(ŷ=1 | y=0, g)
+* ``accuracy``       = P(ŷ=y | g)
+
+A group with no row in a rate's condition (no positives for TPR/FNR, no negatives for FPR)
+has no such rate: it is ``None`` and is left out of that gap.  A gap is ``max - min`` over the
+groups that have the rate, ``0.0`` when fewer than two do.  ``equalized_odds`` is the larger
+of the TPR and FPR gaps (fairlearn's ``equalized_odds_difference`` with ``agg="worst_case"``).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+
+from fairspec.metrics.roc import abroca
+
+#: the rates of :data:`GROUP_RATES` each gap compares (equalized_odds: the larger of two)
+GAP_RATES: dict[str, tuple[str, ...]] = {
+    "demographic_parity": ("selection_rate",),
+    "equal_opportunity": ("tpr",),
+    "fpr_parity": ("fpr",),
+    "equalized_odds": ("tpr", "fpr"),
+    "accuracy_parity": ("accuracy",),
+}
+GROUP_RATES = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
+#: metrics.json tolerance for ``met``: a gap equal to the bound up to float noise meets it
+MET_TOLERANCE = 1e-9
+
+
+def group_labels(groups) -> np.ndarray:
+    """Group labels as strings, the keys metrics.json uses (``str(label)``).
+
+    ``groups`` holds one label per row: an array, a list or a Series; a label may be a
+    tuple (an intersectional group), keyed as the ``str`` of the tuple of its parts' ``str``.
+    """
+    if isinstance(groups, np.ndarray) and groups.ndim != 1:
+        raise ValueError("groups must hold one label per row (a 1-D array)")
+    if isinstance(groups, pd.Series):
+        groups = groups.to_numpy(dtype=object)
+    if isinstance(groups, np.ndarray) and groups.dtype.kind in "USiub":
+        return groups.astype(str).astype(object)
+    # tuple parts as plain str, so numpy scalars do not print as "np.str_('A')"
+    return np.array([str(tuple(str(p) for p in g)) if isinstance(g, tuple) else str(g) for g in groups],
+                    dtype=object)
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> list[float | None]:
+    return [float(n / d) if d > 0 else None for n, d in zip(numerator, denominator)]
+
+
+def _gap(values: Sequence[float | None]) -> float:
+    present = [v for v in values if v is not None]
+    return float(max(present) - min(present)) if len(present) >= 2 else 0.0
+
+
+def _json_float(value) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
+    """The metrics.json ``<block>`` of one split (see docs/ARTIFACTS.md).
+
+    ``y_true`` and ``y_pred`` in {0, 1}; ``y_score`` the score of class 1 (or ``None``: then
+    ``auc`` and ``abroca`` are ``None``); ``groups`` one label per row (any type; the keys are
+    ``str(label)``, so labels that print alike are one group).  JSON-safe: no NaN.
+    """
+    y_true = np.asarray(y_true).astype(int).ravel()
+    y_pred = np.asarray(y_pred).astype(int).ravel()
+    labels = group_labels(groups)
+    n = len(y_true)
+    if not (len(y_pred) == len(labels) == n) or (y_score is not None and len(np.ravel(y_score)) != n):
+        raise ValueError("y_true, y_pred, y_score and groups must have one entry per row")
+    if n == 0:
+        raise ValueError("cannot evaluate predictions on zero rows")
+    score = None if y_score is None else np.asarray(y_score, dtype=float).ravel()
+
+    names, index = np.unique(labels, return_inverse=True)
+    k = len(names)
+    positive = y_true == 1
+    count = np.bincount(index, minlength=k)
+    n_pos = np.bincount(index, weights=positive, minlength=k)
+    n_neg = count - n_pos
+    selected = np.bincount(index, weights=y_pred, minlength=k)
+    true_pos = np.bincount(index, weights=y_pred * positive, minlength=k)
+    false_pos = selected - true_pos
+    correct = np.bincount(index, weights=y_pred == y_true, minlength=k)
+
+    tpr = _ratio(true_pos, n_pos)
+    rates = {
+        "base_rate": _ratio(n_pos, count),
+        "selection_rate": _ratio(selected, count),
+        "tpr": tpr,
+        "fpr": _ratio(false_pos, n_neg),
+        "fnr": [None if t is None else 1.0 - t for t in tpr],
+        "accuracy": _ratio(correct, count),
+    }
+    group_table = {
+        str(name): {"count": int(count[i]), **{r: rates[r][i] for r in GROUP_RATES}}
+        for i, name in enumerate(names)
+    }
+    gaps = {gap: max(_gap(rates[r]) for r in rs) for gap, rs in GAP_RATES.items()}
+    both_classes = 0 < int(positive.sum()) < n
+    gaps["abroca"] = None if score is None else _json_float(abroca(y_true, score, labels))
+    auc = None
+    if score is not None and both_classes:
+        auc = _json_float(roc_auc_score(y_true, score))
+    if both_classes:
+        balanced = float(balanced_accuracy_score(y_true, y_pred))
+    else:
+        # one class only: balanced accuracy is the recall of that class (sklearn warns here)
+        balanced = float(np.mean(y_pred == y_true))
+    return {
+        "n": int(n),
+        "accuracy": float(np.mean(y_pred == y_true)),
+        "balanced_accuracy": balanced,
+        "auc": auc,
+        "groups": group_table,
+        "gaps": gaps,
+    }
+
+
+def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> dict:
+    """The metrics.json ``fairness`` object.
+
+    ``criterion`` is a :class:`fairspec.plan.fairness.Criterion` or ``None``.  The achieved
+    gaps are read from the blocks' ``gaps`` under the criterion's name; ``met_*`` is
+    ``achieved <= bound + 1e-9`` when there is a bound, else ``None`` (a penalty or an audited
+    criterion has nothing to meet).
+    """
+    if criterion is None:
+        return {"criterion": None, "bound": None, "penalty": None,
+                "achieved_train": None, "achieved_test": None, "met_train": None, "met_test": None}
+
+    def achieved(block):
+        return None if block is None else block["gaps"][criterion.name]
+
+    def met(value):
+        if criterion.bound is None or value is None:
+            return None
+        return bool(value <= criterion.bound + MET_TOLERANCE)
+
+    train_gap, test_gap = achieved(train_block), achieved(test_block)
+    return {
+        "criterion": criterion.name,
+        "bound": None if criterion.bound is None else float(criterion.bound),
+        "penalty": None if criterion.penalty is None else float(criterion.penalty),
+        "achieved_train": train_gap,
+        "achieved_test": test_gap,
+        "met_train": met(train_gap),
+        "met_test": met(test_gap),
+    }
+
+
+def missing_by_group(frame: pd.DataFrame, features: Sequence[str], groups) -> dict:
+    """``{feature: {group: share of the group's rows where the feature is missing}}``.
+
+    ``groups`` is one label per row of ``frame`` (keys ``str(label)``) or the name of a
+    column of ``frame``.
+    """
+    if isinstance(groups, str):
+        groups = frame[groups].to_numpy()
+    labels = group_labels(groups)
+    if len(labels) != len(frame):
+        raise ValueError("groups must have one label per row of the frame")
+    missing = frame[list(features)].isna().astype(float)
+    missing.index = pd.RangeIndex(len(frame))
+    rates = missing.groupby(pd.Series(labels, name="group")).mean()
+    return {str(f): {str(g): float(rates.at[g, f]) for g in rates.index} for f in features}
+
+
+def group_counts(y_true, groups) -> dict:
+    """``{group: {"count": rows, "base_rate": P(y=1 | g)}}``, the data summary's ``groups``."""
+    y_true = np.asarray(y_true).astype(int).ravel()
+    names, index = np.unique(group_labels(groups), return_inverse=True)
+    count = np.bincount(index, minlength=len(names))
+    n_pos = np.bincount(index, weights=y_true == 1, minlength=len(names))
+    return {str(g): {"count": int(c), "base_rate": float(p / c)} for g, c, p in zip(names, count, n_pos)}

@@ -1,0 +1,712 @@
+"""What the audit report shows, already formatted: the template only lays it out.
+
+:func:`build_context` reads a ``model.json`` and a ``metrics.json`` document (see
+docs/ARTIFACTS.md) and, for a sweep, every point's pair of documents, and returns a
+:class:`ReportContext` of plain strings and lists.  Every number is turned into text here
+(rounding, ``—`` for undefined rates, thousands separators) and every judgement too (met or
+not met, which gap belongs to the declared criterion), so the template holds no arithmetic
+and the same context always renders the same page.  Strings stay raw: escaping them is the
+template engine's job (autoescape is on for every template).
+"""
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+
+from fairspec.metrics.groups import MET_TOLERANCE
+
+#: shown for a value that does not exist (TPR of a group with no positives, no test split)
+UNDEFINED = "—"
+
+GAP_TITLES = {
+    "demographic_parity": "Demographic parity (selection rate gap)",
+    "equal_opportunity": "Equal opportunity (TPR gap = FNR gap)",
+    "fpr_parity": "FPR parity (false-positive rate gap)",
+    "equalized_odds": "Equalized odds (larger of TPR and FPR gaps)",
+    "accuracy_parity": "Accuracy parity (accuracy gap)",
+    "abroca": "ABROCA (area between the groups' ROC curves)",
+}
+GROUP_COLUMNS = ("Group", "Rows", "Base rate", "Selection rate", "TPR", "FPR", "FNR", "Accuracy")
+GROUP_RATE_KEYS = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
+
+
+# --------------------------------------------------------------------------- dataclasses
+
+@dataclass(frozen=True)
+class RecordTable:
+    """A list of uniform records (say, the phases of a solver run) as a small table."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class KeyValue:
+    """One row of a key/value table; long structured values also come as a table or a block."""
+
+    key: str
+    value: str
+    table: RecordTable | None = None
+    block: str | None = None  # indented JSON, shown folded in a <pre>
+
+
+@dataclass(frozen=True)
+class Badge:
+    """A verdict: ``css`` is one of ``met``, ``not-met``, ``neutral``."""
+
+    text: str
+    css: str
+    explanation: str
+
+
+@dataclass(frozen=True)
+class GroupRow:
+    name: str
+    cells: tuple[str, ...]  # aligned with GROUP_COLUMNS[1:]
+
+
+@dataclass(frozen=True)
+class GapRow:
+    name: str
+    title: str
+    values: tuple[str, ...]  # one per split, in RunView.splits order
+    is_criterion: bool
+
+
+@dataclass(frozen=True)
+class SplitMetrics:
+    """One split (train or test): overall scores, the per-group table and the gaps."""
+
+    key: str  # "train" | "test"; the table id is f"groups-{key}{suffix}"
+    title: str
+    table_id: str
+    rows: str
+    overall: tuple[KeyValue, ...]
+    groups: tuple[GroupRow, ...]
+
+
+@dataclass(frozen=True)
+class FairnessView:
+    criterion: str
+    form: str  # bound | penalty | audit | none
+    setting: str  # "gap <= 0.025", "penalty λ = 0.5", "not enforced"
+    achieved_train: str
+    achieved_test: str
+    met_train: str
+    badge: Badge
+
+
+@dataclass(frozen=True)
+class ModelView:
+    family: str
+    estimator_kind: str
+    params: tuple[KeyValue, ...]
+    text: str  # model.text joined by newlines, shown in a <pre>
+    missing: str
+    impute_values: tuple[KeyValue, ...]
+
+
+@dataclass(frozen=True)
+class TrainingView:
+    status: str
+    seconds: str
+    mip_gap: str
+    seed: str
+    other: tuple[KeyValue, ...]
+    timing: tuple[KeyValue, ...]
+
+
+@dataclass(frozen=True)
+class RunView:
+    """Everything about one trained model: a plain run, or one point of a sweep."""
+
+    anchor: str
+    title: str
+    model: ModelView
+    splits: tuple[SplitMetrics, ...]
+    gaps: tuple[GapRow, ...]
+    fairness: FairnessView
+    training: TrainingView
+    note: str  # e.g. "no held-out evaluation"
+
+
+@dataclass(frozen=True)
+class FeatureRow:
+    name: str
+    kind: str
+    categories: str
+    role: str
+
+
+@dataclass(frozen=True)
+class MissingTable:
+    groups: tuple[str, ...]
+    rows: tuple[GroupRow, ...]  # name = feature, cells = one rate per group
+
+
+@dataclass(frozen=True)
+class DataView:
+    path: str
+    filters: tuple[str, ...]
+    rows: str
+    rows_train: str
+    rows_test: str
+    target: str
+    positive: str
+    protected: str
+    protected_note: str
+    evaluation: str
+    groups: tuple[GroupRow, ...]  # cells: rows, share of rows, base rate
+    features: tuple[FeatureRow, ...]
+    privileged_note: str
+    missing: MissingTable | None
+
+
+@dataclass(frozen=True)
+class HeaderView:
+    title: str
+    spec_name: str
+    spec_path: str
+    created: str
+    fairspec_version: str
+    format_version: str
+    spec_sha256: str
+    data_sha256: str
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    cx: str
+    cy: str
+    css: str
+    label: str
+    tooltip: str
+    label_x: str
+    label_y: str
+    label_anchor: str  # "start" right of the point, "end" left of it (near the right edge)
+
+
+@dataclass(frozen=True)
+class ChartTick:
+    position: str
+    label: str
+
+
+@dataclass(frozen=True)
+class SweepChart:
+    """An SVG scatter of test accuracy against the achieved test gap; coordinates in px."""
+
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    plot_width: int
+    plot_height: int
+    x_tick_y: int  # baseline of the x tick labels
+    y_tick_x: int  # right edge of the y tick labels
+    x_label_x: int
+    x_label_y: int
+    y_label_x: int
+    y_label_y: int
+    bound_label_y: int
+    x_label: str
+    y_label: str
+    x_ticks: tuple[ChartTick, ...]
+    y_ticks: tuple[ChartTick, ...]
+    path: str  # SVG polyline points, in sweep order
+    points: tuple[ChartPoint, ...]
+    bound_lines: tuple[ChartTick, ...]  # vertical lines at each bound (x positions)
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    anchor: str
+    index: str
+    setting: str
+    test_accuracy: str
+    achieved_train: str
+    achieved_test: str
+    badge: Badge
+
+
+@dataclass(frozen=True)
+class SweepView:
+    criterion: str
+    form: str
+    rows: tuple[SweepRow, ...]
+    chart: SweepChart | None
+
+
+@dataclass(frozen=True)
+class ReportContext:
+    header: HeaderView
+    spec_text: str
+    data: DataView
+    runs: tuple[RunView, ...]  # one for a plain run, one per point for a sweep
+    sweep: SweepView | None = None
+    reading_notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+# --------------------------------------------------------------------------- formatting
+
+def fmt_rate(value, digits: int = 3) -> str:
+    """A rate/score in [0, 1] with fixed decimals; ``—`` when undefined."""
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return UNDEFINED
+    return f"{float(value):.{digits}f}"
+
+
+def fmt_gap(value) -> str:
+    return fmt_rate(value, 4)
+
+
+def fmt_count(value) -> str:
+    if value is None:
+        return UNDEFINED
+    return f"{int(value):,}"
+
+
+def fmt_number(value) -> str:
+    """A setting as the user wrote it (0.025, 120, 1e-4)."""
+    if value is None:
+        return UNDEFINED
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def fmt_seconds(value) -> str:
+    if value is None:
+        return UNDEFINED
+    return f"{float(value):.2f} s"
+
+
+def fmt_value(value) -> str:
+    """Any JSON value for a key/value table: scalars as text, containers as compact JSON."""
+    if isinstance(value, (dict, list, tuple)):
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return fmt_number(value)
+
+
+def key_value(key, value) -> KeyValue:
+    """A fit-log or parameter entry: lists of records become tables, long JSON a folded block."""
+    key = str(key)
+    if (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
+            and all(isinstance(x, (str, int, float, bool, type(None))) for v in value for x in v.values())):
+        columns = []
+        for record in value:
+            columns += [str(c) for c in record if str(c) not in columns]
+        rows = tuple(tuple(fmt_value({str(k): x for k, x in r.items()}.get(c)) for c in columns) for r in value)
+        return KeyValue(key, f"{len(value)} entries", table=RecordTable(tuple(columns), rows))
+    text = fmt_value(value)
+    if isinstance(value, (dict, list, tuple)) and len(text) > 80:
+        block = json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2, default=str)
+        summary = f"{len(value)} {'keys' if isinstance(value, dict) else 'entries'}"
+        return KeyValue(key, summary, block=block)
+    return KeyValue(key, text)
+
+
+def _met(value, bound, stated):
+    """The met verdict: metrics.json's when present, else computed the same way."""
+    if stated is not None:
+        return bool(stated)
+    if value is None or bound is None:
+        return None
+    return value <= bound + MET_TOLERANCE
+
+
+# --------------------------------------------------------------------------- sections
+
+def _header(model_doc: dict) -> HeaderView:
+    spec = model_doc.get("spec") or {}
+    data = model_doc.get("data") or {}
+    name = str(spec.get("name") or "unnamed spec")
+    return HeaderView(
+        title=f"fairspec audit report: {name}",
+        spec_name=name,
+        spec_path=str(spec.get("path") or UNDEFINED),
+        created=str(model_doc.get("created") or UNDEFINED),
+        fairspec_version=str(model_doc.get("fairspec_version") or UNDEFINED),
+        format_version=fmt_number(model_doc.get("format_version")),
+        spec_sha256=str(spec.get("sha256") or UNDEFINED),
+        data_sha256=str(data.get("sha256") or UNDEFINED),
+    )
+
+
+def _filter_text(flt) -> str:
+    if isinstance(flt, (list, tuple)) and len(flt) == 3:
+        column, op, values = flt
+        shown = json.dumps(values, ensure_ascii=False, default=str)
+        return f"{column} {op} {shown}"
+    return fmt_value(flt)
+
+
+def _evaluation_text(evaluation: dict | None) -> str:
+    if not evaluation:
+        return UNDEFINED
+    kind = evaluation.get("kind")
+    strat = " stratified" if evaluation.get("stratify") else ""
+    seed = evaluation.get("seed")
+    if kind == "holdout":
+        return f"hold-out: {fmt_number(evaluation.get('test_size'))} of rows kept for testing{strat}, seed {seed}"
+    if kind == "cv":
+        return f"{evaluation.get('folds')}-fold cross-validation{strat}, seed {seed}"
+    if kind == "none":
+        return "none: metrics are on the training rows only"
+    return str(kind)
+
+
+def _data(model_doc: dict, metrics_doc: dict) -> DataView:
+    summary = metrics_doc.get("data_summary") or {}
+    schema = model_doc.get("schema") or {}
+    data = model_doc.get("data") or {}
+    target = schema.get("target") or {}
+    protected = [str(p) for p in (summary.get("protected") or schema.get("protected") or [])]
+
+    total = summary.get("rows")
+    groups = []
+    for name, g in (summary.get("groups") or {}).items():
+        share = None if not total else g.get("count", 0) / total
+        groups.append(GroupRow(str(name), (fmt_count(g.get("count")), fmt_rate(share), fmt_rate(g.get("base_rate")))))
+
+    features = []
+    feature_names = set()
+    for f in schema.get("features") or []:
+        feature_names.add(f.get("name"))
+        role = "protected attribute, used as a model input" if f.get("name") in protected else "model input"
+        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")), role))
+    for name in protected:
+        if name not in feature_names:
+            features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
+    privileged = schema.get("privileged") or []
+    for f in privileged:
+        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")),
+                                   "privileged: training only, never read at prediction"))
+    if not schema.get("features") and summary.get("features"):
+        features += [FeatureRow(str(n), UNDEFINED, "", "model input") for n in summary["features"]]
+    if privileged:
+        names = ", ".join(str(f.get("name")) for f in privileged)
+        privileged_note = (f"Privileged features ({names}) are available while training only; "
+                           "the model never reads them at prediction time.")
+    else:
+        privileged_note = "No privileged features: the model uses only the features listed as model inputs."
+    not_inputs = [p for p in protected if p not in feature_names]
+    if not protected:
+        protected_note = ""
+    elif not_inputs and len(not_inputs) == len(protected):
+        protected_note = "The protected attribute defines the groups only; it is not a model input."
+    elif not_inputs:
+        protected_note = ("Some protected attributes are model inputs; "
+                          + ", ".join(not_inputs) + " defines the groups only.")
+    else:
+        protected_note = "The protected attribute is also a model input."
+
+    missing = summary.get("missing") or {}
+    missing_table = None
+    if missing:
+        group_names = []
+        for rates in missing.values():
+            for g in rates:
+                if str(g) not in group_names:
+                    group_names.append(str(g))
+        rows = tuple(GroupRow(str(feat), tuple(fmt_rate({str(k): v for k, v in rates.items()}.get(g))
+                                               for g in group_names))
+                     for feat, rates in missing.items())
+        missing_table = MissingTable(tuple(group_names), rows)
+
+    positive = summary.get("positive", target.get("positive"))
+    return DataView(
+        path=str(data.get("path") or UNDEFINED),
+        filters=tuple(_filter_text(f) for f in data.get("filters") or []),
+        rows=fmt_count(total if total is not None else data.get("rows_used")),
+        rows_train=fmt_count(summary.get("rows_train")),
+        rows_test=fmt_count(summary.get("rows_test")),
+        target=str(summary.get("target") or target.get("name") or UNDEFINED),
+        positive=fmt_number(positive),
+        protected=" × ".join(protected) if protected else UNDEFINED,
+        protected_note=protected_note,
+        evaluation=_evaluation_text(metrics_doc.get("evaluation")),
+        groups=tuple(groups),
+        features=tuple(features),
+        privileged_note=privileged_note,
+        missing=missing_table,
+    )
+
+
+def _categories(categories) -> str:
+    if not categories:
+        return ""
+    shown = [str(c) for c in categories[:12]]
+    more = f" … (+{len(categories) - 12} more)" if len(categories) > 12 else ""
+    return ", ".join(shown) + more
+
+
+def _model(model_doc: dict) -> ModelView:
+    model = model_doc.get("model") or {}
+    prep = model_doc.get("preprocessing") or {}
+    missing = prep.get("missing") or {}
+    strategy = missing.get("strategy")
+    if strategy == "impute":
+        extra = f" k={missing.get('k')}" if missing.get("k") else ""
+        missing_text = f"impute({missing.get('impute_method')}{extra})"
+    else:
+        missing_text = str(strategy) if strategy else UNDEFINED
+    text = model.get("text") or []
+    if isinstance(text, str):
+        text = [text]
+    return ModelView(
+        family=str(model.get("family") or UNDEFINED),
+        estimator_kind=str((model.get("estimator") or {}).get("kind") or UNDEFINED),
+        params=tuple(key_value(k, v) for k, v in sorted((model.get("params") or {}).items())),
+        text="\n".join(str(line) for line in text) if text else "(the model family gave no readable form)",
+        missing=missing_text,
+        impute_values=tuple(KeyValue(str(k), fmt_value(v))
+                            for k, v in sorted((prep.get("impute_values") or {}).items())),
+    )
+
+
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
+    groups = tuple(
+        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
+        for name, g in (block.get("groups") or {}).items()
+    )
+    overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
+               KeyValue("Balanced accuracy", fmt_rate(block.get("balanced_accuracy"))),
+               KeyValue("AUC", fmt_rate(block.get("auc"))))
+    if key == "train":
+        title = "Training rows"
+    elif evaluation_kind == "cv":
+        title = "Out-of-fold rows (cross-validation)"
+    else:
+        title = "Test rows"
+    return SplitMetrics(key=key, title=title,
+                        table_id=f"groups-{key}{suffix}", rows=fmt_count(block.get("n")),
+                        overall=overall, groups=groups)
+
+
+def _gaps(blocks: list[dict], criterion: str | None) -> tuple[GapRow, ...]:
+    """One row per gap (the known ones first, then any others), one value per split."""
+    names = list(GAP_TITLES)
+    for block in blocks:
+        names += [g for g in (block.get("gaps") or {}) if g not in names]
+    return tuple(GapRow(name, GAP_TITLES.get(name, name),
+                        tuple(fmt_gap((b.get("gaps") or {}).get(name)) for b in blocks), name == criterion)
+                 for name in names)
+
+
+def fairness_view(fairness: dict | None, has_test: bool) -> FairnessView:
+    """The criterion, its setting, the achieved gaps and the verdict badge on test."""
+    fairness = fairness or {}
+    name = fairness.get("criterion")
+    bound, penalty = fairness.get("bound"), fairness.get("penalty")
+    a_train, a_test = fairness.get("achieved_train"), fairness.get("achieved_test")
+    met_train = _met(a_train, bound, fairness.get("met_train"))
+    met_test = _met(a_test, bound, fairness.get("met_test"))
+    if name is None:
+        return FairnessView(
+            criterion="none declared", form="none", setting="not enforced",
+            achieved_train=UNDEFINED, achieved_test=UNDEFINED, met_train=UNDEFINED,
+            badge=Badge("NO CRITERION", "neutral",
+                        "The spec declares no fairness criterion; every gap is still measured and listed."))
+    if bound is not None:
+        setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
+        if has_test and met_test is not None:
+            badge = (Badge("MET", "met", f"The test gap {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.")
+                     if met_test else
+                     Badge("NOT MET", "not-met",
+                           f"The test gap {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}."))
+        elif met_train is not None:
+            badge = (Badge("MET ON TRAIN", "met", "There is no test split; the verdict is on the training rows.")
+                     if met_train else
+                     Badge("NOT MET ON TRAIN", "not-met",
+                           "There is no test split, and the training gap exceeds the bound."))
+        else:
+            badge = Badge("NOT MEASURED", "neutral", "No achieved gap was recorded for this criterion.")
+        form = "bound"
+    elif penalty is not None:
+        setting = f"penalty λ = {fmt_number(penalty)} (soft, no bound)"
+        form = "penalty"
+        badge = Badge("PENALIZED, NO BOUND", "neutral",
+                      "The gap was penalised in training with no bound to meet; read the achieved gaps.")
+    else:
+        setting = "not enforced"
+        form = "audit"
+        badge = Badge("AUDITED, NOT ENFORCED", "neutral",
+                      "The criterion is measured and reported; training did not constrain it.")
+    return FairnessView(
+        criterion=str(name), form=form, setting=setting,
+        achieved_train=fmt_gap(a_train), achieved_test=fmt_gap(a_test) if has_test else UNDEFINED,
+        met_train=UNDEFINED if met_train is None else ("met" if met_train else "not met"),
+        badge=badge,
+    )
+
+
+def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
+    training = model_doc.get("training") or {}
+    log = dict(metrics_doc.get("training_log") or training.get("fit_log") or {})
+    status = log.pop("status", None)
+    seconds = log.pop("seconds", None)
+    mip_gap = log.pop("mip_gap", None)
+    timing = metrics_doc.get("timing") or {}
+    return TrainingView(
+        status=str(status) if status is not None else UNDEFINED,
+        seconds=fmt_seconds(seconds),
+        mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}",
+        seed=fmt_number(training.get("seed")),
+        other=tuple(key_value(k, v) for k, v in sorted(log.items())),
+        timing=tuple(KeyValue(str(k).replace("_seconds", "").replace("_", " "), fmt_seconds(v))
+                     for k, v in timing.items()),
+    )
+
+
+def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:
+    fairness = metrics_doc.get("fairness") or {}
+    criterion = fairness.get("criterion")
+    blocks = [(key, metrics_doc[key]) for key in ("train", "test") if metrics_doc.get(key)]
+    kind = (metrics_doc.get("evaluation") or {}).get("kind")
+    splits = [_split(key, block, suffix, kind) for key, block in blocks]
+    has_test = bool(metrics_doc.get("test"))
+    note = "" if has_test else "No held-out evaluation: every metric below is measured on the training rows."
+    return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
+                   gaps=_gaps([b for _, b in blocks], criterion),
+                   fairness=fairness_view(fairness, has_test), training=_training(model_doc, metrics_doc),
+                   note=note)
+
+
+# --------------------------------------------------------------------------- sweep chart
+
+def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values (1, 2, 2.5 or 5 × 10^k steps) covering [low, high]."""
+    if not math.isfinite(low) or not math.isfinite(high):
+        return [0.0, 1.0]
+    if high - low < 1e-12:
+        pad = max(abs(high) * 0.05, 0.01)
+        low, high = low - pad, high + pad
+    raw = (high - low) / max(count - 1, 1)
+    magnitude = 10 ** math.floor(math.log10(raw))
+    step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+    start = math.floor(low / step) * step
+    ticks = []
+    value = start
+    while value < high + step * 0.999:
+        ticks.append(round(value, 12))
+        value += step
+    return ticks
+
+
+def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], bounds: list[float]) -> SweepChart | None:
+    """Scatter of (achieved test gap, test accuracy) per point; None with < 1 measured point."""
+    measured = [(x, y, met, label) for x, y, met, label in rows if x is not None and y is not None]
+    if not measured:
+        return None
+    width, height, left, right, top, bottom = 560, 330, 64, 24, 26, 48
+    xs = [x for x, *_ in measured] + list(bounds)
+    ys = [y for _, y, *_ in measured]
+    x_ticks = nice_ticks(min(0.0, min(xs)), max(xs))
+    y_ticks = nice_ticks(min(ys), max(ys))
+    x0, x1 = x_ticks[0], x_ticks[-1]
+    y0, y1 = y_ticks[0], y_ticks[-1]
+    plot_w, plot_h = width - left - right, height - top - bottom
+
+    def px(x):
+        return left + (x - x0) / (x1 - x0) * plot_w
+
+    def py(y):
+        return top + plot_h - (y - y0) / (y1 - y0) * plot_h
+
+    def point(x, y, met, label):
+        near_right = px(x) > left + 0.8 * plot_w
+        return ChartPoint(
+            f"{px(x):.1f}", f"{py(y):.1f}", "met" if met else ("not-met" if met is False else "neutral"), label,
+            f"{label}: test gap {fmt_gap(x)}, test accuracy {fmt_rate(y)}",
+            label_x=f"{px(x) + (-8 if near_right else 8):.1f}", label_y=f"{py(y) - 8:.1f}",
+            label_anchor="end" if near_right else "start")
+
+    points = tuple(point(*row) for row in measured)
+    return SweepChart(
+        width=width, height=height, left=left, right=width - right, top=top, bottom=height - bottom,
+        plot_width=plot_w, plot_height=plot_h, x_tick_y=height - bottom + 16, y_tick_x=left - 6,
+        x_label_x=left + plot_w // 2, x_label_y=height - 8, y_label_x=14, y_label_y=top + plot_h // 2,
+        bound_label_y=top - 6,
+        x_label="achieved gap on test rows", y_label="test accuracy",
+        x_ticks=tuple(ChartTick(f"{px(t):.1f}", f"{t:g}") for t in x_ticks),
+        y_ticks=tuple(ChartTick(f"{py(t):.1f}", f"{t:g}") for t in y_ticks),
+        path=" ".join(f"{p.cx},{p.cy}" for p in points),
+        points=points,
+        bound_lines=tuple(ChartTick(f"{px(b):.1f}", f"≤ {b:g}") for b in sorted(set(bounds))),
+    )
+
+
+def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
+    rows, chart_rows, bounds = [], [], []
+    criterion, form = "none declared", "none"
+    for index, ((_, metrics_doc), run) in enumerate(zip(sweep, runs)):
+        fairness = metrics_doc.get("fairness") or {}
+        criterion = str(fairness.get("criterion") or criterion)
+        form = run.fairness.form
+        test = metrics_doc.get("test") or {}
+        accuracy = test.get("accuracy") if test else None
+        met = _met(fairness.get("achieved_test"), fairness.get("bound"), fairness.get("met_test"))
+        if fairness.get("bound") is not None:
+            bounds.append(float(fairness["bound"]))
+            label = f"≤ {fmt_number(fairness['bound'])}"
+        elif fairness.get("penalty") is not None:
+            label = f"λ = {fmt_number(fairness['penalty'])}"
+        else:
+            label = f"point {index}"
+        rows.append(SweepRow(anchor=run.anchor, index=str(index), setting=run.fairness.setting,
+                             test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
+                             achieved_test=run.fairness.achieved_test, badge=run.fairness.badge))
+        chart_rows.append((fairness.get("achieved_test"), accuracy, met, label))
+    return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds))
+
+
+# --------------------------------------------------------------------------- entry point
+
+READING_NOTES = (
+    "Each group is one value (or one combination of values) of the protected attribute(s). "
+    "Rates are shares of that group's rows: base rate = P(y = positive), selection rate = P(prediction = positive), "
+    "TPR = P(prediction positive | truly positive), FPR = P(prediction positive | truly negative), FNR = 1 − TPR.",
+    "A gap is the largest difference of a rate between any two groups (0 is perfect parity). "
+    "A group with no positives has no TPR (shown as —) and is left out of that gap.",
+    "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
+    "can still be missed on new data. Small groups make test gaps noisy.",
+    "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
+    "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
+    "against what is acceptable for the application.",
+)
+
+
+def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, dict]] | None = None) -> ReportContext:
+    """Format one run, or a sweep, for :func:`fairspec.report.render.render_report`.
+
+    ``model_doc`` and ``metrics_doc`` are the parsed ``model.json`` and ``metrics.json``.
+    For a sweep pass every point's ``(model_doc, metrics_doc)`` in order as ``sweep``; the
+    header, spec and data summary then come from ``model_doc``/``metrics_doc`` (usually the
+    first point: the data and spec are the same for all points) and each point gets its own
+    section.
+    """
+    if sweep:
+        runs = [_run(m, d, f"point-{i}", f"Point {i}: {fairness_view(d.get('fairness'), bool(d.get('test'))).setting}",
+                     f"-point-{i}")
+                for i, (m, d) in enumerate(sweep)]
+        sweep_view = _sweep(sweep, runs)
+    else:
+        runs = [_run(model_doc, metrics_doc, "model", "Model", "")]
+        sweep_view = None
+    spec = model_doc.get("spec") or {}
+    return ReportContext(
+        header=_header(model_doc),
+        spec_text=str(spec.get("text") or ""),
+        data=_data(model_doc, metrics_doc),
+        runs=tuple(runs),
+        sweep=sweep_view,
+        reading_notes=READING_NOTES,
+    )

@@ -1,0 +1,209 @@
+"""Per-group rates and gaps checked against fairlearn and against fairspec.plan.fairness."""
+from __future__ import annotations
+
+import json
+import math
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from fairlearn.metrics import (
+    MetricFrame,
+    demographic_parity_difference,
+    equal_opportunity_difference,
+    equalized_odds_difference,
+    false_negative_rate,
+    false_positive_rate,
+    selection_rate,
+    true_positive_rate,
+)
+from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
+
+from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
+from fairspec.plan.fairness import CRITERIA, make_criterion
+
+FAIRLEARN_METRICS = {
+    "selection_rate": selection_rate,
+    "tpr": true_positive_rate,
+    "fpr": false_positive_rate,
+    "fnr": false_negative_rate,
+    "accuracy": accuracy_score,
+}
+
+
+def random_case(seed: int, n: int, group_names, skew: float = 0.0):
+    """Labels, scores correlated with the labels, a threshold, and unequal groups."""
+    rng = np.random.default_rng(seed)
+    groups = rng.choice(np.asarray(group_names, dtype=object), size=n)
+    shift = np.array([skew * i for i in range(len(group_names))])[
+        np.searchsorted(np.asarray(sorted(map(str, group_names))), [str(g) for g in groups])]
+    y = (rng.random(n) < 0.35 + shift).astype(int)
+    score = np.clip(0.3 * y + 0.7 * rng.random(n) + shift, 0, 1)
+    pred = (score > 0.5).astype(int)
+    return y, pred, score, groups
+
+
+def assert_matches_fairlearn(block, y, pred, groups):
+    frame = MetricFrame(metrics=FAIRLEARN_METRICS, y_true=y, y_pred=pred,
+                        sensitive_features=pd.Series([str(g) for g in groups], name="g"))
+    by_group = frame.by_group
+    assert set(block["groups"]) == set(by_group.index)
+    for name, row in by_group.iterrows():
+        mine = block["groups"][name]
+        for rate in FAIRLEARN_METRICS:
+            assert mine[rate] == pytest.approx(row[rate], abs=1e-12), (name, rate)
+        assert mine["count"] == int(np.sum(np.asarray([str(g) for g in groups]) == name))
+    sf = [str(g) for g in groups]
+    gaps = block["gaps"]
+    assert gaps["demographic_parity"] == pytest.approx(demographic_parity_difference(y, pred, sensitive_features=sf))
+    assert gaps["equalized_odds"] == pytest.approx(equalized_odds_difference(y, pred, sensitive_features=sf))
+    assert gaps["equal_opportunity"] == pytest.approx(equal_opportunity_difference(y, pred, sensitive_features=sf))
+    assert gaps["fpr_parity"] == pytest.approx(frame.difference()["fpr"])
+    assert gaps["accuracy_parity"] == pytest.approx(frame.difference()["accuracy"])
+    assert block["accuracy"] == pytest.approx(accuracy_score(y, pred))
+    assert block["balanced_accuracy"] == pytest.approx(balanced_accuracy_score(y, pred))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_two_groups_match_fairlearn(seed):
+    y, pred, score, groups = random_case(seed, 400, ["a", "b"], skew=0.1)
+    block = evaluate_predictions(y, pred, score, groups)
+    assert_matches_fairlearn(block, y, pred, groups)
+    assert block["auc"] == pytest.approx(roc_auc_score(y, score))
+    assert block["n"] == 400
+
+
+def test_four_groups_match_fairlearn_and_keys_are_strings():
+    # integer labels, so the str(label) keys are exercised too
+    y, pred, score, groups = random_case(3, 1000, [1, 2, 3, 10], skew=0.08)
+    block = evaluate_predictions(y, pred, score, groups)
+    assert sorted(block["groups"]) == ["1", "10", "2", "3"]
+    assert_matches_fairlearn(block, y, pred, groups)
+    # a 4-group gap is max - min over all four, not a pairwise difference of two of them
+    tprs = [g["tpr"] for g in block["groups"].values()]
+    assert block["gaps"]["equal_opportunity"] == pytest.approx(max(tprs) - min(tprs))
+    assert block["gaps"]["equalized_odds"] == pytest.approx(
+        max(block["gaps"]["equal_opportunity"], block["gaps"]["fpr_parity"]))
+
+
+def test_group_without_positives_is_left_out_of_tpr_gaps():
+    y, pred, score, groups = random_case(4, 600, ["a", "b", "c"], skew=0.1)
+    y = y.copy()
+    y[groups == "c"] = 0  # group c has no positives: it has no TPR/FNR
+    block = evaluate_predictions(y, pred, score, groups)
+    c = block["groups"]["c"]
+    assert c["tpr"] is None and c["fnr"] is None and c["base_rate"] == 0.0
+    assert c["fpr"] is not None
+    # the TPR gap is the one fairlearn measures on the groups that do have positives
+    keep = groups != "c"
+    expected = equal_opportunity_difference(y[keep], pred[keep], sensitive_features=list(groups[keep]))
+    assert block["gaps"]["equal_opportunity"] == pytest.approx(expected)
+    # c still counts for the rates it has
+    frame = MetricFrame(metrics={"fpr": false_positive_rate, "sel": selection_rate}, y_true=y, y_pred=pred,
+                        sensitive_features=list(groups))
+    assert block["gaps"]["fpr_parity"] == pytest.approx(frame.difference()["fpr"])
+    assert block["gaps"]["demographic_parity"] == pytest.approx(frame.difference()["sel"])
+    # ABROCA: c has no ROC curve, so only a-b remains
+    assert block["gaps"]["abroca"] is not None
+    json.dumps(block, allow_nan=False)
+
+
+def test_single_group_with_rate_gives_zero_gap_and_one_class_gives_null_auc():
+    y = np.array([0, 0, 0, 0, 0, 0])
+    pred = np.array([0, 1, 0, 1, 1, 0])
+    score = np.linspace(0, 1, 6)
+    groups = np.array(["a", "a", "a", "b", "b", "b"])
+    block = evaluate_predictions(y, pred, score, groups)
+    assert block["auc"] is None and block["gaps"]["abroca"] is None
+    assert block["gaps"]["equal_opportunity"] == 0.0  # no group has a TPR
+    assert block["gaps"]["fpr_parity"] == pytest.approx(2 / 3 - 1 / 3)
+    assert block["balanced_accuracy"] == pytest.approx(0.5)
+    text = json.dumps(block, allow_nan=False)  # raises on NaN
+    assert "NaN" not in text
+
+
+def test_no_scores_gives_null_auc_and_abroca():
+    y, pred, _, groups = random_case(5, 100, ["a", "b"])
+    block = evaluate_predictions(y, pred, None, groups)
+    assert block["auc"] is None and block["gaps"]["abroca"] is None
+
+
+@pytest.mark.parametrize("name", sorted(CRITERIA))
+@pytest.mark.parametrize("seed", [0, 6])
+def test_training_time_criterion_gap_agrees(name, seed):
+    """fairspec.plan.fairness.Criterion.gap is a second implementation: both must agree."""
+    y, pred, score, groups = random_case(seed, 500, ["w", "x", "y", "z"], skew=0.07)
+    if seed == 6:
+        y = y.copy()
+        y[groups == "z"] = 1  # z has no negatives: no FPR
+    block = evaluate_predictions(y, pred, score, groups)
+    criterion = make_criterion(name, bound=0.05)
+    assert criterion.gap(y, pred, groups) == pytest.approx(block["gaps"][name], abs=1e-12)
+
+
+def test_fairness_summary_met_logic():
+    y, pred, score, groups = random_case(7, 400, ["a", "b"], skew=0.1)
+    train = evaluate_predictions(y[:250], pred[:250], score[:250], groups[:250])
+    test = evaluate_predictions(y[250:], pred[250:], score[250:], groups[250:])
+    gap_tr, gap_te = train["gaps"]["demographic_parity"], test["gaps"]["demographic_parity"]
+    bound = (gap_tr + gap_te) / 2  # between the two: met on one split, not on the other
+    s = fairness_summary(make_criterion("demographic_parity", bound=bound), train, test)
+    assert s["achieved_train"] == gap_tr and s["achieved_test"] == gap_te
+    assert s["met_train"] == (gap_tr <= bound) and s["met_test"] == (gap_te <= bound)
+    assert s["met_train"] != s["met_test"]
+    # a bound equal to the gap up to float noise is met
+    exact = fairness_summary(make_criterion("demographic_parity", bound=gap_te - 1e-12), train, test)
+    assert exact["met_test"] is True
+    pen = fairness_summary(make_criterion("equal_opportunity", penalty=0.5), train, None)
+    assert pen["met_train"] is None and pen["met_test"] is None and pen["achieved_test"] is None
+    assert pen["penalty"] == 0.5 and pen["bound"] is None
+    assert pen["achieved_train"] == train["gaps"]["equal_opportunity"]
+    none = fairness_summary(None, train, test)
+    assert none["criterion"] is None and none["achieved_train"] is None
+    assert set(s) == set(none) == {"criterion", "bound", "penalty", "achieved_train", "achieved_test",
+                                   "met_train", "met_test"}
+
+
+def test_missing_by_group_and_group_counts():
+    frame = pd.DataFrame({
+        "age": [1.0, np.nan, 3.0, np.nan, 5.0, 6.0],
+        "job": ["x", None, "y", "z", None, None],
+        "race": ["A", "A", "A", "B", "B", "B"],
+    }, index=[10, 11, 12, 13, 14, 15])
+    out = missing_by_group(frame, ["age", "job"], "race")
+    assert out == {"age": {"A": pytest.approx(1 / 3), "B": pytest.approx(1 / 3)},
+                   "job": {"A": pytest.approx(1 / 3), "B": pytest.approx(2 / 3)}}
+    # groups as an array aligned with the rows (index is ignored)
+    out2 = missing_by_group(frame, ["age"], np.array([0, 0, 1, 1, 1, 1]))
+    assert out2 == {"age": {"0": 0.5, "1": 0.25}}
+    counts = group_counts(np.array([1, 0, 1, 1, 0, 0]), frame["race"].to_numpy())
+    assert counts == {"A": {"count": 3, "base_rate": pytest.approx(2 / 3)},
+                      "B": {"count": 3, "base_rate": pytest.approx(1 / 3)}}
+
+
+def test_block_keys_follow_artifacts_contract():
+    y, pred, score, groups = random_case(8, 200, ["a", "b"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no sklearn/numpy warnings leak from the metrics
+        block = evaluate_predictions(y, pred, score, groups)
+    assert set(block) == {"n", "accuracy", "balanced_accuracy", "auc", "groups", "gaps"}
+    assert set(block["gaps"]) == {"demographic_parity", "equal_opportunity", "fpr_parity", "equalized_odds",
+                                  "accuracy_parity", "abroca"}
+    for g in block["groups"].values():
+        assert set(g) == {"count", "base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy"}
+        assert all(v is None or (isinstance(v, (int, float)) and math.isfinite(v)) for v in g.values())
+
+
+def test_intersectional_tuple_labels_and_series_input():
+    y, pred, score, _ = random_case(9, 300, ["a", "b"])
+    rng = np.random.default_rng(9)
+    race = rng.choice(["A", "B"], 300)
+    sex = rng.choice(["F", "M"], 300)
+    tuples = list(zip(race, sex))
+    block = evaluate_predictions(y, pred, score, tuples)
+    assert set(block["groups"]) == {str(("A", "F")), str(("A", "M")), str(("B", "F")), str(("B", "M"))}
+    joined = pd.Series([f"{r}|{s}" for r, s in tuples])  # a Series of joined labels gives the same numbers
+    other = evaluate_predictions(y, pred, score, joined)
+    assert sorted(other["gaps"].items()) == sorted(block["gaps"].items())
+    assert_matches_fairlearn(other, y, pred, joined.to_numpy())

@@ -1,0 +1,100 @@
+"""Open a rendered report in headless Chromium: it loads, shows the per-group tables, logs no error.
+
+Chromium (Debian package ``chromium``) is a required test tool: CI installs it, so a missing
+browser fails this test instead of skipping it.
+"""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from conftest import GROUPS, HOSTILE_COLUMN, make_docs
+
+from fairspec.report import build_context, write_report
+
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-extensions", "--host-resolver-rules=MAP * ~NOTFOUND",  # any network use would fail
+    "--enable-logging=stderr", "--v=0",
+]
+
+
+def chromium() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("headless Chromium is required for the report test but `chromium` is not on PATH; "
+                    "install it with `apt-get install -y chromium` (the CI script does)")
+    return path
+
+
+def run_chromium(page: Path, profile: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([chromium(), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *extra, page.as_uri()],
+                          capture_output=True, text=True, timeout=60)
+
+
+def console_errors(stderr: str) -> list[str]:
+    """Console messages and uncaught exceptions Chromium logged for the page."""
+    return [line for line in stderr.splitlines()
+            if ":CONSOLE" in line or "Uncaught" in line or "Refused to" in line]
+
+
+class DomTables(HTMLParser):
+    """Collects the data-group of each row of every <table class="groups">, and element names."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables: dict[str, list[str]] = {}
+        self.current: str | None = None
+        self.tags: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.add(tag)
+        if tag == "table" and attrs.get("class") == "groups":
+            self.current = attrs.get("id")
+            self.tables[self.current] = []
+        elif tag == "tr" and self.current and "data-group" in attrs:
+            self.tables[self.current].append(attrs["data-group"])
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.current = None
+
+
+def png_size(path: Path) -> tuple[int, int]:
+    data = path.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
+def test_report_opens_in_headless_chromium(tmp_path):
+    page = write_report(tmp_path / "report.html", build_context(*make_docs()))
+    result = run_chromium(page, tmp_path / "profile", "--dump-dom")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert console_errors(result.stderr) == []
+
+    dom = DomTables()
+    dom.feed(result.stdout)
+    for table_id in ("groups-train", "groups-test", "groups-data"):
+        assert sorted(dom.tables.get(table_id, [])) == sorted(GROUPS), table_id
+    assert "script" not in dom.tags and "img" not in dom.tags  # hostile names stayed text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in result.stdout and HOSTILE_COLUMN not in result.stdout
+
+    shot = tmp_path / "shot.png"
+    result = run_chromium(page, tmp_path / "profile", f"--screenshot={shot}", "--window-size=1000,1400")
+    assert result.returncode == 0 and console_errors(result.stderr) == []
+    assert png_size(shot) == (1000, 1400)
+
+
+def test_console_error_detection_works(tmp_path):
+    """The check above must be able to fail: a page with a script error is caught."""
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><title>t</title><script>not_defined_anywhere();</script>", encoding="utf-8")
+    result = run_chromium(page, tmp_path / "profile", "--dump-dom")
+    errors = console_errors(result.stderr)
+    assert any("not_defined_anywhere" in line for line in errors), result.stderr[-2000:]

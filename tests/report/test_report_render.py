@@ -1,0 +1,210 @@
+"""The audit report: escaping, self-containment, verdicts, tables and atomic writing."""
+from __future__ import annotations
+
+import dataclasses
+import html as html_lib
+import os
+import re
+from pathlib import Path
+
+import pytest
+from conftest import GROUPS, HOSTILE_COLUMN, SPEC_TEXT, make_docs
+
+import fairspec.report.render as render_module
+from fairspec.report import build_context, render_report, write_report
+from fairspec.report.context import fmt_rate, nice_ticks
+
+TEMPLATES = Path(render_module.__file__).parent / "templates"
+
+
+def rendered(**kwargs) -> str:
+    return render_report(build_context(*make_docs(**kwargs)))
+
+
+def group_rows(page: str, table_id: str) -> dict[str, list[str]]:
+    """{group name: cell texts} of one <table class="groups" id=...>, unescaped."""
+    match = re.search(rf'<table class="groups" id="{re.escape(table_id)}">(.*?)</table>', page, re.S)
+    assert match, f"no table {table_id}"
+    rows = {}
+    for row in re.findall(r"<tr data-group=.*?</tr>", match.group(1), re.S):
+        name = html_lib.unescape(re.search(r'<th scope="row">(.*?)</th>', row, re.S).group(1))
+        rows[name] = [html_lib.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+    return rows
+
+
+def test_user_strings_are_escaped():
+    page = rendered()
+    assert HOSTILE_COLUMN not in page and "<script" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img" not in page and "&lt;img src=x onerror=alert(2)&gt;" in page
+    assert "<b>bold</b>" not in page and "&lt;b&gt;bold&lt;/b&gt;" in page
+    assert "compas&amp;co.csv.gz" in page and "&lt;M&gt;" in page  # path and category name
+    assert "&lt;i&gt;log&lt;/i&gt;" in page  # a fit-log entry
+    # the spec is shown in full and unchanged once the browser unescapes it
+    shown = re.search(r'<pre class="spec-text">(.*?)</pre>', page, re.S).group(1)
+    assert html_lib.unescape(shown) == SPEC_TEXT
+
+
+def test_page_is_self_contained():
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.2])]
+    for page in (rendered(), render_report(build_context(*pts[0], sweep=pts))):
+        lowered = page.lower()
+        for needle in ('src="http', "src='http", 'href="http', "href='http", "@import", "url(", "<link",
+                       "<script", "<iframe", "//fonts."):
+            assert needle not in lowered, needle
+        assert "<style>" in page and ".badge-met" in page  # the CSS is inlined
+        assert "@media print" in page
+
+
+def test_templates_never_bypass_autoescape():
+    for path in TEMPLATES.iterdir():
+        text = path.read_text()
+        assert "|safe" not in text.replace(" ", "") and "Markup(" not in text
+        assert "autoescape false" not in text.replace("  ", " ").lower()
+    for path in Path(render_module.__file__).parent.glob("*.py"):
+        text = path.read_text()
+        assert "Markup(" not in text and "|safe" not in text and "autoescape=False" not in text
+    env = render_module.environment()
+    assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_group_tables_show_every_group_with_its_numbers(split):
+    model_doc, metrics_doc = make_docs()
+    rows = group_rows(render_report(build_context(model_doc, metrics_doc)), f"groups-{split}")
+    block = metrics_doc[split]["groups"]
+    assert set(rows) == set(GROUPS) == set(block)
+    for name, cells in rows.items():
+        g = block[name]
+        expected = [f"{g['count']:,}"] + [fmt_rate(g[k]) for k in
+                                          ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")]
+        assert cells == expected
+
+
+def test_undefined_rate_shows_a_dash():
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["test"]["groups"]["Other"]["tpr"] = None
+    metrics_doc["test"]["groups"]["Other"]["fnr"] = None
+    cells = group_rows(render_report(build_context(model_doc, metrics_doc)), "groups-test")["Other"]
+    assert cells[3] == "—" and cells[5] == "—" and cells[4] != "—"
+
+
+def badge_of(page: str) -> str:
+    verdict = re.search(r'<div class="verdict"><span class="badge badge-([a-z-]+)"[^>]*>([^<]+)</span>', page)
+    assert verdict, "no verdict badge"
+    return f"{verdict.group(1)}:{verdict.group(2)}"
+
+
+def test_met_and_not_met_follow_the_test_gap():
+    model_doc, metrics_doc = make_docs(bound=0.05)
+    test_gap = metrics_doc["test"]["gaps"]["equal_opportunity"]
+    train_gap = metrics_doc["train"]["gaps"]["equal_opportunity"]
+    assert train_gap < test_gap  # the fixture data make the two verdicts differ
+    bound_between = (train_gap + test_gap) / 2
+    page = rendered(bound=bound_between)
+    assert badge_of(page) == "not-met:NOT MET"  # met on train does not count
+    assert badge_of(rendered(bound=test_gap + 0.01)) == "met:MET"
+    assert badge_of(rendered(bound=test_gap)) == "met:MET"  # a gap equal to the bound meets it
+    assert badge_of(rendered(bound=None, penalty=0.5)) == "neutral:PENALIZED, NO BOUND"
+    assert badge_of(rendered(bound=None)) == "neutral:AUDITED, NOT ENFORCED"
+    assert badge_of(rendered(criterion=None, bound=None)) == "neutral:NO CRITERION"
+
+
+def test_without_test_split_the_verdict_is_on_train_and_says_so():
+    page = rendered(bound=0.9, with_test=False)
+    assert badge_of(page) == "met:MET ON TRAIN"
+    assert 'id="groups-train"' in page and 'id="groups-test"' not in page
+    assert "No held-out evaluation" in page
+
+
+def test_report_sections_and_fit_log():
+    page = rendered()
+    for section in ("summary", "spec", "data", "model", "how-to-read"):
+        assert f'<section id="{section}">' in page
+    assert "ab" * 32 in page and "cd" * 32 in page  # both hashes
+    assert "2026-11-22T21:00:00Z" in page and "0.1.0" in page
+    assert "<code>optimal</code>" in page and "0.00%" in page  # status and MIP gap
+    assert "[3, 5, 8]" in page and "nodes" in page  # other fit-log entries as key/value rows
+    assert "never read at prediction" in page  # privileged features are named as such
+    assert 'id="missing-by-group"' in page and "0.125" in page
+
+
+def test_sweep_report_lists_every_point_with_details():
+    bounds = [0.05, 0.1, 0.2]
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate(bounds)]
+    context = build_context(*pts[0], sweep=pts)
+    page = render_report(context)
+    table = re.search(r'<table class="sweep" id="sweep-points">(.*?)</table>', page, re.S).group(1)
+    body_rows = re.findall(r"<tr><td>", table)
+    assert len(body_rows) == len(bounds)
+    for i, (b, (_, metrics_doc)) in enumerate(zip(bounds, pts)):
+        assert f'<details class="point" id="point-{i}"' in page
+        assert f'id="groups-test-point-{i}"' in page
+        met = metrics_doc["fairness"]["met_test"]
+        assert context.sweep.rows[i].badge.text == ("MET" if met else "NOT MET")
+        assert context.sweep.rows[i].test_accuracy == fmt_rate(metrics_doc["test"]["accuracy"])
+    assert page.count('<circle class="pt') == len(bounds)
+    # points lie inside the plot area
+    chart = context.sweep.chart
+    for p in chart.points:
+        assert chart.left <= float(p.cx) <= chart.right and chart.top <= float(p.cy) <= chart.bottom
+
+
+def test_nice_ticks_cover_the_range():
+    for low, high in [(0.0, 0.137), (0.61, 0.83), (0.5, 0.5), (0.0, 1.0)]:
+        ticks = nice_ticks(low, high)
+        assert ticks[0] <= low and ticks[-1] >= high and len(ticks) >= 2
+        steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
+        assert len(steps) == 1
+
+
+def test_rendering_is_deterministic():
+    assert rendered() == rendered()
+
+
+def test_write_report_is_atomic(tmp_path):
+    context = build_context(*make_docs())
+    target = tmp_path / "out" / "report.html"
+    write_report(target, context)
+    assert target.read_text(encoding="utf-8") == render_report(context)
+    assert sorted(p.name for p in target.parent.iterdir()) == ["report.html"]
+    assert oct(target.stat().st_mode & 0o777) == oct(0o644)
+
+
+def test_render_failure_leaves_the_old_report_untouched(tmp_path):
+    target = tmp_path / "report.html"
+    target.write_text("old report", encoding="utf-8")
+    broken = dataclasses.replace(build_context(*make_docs()), header=object())  # StrictUndefined raises
+    with pytest.raises(Exception):
+        write_report(target, broken)
+    assert target.read_text(encoding="utf-8") == "old report"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_write_failure_removes_the_temp_file(tmp_path, monkeypatch):
+    target = tmp_path / "report.html"
+    target.write_text("old report", encoding="utf-8")
+
+    def failing_replace(src, dst):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", failing_replace)
+    with pytest.raises(OSError):
+        write_report(target, build_context(*make_docs()))
+    assert target.read_text(encoding="utf-8") == "old report"
+    assert [p.name for p in tmp_path.iterdir()] == ["report.html"]
+
+
+def test_structured_fit_log_entries_become_tables():
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["training_log"]["phases"] = [{"name": "fair_master", "rounds": 11, "seconds": 7.5},
+                                             {"name": "<tilt>", "rounds": 8, "certified": False}]
+    metrics_doc["training_log"]["big"] = {f"k{i}": i for i in range(40)}
+    context = build_context(model_doc, metrics_doc)
+    other = {kv.key: kv for kv in context.runs[0].training.other}
+    phases = other["phases"].table
+    assert phases.columns == ("name", "rounds", "seconds", "certified")
+    assert phases.rows == (("fair_master", "11", "7.5", "—"), ("<tilt>", "8", "—", "no"))
+    assert other["big"].block is not None and other["big"].value == "40 keys"
+    page = render_report(context)
+    assert '<table class="records">' in page and "&lt;tilt&gt;" in page and "<tilt>" not in page
