@@ -78,10 +78,11 @@ class Protected:
 
 @dataclass(frozen=True)
 class Feature:
-    """A feature column and its type: ``numeric`` or ``categorical``."""
+    """A feature column and its type: ``numeric``, ``categorical``, or ``None`` when the
+    spec leaves the type out (it is then inferred from the data)."""
 
     name: Name
-    kind: str
+    kind: str | None
     span: Span | None = _span()
 
 

@@ -1,0 +1,554 @@
+"""Semantic check of a parsed spec: against the language, the family registry and the data.
+
+:func:`check_spec` collects every problem it finds as a
+:class:`~fairspec.errors.Diagnostic` pointing at the spec line, and raises them together
+in one :class:`~fairspec.errors.SpecSemanticError`, so a user fixes a spec in one round.
+Without a table it does only the checks that need no data.
+
+The messages are module-level format strings, so tests (and the README) can quote them.
+"""
+from __future__ import annotations
+
+import difflib
+from importlib import metadata
+
+import numpy as np
+import pandas as pd
+from pandas.api import types as ptypes
+
+from fairspec.dsl import ast
+from fairspec.data.table import column_kind, value_mask
+from fairspec.errors import Diagnostic, Span, SpecSemanticError
+from fairspec.plan import families as fam
+from fairspec.plan.fairness import CRITERIA
+
+# ---- messages ------------------------------------------------------------------------------
+UNKNOWN_COLUMN = "unknown column '{column}' ({role})"
+HINT_DID_YOU_MEAN = "did you mean '{name}'?"
+HINT_COLUMNS = "the data has the columns: {columns}"
+HINT_FEATURE_TYPE = "a feature type follows its column name: did you mean the type '{kind}'?"
+FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value!r}"
+FILTER_ORDER_ON_TEXT = "'{op}' compares numbers, but column '{column}' holds text"
+HINT_FILTER_TEXT = "use == or in [...] for text columns"
+HINT_FILTER_UNQUOTE = "write numbers without quotes"
+NO_ROWS_LEFT = "no rows are left after the where filters (the file has {rows} rows)"
+TARGET_HAS_MISSING = "target '{column}' has {count} missing value(s): every row needs a label"
+HINT_TARGET_MISSING = "keep only labelled rows with a where filter, or clean the file"
+TARGET_NOT_BINARY = "target '{column}' must have exactly two classes, but it has {count}: {values}"
+HINT_TARGET_NOT_BINARY = "restrict the rows with a where filter (e.g. where {column} in [...]) or derive a binary column"
+POSITIVE_ABSENT = "positive class {positive!r} does not occur in target '{column}'; its values are {values}"
+TARGET_AS_FEATURE = ("target '{column}' is listed as a feature: a model must not read the label it predicts "
+                     "(that would leak the answer into the input)")
+TARGET_AS_PRIVILEGED = ("target '{column}' is listed as privileged information: privileged features add "
+                        "information beyond the label, the label itself cannot be one")
+TARGET_AS_PROTECTED = "target '{column}' is also the protected attribute: groups must be defined by another column"
+PRIVILEGED_IN_FEATURES = ("'{column}' is both a feature and privileged: privileged information is read during "
+                          "training only, never at prediction, so it cannot also be a feature")
+HINT_PRIVILEGED_IN_FEATURES = "feature '{column}' is listed on line {line}; remove it from one of the two blocks"
+DUPLICATE_COLUMN = "column '{column}' is listed twice in {block}"
+NO_FEATURES = "the features block is empty: list at least one column, e.g. features { age numeric }"
+PROTECTED_HAS_MISSING = ("protected attribute '{column}' has {count} missing value(s) after filtering: "
+                         "every row must belong to a group")
+HINT_PROTECTED_MISSING = "drop those rows with a where filter, e.g. where {column} in [{groups}]"
+PROTECTED_ONE_GROUP = ("protected attribute '{column}' has a single group ({group!r}) after filtering: "
+                       "fairness compares at least two groups")
+NUMERIC_NOT_NUMERIC = "feature '{column}' is declared numeric, but the column holds text such as {examples}"
+HINT_NUMERIC_NOT_NUMERIC = "declare it categorical, or leave out the type to let fairspec infer it"
+UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
+HINT_CRITERIA = "the criteria are: {criteria}"
+BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
+PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
+CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
+FAMILY_ENFORCES_NOTHING = "'{family}' enforces no criterion (it can only audit one)"
+FAMILY_ENFORCES = "'{family}' enforces {what}"
+HINT_AUDIT = "write `fairness {criterion}` alone to measure it without enforcing it{others}"
+HINT_OTHER_FAMILIES = "; families that enforce it as a {form}: {families}"
+UNKNOWN_FAMILY = "unknown model family '{name}'"
+HINT_FAMILIES = "the families are: {families}"
+FAMILY_NOT_IMPLEMENTED = "model family '{family}' is not implemented yet in fairspec {version}; implemented: {implemented}"
+UNKNOWN_PARAM = "unknown parameter '{name}' for {owner}"
+HINT_ALLOWED_PARAMS = "{owner} takes: {names}"
+HINT_NO_PARAMS = "{owner} takes no parameters"
+DUPLICATE_PARAM = "parameter '{name}' is given twice in {owner}"
+PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
+PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
+PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value!r}"
+UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
+HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
+MISSING_UNSUPPORTED = "model family '{family}' does not support missing-value strategy '{strategy}'; it supports: {supported}"
+UNKNOWN_IMPUTE_METHOD = "unknown imputation method '{method}': use mean, median or knn"
+IMPUTE_K_NOT_KNN = "k (the number of neighbours) applies to knn imputation only, not to {method}"
+IMPUTE_K_INVALID = "k (the number of neighbours) must be a whole number >= 1, got {k}"
+PRIVILEGED_UNUSED = ("model family '{family}' does not use privileged information, so the privileged block "
+                     "would be ignored; privileged features are used by: {users}")
+HOLDOUT_OUT_OF_RANGE = "holdout fraction must be strictly between 0 and 1, got {value}"
+CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
+EVALUATE_HOLDOUT_AND_CV = "evaluate takes either holdout or cv, not both"
+EVALUATE_NONE_WITH_OTHERS = "evaluate none means no evaluation and cannot be combined with '{name}'"
+
+#: the missing-value strategies the language knows (a family accepts a subset)
+MISSING_STRATEGIES = ("mia", "trinary", "trinary_mia", "majority", "fractional", "drop")
+IMPUTE_METHODS = ("mean", "median", "knn")
+
+#: solver settings (see :class:`fairspec.plan.plan.SolverSettings`); ``duration`` = 120s or seconds
+SOLVER_PARAMS = (
+    fam.Param("time_limit", "duration", 60.0, low=0.01, doc="wall-clock limit of one solve, e.g. 120s"),
+    fam.Param("threads", "int", 1, low=1, high=256, doc="solver threads"),
+    fam.Param("mip_gap", "float", 1e-4, low=0.0, high=1.0, doc="relative MIP gap at which to stop"),
+    fam.Param("seed", "int", 0, low=0, high=2**31 - 1, doc="solver random seed"),
+)
+#: evaluation settings (see :class:`fairspec.plan.plan.EvaluationPlan`); holdout/cv ranges are checked apart
+EVALUATE_PARAMS = (
+    fam.Param("holdout", "float", 0.3, doc="fraction of rows held out for testing"),
+    fam.Param("cv", "int", 0, doc="number of cross-validation folds"),
+    fam.Param("stratify", "bool", True, doc="stratify the split by target and group"),
+    fam.Param("seed", "int", 0, low=0, high=2**31 - 1, doc="split seed"),
+    fam.Param("none", "bool", False, doc="no evaluation: metrics on the training rows only"),
+)
+
+_TYPE_WORDS = {
+    "int": "a whole number",
+    "float": "a number",
+    "bool": "true or false",
+    "str": "a text value",
+    "block": "a block { ... }",
+    "duration": "a duration such as 120s (or a number of seconds)",
+}
+
+
+def fairspec_version() -> str:
+    """``major.minor`` of the installed fairspec (messages say "fairspec 0.1")."""
+    try:
+        full = metadata.version("fairspec")
+    except metadata.PackageNotFoundError:  # pragma: no cover - running from an uninstalled tree
+        full = "0.1"
+    return ".".join(full.split(".")[:2])
+
+
+# ---- filters and classes: the data stage's own matching, so check and training agree ---------
+def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None] | None:
+    """Why ``flt`` cannot be applied to ``series``: a message and the index of the bad value
+    (``None`` when the operator itself is wrong); ``None`` if the filter is fine.
+
+    Rows are then selected by :func:`fairspec.data.table.value_mask`, the function training
+    uses, so the checker judges the target and groups on exactly the rows training sees.
+    """
+    numeric = column_kind(series) == "numeric"
+    if flt.op in ("<", "<=", ">", ">="):
+        if not numeric or ptypes.is_bool_dtype(series.dtype):
+            return FILTER_ORDER_ON_TEXT.format(op=flt.op, column=flt.column.value), None
+        bad = [j for j, v in enumerate(flt.values) if isinstance(v, (str, bool))]
+    elif numeric:
+        bad = [j for j, v in enumerate(flt.values) if not _is_number_like(v)]
+    else:
+        bad = []
+    if bad:
+        return FILTER_NOT_NUMBER.format(column=flt.column.value, value=flt.values[bad[0]]), bad[0]
+    return None
+
+
+def _is_number_like(value) -> bool:
+    try:
+        float(value)
+        return True
+    except (TypeError, ValueError):
+        return False
+
+
+# ---- the checker -----------------------------------------------------------------------------------
+class _Checker:
+    def __init__(self, doc, table: pd.DataFrame | None):
+        self.doc = doc
+        self.spec: ast.Spec = doc.spec
+        self.table = table
+        self.problems: list[Diagnostic] = []
+        self.family: fam.Family | None = None  # known and implemented
+
+    def add(self, message: str, span: Span | None, hint: str | None = None) -> None:
+        self.problems.append(Diagnostic(message, span, hint))
+
+    def loc(self, key, fallback: Span | None) -> Span | None:
+        return self.doc.locations.get(key, fallback)
+
+    # ---- the parts ------------------------------------------------------------------------
+    def run(self) -> list[Diagnostic]:
+        self.check_model()
+        self.check_columns_roles()
+        self.check_fairness()
+        self.check_missing()
+        self.check_privileged_use()
+        self.check_block(self.spec.solver.params if self.spec.solver else (), SOLVER_PARAMS, "solver")
+        self.check_evaluate()
+        if self.table is not None:
+            self.check_data()
+        order = lambda d: (d.span.line, d.span.column) if d.span else (0, 0)  # noqa: E731
+        return sorted(self.problems, key=order)
+
+    def check_model(self) -> None:
+        model = self.spec.model
+        name = model.family.value
+        family = fam.FAMILIES.get(name)
+        if family is None:
+            close = difflib.get_close_matches(name, list(fam.FAMILIES), n=1, cutoff=0.5)
+            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+                    else HINT_FAMILIES.format(families=", ".join(fam.FAMILIES)))
+            self.add(UNKNOWN_FAMILY.format(name=name), model.family.span, hint)
+            return
+        if not family.implemented:
+            implemented = ", ".join(f.name for f in fam.FAMILIES.values() if f.implemented)
+            self.add(FAMILY_NOT_IMPLEMENTED.format(family=name, version=fairspec_version(), implemented=implemented),
+                     model.family.span, family.doc)
+            return
+        self.family = family
+        self.check_block(model.params, family.params, f"model '{name}'")
+
+    def check_block(self, params, allowed, owner: str) -> None:
+        seen = set()
+        for param in params:
+            if param.name in seen:
+                self.add(DUPLICATE_PARAM.format(name=param.name, owner=owner), param.span)
+                continue
+            seen.add(param.name)
+            spec = next((p for p in allowed if p.name == param.name), None)
+            if spec is None:
+                names = [p.name for p in allowed]
+                if not names:
+                    hint = HINT_NO_PARAMS.format(owner=owner)
+                else:
+                    close = difflib.get_close_matches(param.name, names, n=1, cutoff=0.6)
+                    hint = HINT_ALLOWED_PARAMS.format(owner=owner, names=", ".join(names))
+                    if close:
+                        hint = HINT_DID_YOU_MEAN.format(name=close[0]) + " " + hint
+                self.add(UNKNOWN_PARAM.format(name=param.name, owner=owner), param.span, hint)
+                continue
+            self.check_value(param, spec, owner)
+
+    def check_value(self, param: ast.Param, spec: fam.Param, owner: str) -> None:
+        value = param.value
+        value_span = self.doc.locations.get(("param.value", param.span), param.span)
+        is_flag = ("param.value", param.span) not in self.doc.locations and value is True
+        kind = spec.kind
+        if kind == "block":
+            if isinstance(value, tuple):
+                self.check_block(value, spec.params, f"block '{param.name}' of {owner}")
+            else:
+                self.wrong_type(param, spec, owner, value_span, is_flag,
+                                hint=f"write {param.name} {{ }} to use the defaults")
+            return
+        if isinstance(value, tuple):
+            self.wrong_type(param, spec, owner, param.span, False)
+            return
+        if kind == "choice":
+            if not isinstance(value, str) or value not in spec.choices:
+                if is_flag:
+                    self.wrong_type(param, spec, owner, value_span, True)
+                else:
+                    self.add(PARAM_NOT_A_CHOICE.format(name=param.name, owner=owner,
+                                                       choices=", ".join(map(str, spec.choices)), value=value),
+                             value_span, spec.doc or None)
+            return
+        if kind == "bool":
+            if not isinstance(value, bool):
+                self.wrong_type(param, spec, owner, value_span, is_flag)
+            return
+        if kind == "str":
+            if not isinstance(value, str):
+                self.wrong_type(param, spec, owner, value_span, is_flag)
+            return
+        if kind == "int":
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind == "float":
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        elif kind == "duration":
+            ok = isinstance(value, ast.Duration) or (isinstance(value, (int, float)) and not isinstance(value, bool))
+        else:  # pragma: no cover - the registry uses the kinds above
+            ok = True
+        if not ok:
+            self.wrong_type(param, spec, owner, value_span, is_flag)
+            return
+        number = value.seconds if isinstance(value, ast.Duration) else value
+        if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):
+            self.add(PARAM_OUT_OF_RANGE.format(name=param.name, owner=owner, bounds=_bounds_text(spec),
+                                               value=_value_text(value)), value_span, spec.doc or None)
+
+    def wrong_type(self, param, spec, owner, span, is_flag, hint=None) -> None:
+        expected = (f"one of {', '.join(map(str, spec.choices))}" if spec.kind == "choice"
+                    else _TYPE_WORDS.get(spec.kind, spec.kind))
+        got = "no value" if is_flag else _got_text(param.value)
+        self.add(PARAM_WRONG_TYPE.format(name=param.name, owner=owner, expected=expected, got=got),
+                 span, hint or spec.doc or None)
+
+    def check_columns_roles(self) -> None:
+        spec = self.spec
+        target = spec.target.column.value
+        if not spec.features:
+            self.add(NO_FEATURES, self.loc(("features",), spec.span))
+        feature_lines = {}
+        for block, items in (("features", spec.features), ("privileged", spec.privileged)):
+            seen = set()
+            for feature in items:
+                name = feature.name.value
+                if name in seen:
+                    self.add(DUPLICATE_COLUMN.format(column=name, block=block), feature.name.span)
+                    continue
+                seen.add(name)
+                if name == target:
+                    message = TARGET_AS_FEATURE if block == "features" else TARGET_AS_PRIVILEGED
+                    self.add(message.format(column=name), feature.name.span)
+                if block == "features":
+                    feature_lines[name] = feature.name.span
+                elif name in feature_lines:
+                    line = feature_lines[name].line if feature_lines[name] else "?"
+                    self.add(PRIVILEGED_IN_FEATURES.format(column=name), feature.name.span,
+                             HINT_PRIVILEGED_IN_FEATURES.format(column=name, line=line))
+        seen = set()
+        for attribute in spec.protected.attributes:
+            if attribute.value in seen:
+                self.add(DUPLICATE_COLUMN.format(column=attribute.value, block="protected"), attribute.span)
+            seen.add(attribute.value)
+            if attribute.value == target:
+                self.add(TARGET_AS_PROTECTED.format(column=target), attribute.span)
+
+    def check_fairness(self) -> None:
+        fairness = self.spec.fairness
+        if fairness is None:
+            return
+        name = fairness.criterion.value
+        known = name in CRITERIA
+        if not known:
+            close = difflib.get_close_matches(name, list(CRITERIA), n=1, cutoff=0.5)
+            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+                    else HINT_CRITERIA.format(criteria=", ".join(CRITERIA)))
+            self.add(UNKNOWN_CRITERION.format(name=name), fairness.criterion.span, hint)
+        for i, bound in enumerate(fairness.bounds):
+            if not 0.0 <= bound <= 1.0:
+                self.add(BOUND_OUT_OF_RANGE.format(value=bound), self.loc(("fairness.bound", i), fairness.span))
+        for i, penalty in enumerate(fairness.penalties):
+            if penalty < 0:
+                self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
+        form = "bound" if fairness.bounds else "penalty" if fairness.penalties else "audit"
+        family = self.family
+        if not known or family is None or family.can_enforce(name, form):
+            return
+        what = "; ".join(f"as a {f}: {', '.join(c for c in CRITERIA if c in crits)}"
+                         for f, crits in family.enforces.items() if crits)
+        supported = (FAMILY_ENFORCES.format(family=family.name, what=what) if what
+                     else FAMILY_ENFORCES_NOTHING.format(family=family.name))
+        others = [f.name for f in fam.FAMILIES.values() if f.implemented and f.can_enforce(name, form)]
+        hint = HINT_AUDIT.format(criterion=name, others=HINT_OTHER_FAMILIES.format(form=form, families=", ".join(others))
+                                 if others else "")
+        self.add(CRITERION_NOT_ENFORCEABLE.format(family=family.name, criterion=name, form=form, supported=supported),
+                 fairness.span, hint)
+
+    def check_missing(self) -> None:
+        missing = self.spec.missing
+        if missing is None:
+            return
+        if missing.strategy == "impute":
+            method_span = self.loc(("missing.method",), missing.span)
+            if missing.method not in IMPUTE_METHODS:
+                close = difflib.get_close_matches(str(missing.method), IMPUTE_METHODS, n=1, cutoff=0.5)
+                self.add(UNKNOWN_IMPUTE_METHOD.format(method=missing.method), method_span,
+                         HINT_DID_YOU_MEAN.format(name=close[0]) if close else None)
+            if missing.k is not None:
+                k_span = self.loc(("missing.k",), missing.span)
+                if missing.method in IMPUTE_METHODS and missing.method != "knn":
+                    self.add(IMPUTE_K_NOT_KNN.format(method=missing.method), k_span)
+                elif not isinstance(missing.k, int) or isinstance(missing.k, bool) or missing.k < 1:
+                    self.add(IMPUTE_K_INVALID.format(k=missing.k), k_span)
+        elif missing.strategy not in MISSING_STRATEGIES:
+            close = difflib.get_close_matches(missing.strategy, MISSING_STRATEGIES, n=1, cutoff=0.5)
+            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+                    else HINT_MISSING.format(strategies=", ".join(MISSING_STRATEGIES)))
+            self.add(UNKNOWN_MISSING.format(name=missing.strategy), self.loc(("missing.strategy",), missing.span), hint)
+            return
+        family = self.family
+        if family is not None and missing.strategy not in family.missing:
+            order = [s for s in (*MISSING_STRATEGIES[:-1], "impute", "drop") if s in family.missing]
+            supported = ", ".join("impute(mean|median|knn)" if s == "impute" else s for s in order)
+            self.add(MISSING_UNSUPPORTED.format(family=family.name, strategy=missing.strategy, supported=supported),
+                     self.loc(("missing.strategy",), missing.span))
+
+    def check_privileged_use(self) -> None:
+        if not self.spec.privileged or self.family is None or self.family.uses_privileged:
+            return
+        users = ", ".join(f.name + ("" if f.implemented else " (not implemented yet)")
+                          for f in fam.FAMILIES.values() if f.uses_privileged)
+        self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=users or "none"),
+                 self.loc(("privileged",), self.spec.privileged[0].span))
+
+    def check_evaluate(self) -> None:
+        evaluate = self.spec.evaluate
+        if evaluate is None:
+            return
+        self.check_block(evaluate.params, EVALUATE_PARAMS, "evaluate")
+        by_name = {p.name: p for p in evaluate.params}
+        for name, test, message in (
+            ("holdout", lambda v: 0 < v < 1, HOLDOUT_OUT_OF_RANGE),
+            ("cv", lambda v: v >= 2, CV_TOO_FEW_FOLDS),
+        ):
+            param = by_name.get(name)
+            if param is None or isinstance(param.value, bool) or not isinstance(param.value, (int, float)):
+                continue
+            if name == "cv" and not isinstance(param.value, int):
+                continue  # already reported as the wrong type
+            if not test(param.value):
+                self.add(message.format(value=param.value),
+                         self.doc.locations.get(("param.value", param.span), param.span))
+        if "holdout" in by_name and "cv" in by_name:
+            self.add(EVALUATE_HOLDOUT_AND_CV, by_name["cv"].span)
+        if "none" in by_name:
+            for param in evaluate.params:
+                if param.name != "none":
+                    self.add(EVALUATE_NONE_WITH_OTHERS.format(name=param.name), param.span)
+
+    # ---- against the data -----------------------------------------------------------------------
+    def column_exists(self, name: ast.Name, role: str) -> bool:
+        columns = list(self.table.columns)
+        if name.value in columns:
+            return True
+        close = difflib.get_close_matches(name.value, columns, n=1, cutoff=0.6)
+        if not close:
+            close = [c for c in columns if str(c).lower() == name.value.lower()]
+        if close:
+            hint = HINT_DID_YOU_MEAN.format(name=close[0])
+        elif role.startswith("feature") and difflib.get_close_matches(name.value, ["numeric", "categorical"], n=1):
+            kind = difflib.get_close_matches(name.value, ["numeric", "categorical"], n=1)[0]
+            hint = HINT_FEATURE_TYPE.format(kind=kind)
+        else:
+            shown = ", ".join(map(str, columns[:30])) + (", ..." if len(columns) > 30 else "")
+            hint = HINT_COLUMNS.format(columns=shown)
+        self.add(UNKNOWN_COLUMN.format(column=name.value, role=role), name.span, hint)
+        return False
+
+    def check_data(self) -> None:
+        spec, table = self.spec, self.table
+        keep = np.ones(len(table), dtype=bool)
+        for i, flt in enumerate(spec.data.filters):
+            if not self.column_exists(flt.column, "in a where filter"):
+                continue
+            series = table[flt.column.value]
+            problem = _filter_problem(series, flt)
+            if problem is None:
+                keep &= value_mask(series, flt.op, flt.values)
+                continue
+            message, j = problem
+            if j is None:  # an ordering on a text column: the operator is wrong
+                self.add(message, flt.span, HINT_FILTER_TEXT)
+            else:
+                bad = flt.values[j]
+                hint = HINT_FILTER_UNQUOTE if isinstance(bad, str) and _is_number_like(bad) else None
+                self.add(message, self.loc(("filter.value", i, j), flt.span), hint)
+        rows = table.loc[keep]
+        if len(rows) == 0 and len(spec.data.filters) > 0:
+            self.add(NO_ROWS_LEFT.format(rows=len(table)), spec.data.span)
+
+        target = spec.target
+        if self.column_exists(target.column, "target") and len(rows):
+            self.check_target(rows[target.column.value])
+        for attribute in spec.protected.attributes:
+            if self.column_exists(attribute, "protected attribute") and len(rows):
+                self.check_protected(attribute, rows[attribute.value])
+        for feature in spec.features:
+            if self.column_exists(feature.name, "feature") and feature.kind == "numeric":
+                self.check_numeric(feature, rows[feature.name.value])
+        for feature in spec.privileged:
+            if self.column_exists(feature.name, "privileged feature") and feature.kind == "numeric":
+                self.check_numeric(feature, rows[feature.name.value])
+
+    def check_target(self, series: pd.Series) -> None:
+        target = self.spec.target
+        name = target.column.value
+        missing = int(series.isna().sum())
+        if missing:
+            self.add(TARGET_HAS_MISSING.format(column=name, count=missing), target.column.span, HINT_TARGET_MISSING)
+        classes = _distinct(series)
+        if len(classes) != 2:
+            self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
+                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=name))
+        if not value_mask(series, "==", [target.positive]).any():
+            self.add(POSITIVE_ABSENT.format(positive=target.positive, column=name, values=_values_text(classes)),
+                     self.loc(("target.positive",), target.span))
+
+    def check_protected(self, attribute: ast.Name, series: pd.Series) -> None:
+        groups = _distinct(series)
+        missing = int(series.isna().sum())
+        if missing:
+            listed = ", ".join(_quote(g) for g in groups[:6])
+            self.add(PROTECTED_HAS_MISSING.format(column=attribute.value, count=missing), attribute.span,
+                     HINT_PROTECTED_MISSING.format(column=attribute.value, groups=listed))
+        if len(groups) == 1:
+            self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
+
+    def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
+        if ptypes.is_numeric_dtype(series.dtype):
+            return
+        present = series.dropna()
+        bad = present[pd.to_numeric(present, errors="coerce").isna()]
+        if len(bad) == 0:
+            return  # numbers stored as text convert cleanly
+        examples = ", ".join(repr(str(v)) for v in pd.unique(bad)[:3])
+        self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples), feature.name.span,
+                 HINT_NUMERIC_NOT_NUMERIC)
+
+
+def _distinct(series: pd.Series) -> list:
+    values = pd.unique(series.dropna())
+    try:
+        return sorted(values)
+    except TypeError:
+        return sorted(values, key=str)
+
+
+def _plain(value):
+    """numpy scalars as Python values, so messages print 1 and 'A', not np.int64(1)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _quote(value) -> str:
+    value = _plain(value)
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
+def _values_text(values: list) -> str:
+    shown = ", ".join(repr(_plain(v)) for v in values[:6])
+    return shown + (f", ... ({len(values)} in all)" if len(values) > 6 else "")
+
+
+def _bounds_text(spec: fam.Param) -> str:
+    if spec.low is not None and spec.high is not None:
+        return f"between {spec.low:g} and {spec.high:g}"
+    if spec.low is not None:
+        return f"at least {spec.low:g}"
+    return f"at most {spec.high:g}"
+
+
+def _value_text(value) -> str:
+    if isinstance(value, ast.Duration):
+        return f"{value.seconds:g}s"
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _got_text(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, ast.Duration):
+        return f"the duration {value.seconds:g}s"
+    if isinstance(value, tuple):
+        return "a block"
+    if isinstance(value, (int, float)):
+        return f"the number {value:g}" if isinstance(value, float) else f"the number {value}"
+    return f"'{value}'"
+
+
+def check_spec(doc, table: pd.DataFrame | None = None) -> None:
+    """Check ``doc`` against the language, the family registry and (if given) the data.
+
+    ``table`` is the data file as read (empty cells NaN); the spec's ``where`` filters are
+    applied here before the target and protected columns are examined.  Every problem is
+    collected; if there is any, one :class:`SpecSemanticError` carries them all, in the
+    order they appear in the spec.
+    """
+    problems = _Checker(doc, table).run()
+    if problems:
+        raise SpecSemanticError(problems, doc.text, doc.filename)

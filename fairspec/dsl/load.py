@@ -1,0 +1,122 @@
+"""Read a ``.fair`` file into a :class:`SpecDocument`: the typed spec plus its source text.
+
+The text travels with the tree so every later error can quote the offending line, and the
+path so the ``data`` file can be found next to the spec.
+"""
+from __future__ import annotations
+
+import pathlib
+from dataclasses import dataclass, field
+
+from lark.exceptions import UnexpectedInput
+
+from fairspec.dsl import ast
+from fairspec.dsl.grammar import get_parser
+from fairspec.dsl.syntax_errors import diagnostic_from_lark
+from fairspec.dsl.transform import SpecTransformer
+from fairspec.errors import Diagnostic, SpecError, SpecSemanticError, SpecSyntaxError
+
+SPEC_UNREADABLE = "cannot read the spec file: {reason}"
+SPEC_NOT_UTF8 = "the spec file is not UTF-8 text: {reason}"
+DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
+DATA_NOT_FOUND_ABSOLUTE = "data file '{path}' not found"
+DATA_NOT_FOUND_HINT = "a relative data path is read from the spec file's folder first, then from the current directory"
+
+
+@dataclass(frozen=True)
+class SpecDocument:
+    """A parsed spec with its source.
+
+    ``locations`` maps value positions the AST does not carry itself to their spans, for
+    precise carets: ``("data.path",)``, ``("target.positive",)``, ``("filter.value", i, j)``,
+    ``("fairness.criterion",)``, ``("fairness.bound", i)``, ``("fairness.penalty", i)``,
+    ``("missing.strategy",)``, ``("missing.method",)``, ``("missing.k",)``, ``("output",)``,
+    ``("features",)`` / ``("privileged",)`` (the statement keyword) and
+    ``("param.value", param.span)`` (the value of a block parameter; absent for a bare flag).
+    """
+
+    spec: ast.Spec
+    text: str
+    path: pathlib.Path | None = None
+    locations: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+    display_name: str | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def filename(self) -> str:
+        """The spec's path as given (``<spec>`` for text that came from no file)."""
+        if self.display_name is not None:
+            return self.display_name
+        return str(self.path) if self.path is not None else "<spec>"
+
+
+def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | None = None) -> SpecDocument:
+    """Parse spec text into a :class:`SpecDocument`.
+
+    Raises :class:`SpecSyntaxError` (one diagnostic, at the offending token) when the text
+    does not follow the grammar, and :class:`SpecSemanticError` (every problem at once)
+    when statements are duplicated or required ones are missing: without those the
+    ``ast.Spec`` cannot be built, so these two checks happen here rather than in
+    :func:`fairspec.dsl.check.check_spec`.
+    """
+    path = pathlib.Path(path) if path is not None else None
+    if filename == "<spec>" and path is not None:
+        filename = str(path)
+    parser = get_parser()
+    try:
+        tree = parser.parse(text)
+    except UnexpectedInput as error:
+        raise SpecSyntaxError([diagnostic_from_lark(error, parser, text)], text, filename) from None
+    transformer = SpecTransformer()
+    spec = transformer.transform(tree)
+    if transformer.syntax_problems:
+        raise SpecSyntaxError(transformer.syntax_problems[:1], text, filename)
+    if transformer.structure_problems:
+        raise SpecSemanticError(transformer.structure_problems, text, filename)
+    return SpecDocument(spec, text, path, transformer.locations, filename)
+
+
+def load_spec(path: str | pathlib.Path) -> SpecDocument:
+    """Read and parse a spec file.
+
+    A file that cannot be read raises :class:`fairspec.errors.SpecError` (the common base of
+    the syntax and semantic errors, exit code 1) with one diagnostic naming the file.
+    """
+    path = pathlib.Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason=error.strerror or error))], None, str(path)) from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise SpecError([Diagnostic(SPEC_NOT_UTF8.format(reason=error))], None, str(path)) from None
+    return parse_spec(text, str(path), path)
+
+
+def resolve_data_path(doc: SpecDocument) -> pathlib.Path:
+    """The spec's ``data`` file: relative to the spec file's folder, else to the current directory.
+
+    Raises :class:`SpecSemanticError` at the data string, naming every place tried.
+    """
+    written = pathlib.Path(doc.spec.data.path).expanduser()
+    span = doc.locations.get(("data.path",), doc.spec.data.span)
+    if written.is_absolute():
+        if written.is_file():
+            return written
+        raise SpecSemanticError([Diagnostic(DATA_NOT_FOUND_ABSOLUTE.format(path=doc.spec.data.path), span)],
+                                doc.text, doc.filename)
+    tried = []
+    if doc.path is not None:
+        next_to_spec = doc.path.parent / written
+        if next_to_spec.is_file():
+            return next_to_spec
+        tried.append(next_to_spec)
+    from_cwd = pathlib.Path.cwd() / written
+    if from_cwd.is_file():
+        return written
+    tried.append(from_cwd)
+    if len(tried) == 1:
+        message = DATA_NOT_FOUND_ABSOLUTE.format(path=doc.spec.data.path) + f": tried {tried[0]}"
+    else:
+        message = DATA_NOT_FOUND.format(path=doc.spec.data.path, first=tried[0], second=tried[1])
+    raise SpecSemanticError([Diagnostic(message, span, DATA_NOT_FOUND_HINT)], doc.text, doc.filename)

@@ -1,0 +1,193 @@
+"""Turn Lark's parse errors into one readable :class:`~fairspec.errors.Diagnostic`.
+
+Lark reports terminals by their grammar names (``__ANON_2``, ``RBRACE``, ``$END``); a user
+should read what was found and what would have been accepted in their own words, and get
+the closest keyword when they misspelled one (``protectd`` -> ``protected``).
+"""
+from __future__ import annotations
+
+import difflib
+
+from lark import Lark
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from fairspec.dsl.grammar import STATEMENT_KEYWORDS, keyword_terminals
+from fairspec.errors import Diagnostic, Span
+
+SYNTAX_FOUND_EXPECTED = "found {found}, expected {expected}"
+SYNTAX_BAD_CHARACTER = "unexpected character {char!r}, expected {expected}"
+SYNTAX_UNTERMINATED_STRING = "unterminated string: a text value must end with a double quote on the same line"
+SYNTAX_UNTERMINATED_NAME = "unterminated `quoted name`: it must end with a backquote on the same line"
+
+HINT_DID_YOU_MEAN = "did you mean '{keyword}'?"
+HINT_QUOTE_TEXT = 'text values are written in double quotes, e.g. "{word}"'
+HINT_INTERSECTION = "join protected attributes with '*' for intersectional groups, e.g. protected {prev} * {word}"
+HINT_SPEC_HEADER = "a spec starts with its name, e.g.: spec compas_rules"
+
+#: named (non-keyword) terminals in user words
+TERMINAL_WORDS = {
+    "NAME": "a name",
+    "QUOTED_NAME": "a `quoted name`",
+    "NUMBER": "a number",
+    "STRING": 'a quoted string',
+    "DURATION": "a duration such as 120s",
+    "$END": "end of file",
+}
+#: the order alternatives are listed in (lower first); punctuation and keywords come first
+_ORDER = {"NAME": 20, "QUOTED_NAME": 21, "NUMBER": 22, "STRING": 23, "DURATION": 24}
+
+
+def _terminal_text(parser: Lark, name: str) -> str:
+    """A terminal as a user would write it: ``'{'``, ``'model'``, ``a number`` ..."""
+    if name in TERMINAL_WORDS:
+        return TERMINAL_WORDS[name]
+    try:
+        pattern = parser.get_terminal(name).pattern
+    except KeyError:
+        return name.lower()
+    if pattern.type == "str":
+        return f"'{pattern.value}'"
+    return name.lower()
+
+
+def describe_expected(parser: Lark, expected: set[str]) -> str:
+    """The accepted terminals as one phrase; every statement keyword collapses to 'a statement'."""
+    expected = set(expected)
+    statement_terms = {t for t, kw in keyword_terminals().items() if kw in STATEMENT_KEYWORDS}
+    parts = []
+    if statement_terms and statement_terms <= expected:
+        expected -= statement_terms
+        parts_tail = ["a new statement (" + ", ".join(STATEMENT_KEYWORDS) + ")"]
+    else:
+        parts_tail = []
+    end = "$END" in expected
+    expected.discard("$END")
+    if {"TRUE", "FALSE"} <= expected:
+        expected -= {"TRUE", "FALSE"}
+        booleans = ["true/false"]
+    else:
+        booleans = []
+    ordered = sorted(expected, key=lambda t: (_ORDER.get(t, 0), _terminal_text(parser, t)))
+    parts = [_terminal_text(parser, t) for t in ordered] + booleans + parts_tail
+    if end:
+        parts.append("end of file")
+    if not parts:
+        return "nothing more"
+    if len(parts) == 1:
+        return parts[0]
+    return ", ".join(parts[:-1]) + " or " + parts[-1]
+
+
+def describe_found(token) -> str:
+    kind = token.type
+    if kind == "$END":
+        return "end of file"
+    if kind == "NAME":
+        return f"name '{token.value}'"
+    if kind == "QUOTED_NAME":
+        return f"name {token.value}"
+    if kind == "NUMBER":
+        return f"number {token.value}"
+    if kind == "STRING":
+        return f"string {token.value}"
+    if kind == "DURATION":
+        return f"duration {token.value}"
+    if kind in keyword_terminals():
+        return f"keyword '{token.value}'"
+    return f"'{token.value}'"
+
+
+def _keyword_hint(word: str, expected: set[str]) -> str | None:
+    """The closest keyword the parser would have accepted here, as a hint."""
+    keywords = keyword_terminals()
+    # true/false are values, not statement words: 'Female' should get the quoting hint
+    candidates = [keywords[t] for t in expected if t in keywords and t not in ("TRUE", "FALSE")]
+    close = difflib.get_close_matches(word.lower(), candidates, n=1, cutoff=0.6)
+    return HINT_DID_YOU_MEAN.format(keyword=close[0]) if close else None
+
+
+def _accepted(error: UnexpectedToken) -> set[str]:
+    """What the parser really accepts here.
+
+    LALR merges look-ahead sets, so ``error.expected`` may list terminals that are only
+    valid in another context (after ``target NAME`` it would offer ``==``); the
+    interactive parser tries each terminal through the pending reductions instead.
+    """
+    interactive = getattr(error, "interactive_parser", None)
+    if interactive is None:  # pragma: no cover - Lark >= 1.1 always provides it for LALR
+        return set(error.expected)
+    try:
+        return set(interactive.accepts())
+    except Exception:  # pragma: no cover - fall back to Lark's own (wider) set
+        return set(error.expected)
+
+
+def _expected_at_failure(parser: Lark, text: str) -> set[str]:
+    """Terminals the parser accepts where the lexer gave up (Lark's own set is the lexer's)."""
+    interactive = parser.parse_interactive(text)
+    try:
+        for _ in interactive.iter_parse():
+            pass
+    except UnexpectedInput:
+        pass
+    return set(interactive.accepts())
+
+
+def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Diagnostic:
+    """One diagnostic at the offending token, saying what was found and what was expected."""
+    if isinstance(error, UnexpectedCharacters):
+        char = text[error.pos_in_stream] if error.pos_in_stream < len(text) else ""
+        span = Span(error.line, error.column, error.line, error.column + 1)
+        if char == '"':
+            return Diagnostic(SYNTAX_UNTERMINATED_STRING, span)
+        if char == "`":
+            return Diagnostic(SYNTAX_UNTERMINATED_NAME, span)
+        expected = _expected_at_failure(parser, text)
+        return Diagnostic(SYNTAX_BAD_CHARACTER.format(char=char, expected=describe_expected(parser, expected)), span)
+
+    if isinstance(error, UnexpectedToken):
+        token = error.token
+        expected = _accepted(error)
+    elif isinstance(error, UnexpectedEOF):  # pragma: no cover - LALR reports end of input as a $END token
+        token = None
+        expected = set(error.expected)
+    else:  # pragma: no cover - the three kinds above are all Lark raises for LALR
+        return Diagnostic(str(error), Span(getattr(error, "line", 1), getattr(error, "column", 1)))
+
+    header_hint = HINT_SPEC_HEADER if expected == {"SPEC"} else None
+    if token is None or token.type == "$END":
+        span = _end_span(token, text)
+        message = SYNTAX_FOUND_EXPECTED.format(found="end of file", expected=describe_expected(parser, expected))
+        return Diagnostic(message, span, header_hint)
+
+    span = Span(token.line, token.column, token.end_line, token.end_column)
+    message = SYNTAX_FOUND_EXPECTED.format(found=describe_found(token), expected=describe_expected(parser, expected))
+    hint = None
+    if token.type in ("NAME",) or token.type in keyword_terminals():
+        hint = _keyword_hint(str(token.value), expected)
+        if hint is None and token.type == "NAME":
+            if "STAR" in expected:
+                prev = _previous_word(text, token)
+                hint = HINT_INTERSECTION.format(prev=prev or "race", word=token.value)
+            elif "STRING" in expected:
+                hint = HINT_QUOTE_TEXT.format(word=token.value)
+    if hint is None and token.type == "LPAR":
+        # `missing imput(knn)`: the misspelled keyword is the word before the parenthesis
+        prev = _previous_word(text, token)
+        if prev and difflib.get_close_matches(prev.lower(), ["impute"], n=1, cutoff=0.6):
+            hint = HINT_DID_YOU_MEAN.format(keyword="impute")
+    return Diagnostic(message, span, hint or header_hint)
+
+
+def _previous_word(text: str, token) -> str | None:
+    before = text[: token.start_pos].split()
+    return before[-1] if before else None
+
+
+def _end_span(token, text: str) -> Span:
+    """Just after the last token (Lark puts ``$END`` on the last token itself)."""
+    if token is not None and token.end_line is not None and token.end_column is not None and token.value == "":
+        # Lark borrows the position of the last real token; point one past its end
+        return Span(token.end_line, token.end_column)
+    lines = text.splitlines() or [""]
+    return Span(len(lines), len(lines[-1]) + 1)

@@ -1,0 +1,337 @@
+"""Parse tree -> typed :class:`~fairspec.dsl.ast.Spec`.
+
+Two things the LALR grammar leaves to this stage, on purpose:
+
+* **statement structure** — statements may come in any order, each at most once, and
+  ``data``, ``target``, ``protected``, ``features`` and ``model`` are required.  Checking
+  that here gives "duplicate 'model' statement" instead of a bare unexpected token;
+* **block items** — a block is a run of words and values, paired here into parameters.
+  ``name value`` is a parameter; ``name { ... }`` a nested block; a bare ``name`` is a flag
+  (value ``True``).  A word followed by a word is ambiguous (``learner logistic`` vs
+  ``stratify seed 7``), which LALR(1) cannot decide; the rule is: the second word is the
+  first one's value *unless* the second word is itself followed by a value.  So
+  ``stratify seed 7`` is a flag then ``seed 7``, and ``learner logistic depth 3`` is
+  ``learner = "logistic"`` then ``depth 3``.  (A flag right before a word-valued
+  parameter needs ``true``: ``stratify true learner logistic``.)
+
+Besides the tree, the transformer records where individual values stand
+(``locations``), so the checker can put its caret on the offending number rather than at
+the start of the statement.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from lark import Token, Transformer, v_args
+
+from fairspec.dsl import ast
+from fairspec.errors import Diagnostic, Span
+
+REQUIRED_STATEMENTS = ("data", "target", "protected", "features", "model")
+
+BLOCK_VALUE_WITHOUT_NAME = "found {found} without a parameter name before it, expected a parameter name"
+DUPLICATE_STATEMENT = "duplicate '{keyword}' statement: each statement may appear only once"
+DUPLICATE_STATEMENT_HINT = "the first '{keyword}' statement is on line {line}"
+MISSING_STATEMENT = "the spec has no '{keyword}' statement, which is required"
+MISSING_STATEMENT_HINTS = {
+    "data": 'add a line such as: data "data/compas.csv.gz"',
+    "target": "add a line such as: target two_year_recid positive 1",
+    "protected": "add a line such as: protected race",
+    "features": "add a line such as: features { age numeric  priors_count numeric }",
+    "model": "add a line such as: model baseline",
+}
+
+_DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def span_of(meta) -> Span | None:
+    if meta is None or getattr(meta, "empty", True):
+        return None
+    return Span(meta.line, meta.column, meta.end_line, meta.end_column)
+
+
+def token_span(token: Token) -> Span:
+    return Span(token.line, token.column, token.end_line, token.end_column)
+
+
+def _join(start: Span, end: Span) -> Span:
+    return Span(start.line, start.column, end.end_line, end.end_column)
+
+
+@dataclass(frozen=True)
+class _Value:
+    """A literal with where it was written (the AST keeps plain Python values)."""
+
+    value: object
+    span: Span
+    text: str
+
+
+@dataclass(frozen=True)
+class _Nested:
+    name: ast.Name
+    params: tuple
+    span: Span
+
+
+def parse_number(text: str) -> int | float:
+    """``12`` -> 12 (int); ``0.5``, ``1e-4``, ``3.`` -> float."""
+    if any(c in text for c in ".eE"):
+        return float(text)
+    return int(text)
+
+
+def parse_string(text: str) -> str:
+    """A double-quoted literal: JSON escapes (``\\"``, ``\\\\``, ``\\n``); other backslashes are kept."""
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text[1:-1]
+
+
+def parse_duration(text: str) -> ast.Duration:
+    return ast.Duration(float(text[:-1]) * _DURATION_UNITS[text[-1]])
+
+
+@v_args(meta=True)
+class SpecTransformer(Transformer):
+    """Builds the :class:`ast.Spec`; problems are collected, never raised from a callback
+    (Lark would wrap them in ``VisitError``).  After ``transform`` read ``syntax_problems``
+    (block values without a name) and ``structure_problems`` (duplicate/missing statements).
+    """
+
+    def __init__(self):
+        super().__init__(visit_tokens=False)
+        self.locations: dict[tuple, Span] = {}
+        self.syntax_problems: list[Diagnostic] = []
+        self.structure_problems: list[Diagnostic] = []
+
+    # ---- tokens (the grammar uses them directly; see the note in the grammar) ----------------
+    @staticmethod
+    def _name(tok: Token) -> ast.Name:
+        value = str(tok)
+        if tok.type == "QUOTED_NAME":
+            value = value[1:-1]
+        return ast.Name(value, token_span(tok))
+
+    @staticmethod
+    def _value(tok: Token) -> _Value:
+        text = str(tok)
+        if tok.type == "NUMBER":
+            value = parse_number(text)
+        elif tok.type == "STRING":
+            value = parse_string(text)
+        elif tok.type == "DURATION":
+            value = parse_duration(text)
+        elif tok.type in ("TRUE", "FALSE"):
+            value = tok.type == "TRUE"
+        else:  # pragma: no cover - the grammar passes only the literal tokens above
+            raise ValueError(f"not a literal: {tok!r}")
+        return _Value(value, token_span(tok), text)
+
+    def compare_op(self, meta, children):
+        return str(children[0])
+
+    def feature_kind(self, meta, children):
+        return str(children[0])
+
+    # ---- data ---------------------------------------------------------------------------
+    def value_list(self, meta, children):
+        return [self._value(tok) for tok in children]
+
+    def filter_in(self, meta, children):
+        column, values = children
+        return self._name(column), "in", values, span_of(meta)
+
+    def filter_not_in(self, meta, children):
+        column, values = children
+        return self._name(column), "not in", values, span_of(meta)
+
+    def filter_compare(self, meta, children):
+        column, op, value = children
+        return self._name(column), op, [self._value(value)], span_of(meta)
+
+    def data_stmt(self, meta, children):
+        path_token, *filters = children
+        path = self._value(path_token)
+        self.locations[("data.path",)] = path.span
+        built = []
+        for i, (column, op, values, span) in enumerate(filters):
+            for j, v in enumerate(values):
+                self.locations[("filter.value", i, j)] = v.span
+            built.append(ast.Filter(column, op, tuple(v.value for v in values), span))
+        return "data", ast.DataSource(path.value, tuple(built), span_of(meta)), meta
+
+    # ---- target, groups, columns -----------------------------------------------------------
+    def target_stmt(self, meta, children):
+        column, positive = self._name(children[0]), self._value(children[1])
+        self.locations[("target.positive",)] = positive.span
+        return "target", ast.Target(column, positive.value, span_of(meta)), meta
+
+    def protected_stmt(self, meta, children):
+        return "protected", ast.Protected(tuple(self._name(t) for t in children), span_of(meta)), meta
+
+    def feature(self, meta, children):
+        name, kind = children
+        return ast.Feature(self._name(name), kind, span_of(meta))
+
+    def feature_list(self, meta, children):
+        return tuple(children)
+
+    def features_stmt(self, meta, children):
+        self.locations[("features",)] = _keyword_span(meta, "features")
+        return "features", children[0], meta
+
+    def privileged_stmt(self, meta, children):
+        self.locations[("privileged",)] = _keyword_span(meta, "privileged")
+        return "privileged", children[0], meta
+
+    # ---- missing, fairness ----------------------------------------------------------------------
+    def missing_named(self, meta, children):
+        strategy = self._name(children[0])
+        self.locations[("missing.strategy",)] = strategy.span
+        return "missing", ast.Missing(strategy.value, span=span_of(meta)), meta
+
+    def missing_impute(self, meta, children):
+        method, k = self._name(children[0]), None if children[1] is None else self._value(children[1])
+        self.locations[("missing.method",)] = method.span
+        if k is not None:
+            self.locations[("missing.k",)] = k.span
+        return "missing", ast.Missing("impute", method.value, None if k is None else k.value, span_of(meta)), meta
+
+    def number_or_list(self, meta, children):
+        return [self._value(tok) for tok in children]
+
+    def bound(self, meta, children):
+        return "bound", children[0]
+
+    def penalty(self, meta, children):
+        return "penalty", children[0]
+
+    def fairness_stmt(self, meta, children):
+        criterion, form = self._name(children[0]), children[1]
+        self.locations[("fairness.criterion",)] = criterion.span
+        bounds, penalties = (), ()
+        if form is not None:
+            kind, values = form
+            for i, v in enumerate(values):
+                self.locations[(f"fairness.{kind}", i)] = v.span
+            numbers = tuple(float(v.value) for v in values)
+            if kind == "bound":
+                bounds = numbers
+            else:
+                penalties = numbers
+        return "fairness", ast.Fairness(criterion, bounds, penalties, span_of(meta)), meta
+
+    # ---- blocks -----------------------------------------------------------------------------------
+    def nested_block(self, meta, children):
+        name, params = children
+        return _Nested(self._name(name), params, span_of(meta))
+
+    def block(self, meta, children):
+        """Pair words and values into parameters (see the module docstring for the rule)."""
+        items = [c if isinstance(c, _Nested) else self._name(c) if c.type == "NAME" else self._value(c)
+                 for c in children]
+        params = []
+        i = 0
+        while i < len(items):
+            item = items[i]
+            if isinstance(item, _Nested):
+                params.append(ast.Param(item.name.value, item.params, item.span))
+                i += 1
+                continue
+            if isinstance(item, _Value):
+                self.syntax_problems.append(Diagnostic(
+                    BLOCK_VALUE_WITHOUT_NAME.format(found=_describe_value(item)), item.span))
+                i += 1
+                continue
+            name: ast.Name = item
+            following = items[i + 1] if i + 1 < len(items) else None
+            after = items[i + 2] if i + 2 < len(items) else None
+            if isinstance(following, _Value):
+                value, value_span, i = following.value, following.span, i + 2
+            elif isinstance(following, ast.Name) and not isinstance(after, _Value):
+                value, value_span, i = following.value, following.span, i + 2
+            else:
+                value, value_span, i = True, None, i + 1
+            span = _join(name.span, value_span) if value_span else name.span
+            params.append(ast.Param(name.value, value, span))
+            if value_span is not None:
+                self.locations[("param.value", span)] = value_span
+        return tuple(params)
+
+    def model_stmt(self, meta, children):
+        family, params = children
+        return "model", ast.Model(self._name(family), params or (), span_of(meta)), meta
+
+    def solver_stmt(self, meta, children):
+        return "solver", ast.Solver(children[0], span_of(meta)), meta
+
+    def evaluate_stmt(self, meta, children):
+        return "evaluate", ast.Evaluate(children[0], span_of(meta)), meta
+
+    def evaluate_none(self, meta, children):
+        # `evaluate none` is the same as the block `evaluate { none }`
+        span = span_of(meta)
+        none_span = Span(span.end_line, span.end_column - 4, span.end_line, span.end_column)
+        return "evaluate", ast.Evaluate((ast.Param("none", True, none_span),), span), meta
+
+    def output_stmt(self, meta, children):
+        path = self._value(children[0])
+        self.locations[("output",)] = path.span
+        return "output", path.value, meta
+
+    # ---- the whole spec -----------------------------------------------------------------------
+    def spec_header(self, meta, children):
+        return self._name(children[0]), span_of(meta)
+
+    def start(self, meta, children):
+        (name, header_span), *statements = children
+        seen: dict[str, tuple[object, object]] = {}
+        for keyword, node, stmt_meta in statements:
+            if keyword in seen:
+                first_line = seen[keyword][1].line
+                self.structure_problems.append(Diagnostic(
+                    DUPLICATE_STATEMENT.format(keyword=keyword),
+                    _keyword_span(stmt_meta, keyword),
+                    DUPLICATE_STATEMENT_HINT.format(keyword=keyword, line=first_line)))
+                continue
+            seen[keyword] = (node, stmt_meta)
+        header_caret = Span(header_span.line, header_span.column, header_span.line, header_span.column + len("spec"))
+        for keyword in REQUIRED_STATEMENTS:
+            if keyword not in seen:
+                self.structure_problems.append(Diagnostic(
+                    MISSING_STATEMENT.format(keyword=keyword), header_caret, MISSING_STATEMENT_HINTS[keyword]))
+        if any(k not in seen for k in REQUIRED_STATEMENTS):
+            return None
+        node = {k: v[0] for k, v in seen.items()}
+        return ast.Spec(
+            name=name,
+            data=node["data"],
+            target=node["target"],
+            protected=node["protected"],
+            features=node["features"],
+            model=node["model"],
+            privileged=node.get("privileged", ()),
+            missing=node.get("missing"),
+            fairness=node.get("fairness"),
+            solver=node.get("solver"),
+            evaluate=node.get("evaluate"),
+            output=node.get("output"),
+            span=span_of(meta),
+        )
+
+
+def _keyword_span(meta, keyword: str) -> Span:
+    return Span(meta.line, meta.column, meta.line, meta.column + len(keyword))
+
+
+def _describe_value(value: _Value) -> str:
+    if isinstance(value.value, bool):
+        return f"'{value.text}'"
+    if isinstance(value.value, ast.Duration):
+        return f"duration {value.text}"
+    if isinstance(value.value, str):
+        return f"string {value.text}"
+    return f"number {value.text}"

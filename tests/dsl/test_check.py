@@ -1,0 +1,323 @@
+"""Checker tests against small in-memory tables, and the data-free checks."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairspec.dsl import check, check_spec, parse_spec
+from fairspec.errors import SpecSemanticError
+from fairspec.plan.families import FAMILIES
+
+
+def table(**overrides) -> pd.DataFrame:
+    columns = {
+        "age": [25, 32, 47, 51, 19, 38],
+        "income": [1.5, np.nan, 3.0, 2.0, 0.5, 4.0],
+        "sex": ["F", "M", "F", "M", "F", "M"],
+        "race": ["a", "b", "a", "b", "c", "a"],
+        "city": ["x", "y", "x", "z", "y", "x"],
+        "label": [1, 0, 1, 0, 0, 1],
+    }
+    columns.update(overrides)
+    return pd.DataFrame(columns)
+
+
+def spec(*lines: str, **statements: str) -> str:
+    base = {
+        "data": 'data "t.csv"',
+        "target": "target label positive 1",
+        "protected": "protected sex",
+        "features": "features { age numeric  income numeric  city categorical }",
+        "model": "model baseline",
+    }
+    base.update(statements)
+    return "spec t\n" + "\n".join([*base.values(), *lines]) + "\n"
+
+
+def problems(text: str, data: pd.DataFrame | None = None) -> list:
+    """The diagnostics ``check_spec`` raises (an empty list if the spec is fine)."""
+    doc = parse_spec(text, "t.fair")
+    try:
+        check_spec(doc, data)
+    except SpecSemanticError as error:
+        return error.diagnostics
+    return []
+
+
+def messages(text: str, data: pd.DataFrame | None = None) -> list[str]:
+    return [d.message for d in problems(text, data)]
+
+
+def test_valid_spec_passes_with_and_without_data():
+    assert problems(spec(), table()) == []
+    assert problems(spec(), None) == []
+
+
+def test_unknown_column_suggests_the_closest_name():
+    (diag,) = problems(spec(features="features { agee numeric }"), table())
+    assert diag.message == check.UNKNOWN_COLUMN.format(column="agee", role="feature")
+    assert diag.hint == "did you mean 'age'?"
+    assert (diag.span.line, diag.span.column) == (5, 12)
+
+
+def test_unknown_column_without_close_name_lists_the_columns():
+    (diag,) = problems(spec(protected="protected zzzzzz"), table())
+    assert diag.hint.startswith("the data has the columns: age, income, sex")
+
+
+def test_without_a_table_column_names_are_not_checked():
+    assert problems(spec(features="features { nope numeric }", protected="protected nada"), None) == []
+
+
+@pytest.mark.parametrize("positive, column", [
+    ("1", [1, 0, 1, 0, 0, 1]),                       # int column, int positive
+    ('"1"', [1, 0, 1, 0, 0, 1]),                     # int column, text positive
+    ("1", ["1", "0", "1", "0", "0", "1"]),           # text column, int positive
+    ('"yes"', ["yes", "no", "yes", "no", "no", "yes"]),
+    ("true", [True, False, True, False, False, True]),
+    ("1", [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]),
+])
+def test_positive_class_is_compared_as_the_column_type(positive, column):
+    assert problems(spec(target=f"target label positive {positive}"), table(label=column)) == []
+
+
+def test_positive_class_absent():
+    (diag,) = problems(spec(target="target label positive 2"), table())
+    assert diag.message == check.POSITIVE_ABSENT.format(positive=2, column="label", values="0, 1")
+    assert (diag.span.line, diag.span.column) == (3, 23)
+
+
+def test_target_not_binary_is_judged_after_the_filters():
+    labels = [1, 0, 1, 0, 2, 1]  # the 2 is on the row with race c
+    msgs = messages(spec(), table(label=labels))
+    assert msgs == [check.TARGET_NOT_BINARY.format(column="label", count=3, values="0, 1, 2")]
+    assert messages(spec(data='data "t.csv" where race in ["a", "b"]'), table(label=labels)) == []
+
+
+def test_target_missing_values_are_reported():
+    assert messages(spec(), table(label=[1, 0, np.nan, 0, 0, 1])) == [
+        check.TARGET_HAS_MISSING.format(column="label", count=1)]
+
+
+def test_protected_attribute_with_missing_values_and_a_single_group():
+    data = table(race=["a", None, "a", "b", "b", "a"])
+    (diag,) = problems(spec(protected="protected race"), data)
+    assert diag.message == check.PROTECTED_HAS_MISSING.format(column="race", count=1)
+    assert diag.hint == 'drop those rows with a where filter, e.g. where race in ["a", "b"]'
+    one = messages(spec(data='data "t.csv" where sex == "F"'), table())
+    assert one == [check.PROTECTED_ONE_GROUP.format(column="sex", group="F")]
+
+
+def test_intersectional_protected_attributes_are_each_checked():
+    assert messages(spec(protected="protected sex * race"), table(race=["a"] * 6)) == [
+        check.PROTECTED_ONE_GROUP.format(column="race", group="a")]
+
+
+def test_numeric_feature_on_a_text_column():
+    (diag,) = problems(spec(features="features { city numeric }"), table())
+    assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="city", examples="'x', 'y', 'z'")
+    # numbers stored as text are accepted; untyped and categorical features never complain
+    assert problems(spec(features="features { city numeric }"), table(city=["1", "2", "3", "4", "5", "6"])) == []
+    assert problems(spec(features="features { city  sex categorical }"), table()) == []
+
+
+def test_filters_select_the_rows_the_checks_see():
+    # after `age >= 40` only rows 47/F, 51/M remain: two groups, fine; after `age >= 48` only 51/M
+    assert messages(spec(data='data "t.csv" where age >= 40'), table()) == []
+    assert messages(spec(data='data "t.csv" where age >= 48', target="target label positive 0"), table()) == [
+        check.TARGET_NOT_BINARY.format(column="label", count=1, values="0"),
+        check.PROTECTED_ONE_GROUP.format(column="sex", group="M")]
+    # a number written as text matches a numeric column; a text column matches its values
+    assert messages(spec(data='data "t.csv" where age in ["25", "19"] and city != "z"'), table()) == [
+        check.PROTECTED_ONE_GROUP.format(column="sex", group="F")]
+
+
+def test_not_equal_keeps_rows_where_the_column_is_missing():
+    # training filters with fairspec.data.table.value_mask, which keeps missing cells for != / not in
+    data = table(race=["a", None, "a", "b", "c", "a"])
+    assert messages(spec(data='data "t.csv" where race != "c"', protected="protected race"), data) == [
+        check.PROTECTED_HAS_MISSING.format(column="race", count=1)]
+    assert messages(spec(data='data "t.csv" where race in ["a", "b"]', protected="protected race"), data) == []
+
+
+def test_filter_problems_and_empty_result():
+    diags = problems(spec(data='data "t.csv" where city < 3 and age == "old" and age >= "30"'), table())
+    assert [d.message for d in diags] == [check.FILTER_ORDER_ON_TEXT.format(op="<", column="city"),
+                                          check.FILTER_NOT_NUMBER.format(column="age", value="old"),
+                                          check.FILTER_NOT_NUMBER.format(column="age", value="30")]
+    assert [d.span.column for d in diags] == [20, 40, 57]
+    assert diags[2].hint == check.HINT_FILTER_UNQUOTE
+    assert messages(spec(data='data "t.csv" where age > 100'), table()) == [check.NO_ROWS_LEFT.format(rows=6)]
+
+
+def test_role_conflicts_need_no_data():
+    text = spec("privileged { income  income }", features="features { age  label  income }",
+                protected="protected sex * label", model="model tree")
+    msgs = messages(text)
+    assert check.TARGET_AS_FEATURE.format(column="label") in msgs
+    assert check.TARGET_AS_PROTECTED.format(column="label") in msgs
+    assert check.PRIVILEGED_IN_FEATURES.format(column="income") in msgs
+    assert check.DUPLICATE_COLUMN.format(column="income", block="privileged") in msgs
+    assert check.PRIVILEGED_UNUSED.format(family="tree", users="privileged_boost (not implemented yet)") in msgs
+
+
+def test_protected_attribute_may_also_be_a_feature():
+    assert problems(spec(features="features { age numeric  sex categorical }"), table()) == []
+
+
+def test_empty_features_block():
+    assert messages(spec(features="features { }")) == [check.NO_FEATURES]
+
+
+@pytest.mark.parametrize("line, ok", [
+    ("fairness equal_opportunity <= 0", True),
+    ("fairness equal_opportunity <= 1", True),
+    ("fairness equal_opportunity <= 1.01", False),
+    ("fairness equal_opportunity <= -0.1", False),
+    ("fairness equal_opportunity penalty 0", True),
+    ("fairness equal_opportunity penalty 100", True),
+    ("fairness equal_opportunity penalty -0.01", False),
+])
+def test_fairness_value_ranges(line, ok):
+    assert (problems(spec(line, model="model tree")) == []) is ok
+
+
+def test_bound_sweep_reports_each_bad_point_at_its_position():
+    diags = problems(spec("fairness equal_opportunity <= [0.1, 2, 3]", model="model tree"))
+    assert [(d.span.line, d.span.column) for d in diags] == [(7, 37), (7, 40)]
+
+
+def test_unknown_criterion_and_family_suggest_names():
+    (crit,) = problems(spec("fairness demographic_parit"))
+    assert crit.message == check.UNKNOWN_CRITERION.format(name="demographic_parit")
+    assert crit.hint == "did you mean 'demographic_parity'?"
+    (family,) = problems(spec(model="model rule_sets"))
+    assert family.message == check.UNKNOWN_FAMILY.format(name="rule_sets")
+    assert family.hint == "did you mean 'rule_set'?"
+
+
+@pytest.mark.parametrize("name", [n for n, f in FAMILIES.items() if not f.implemented])
+def test_not_implemented_families_get_a_clear_error(name):
+    implemented = ", ".join(n for n, f in FAMILIES.items() if f.implemented)
+    assert messages(spec(model=f"model {name}")) == [
+        f"model family '{name}' is not implemented yet in fairspec 0.1; implemented: {implemented}"]
+
+
+def test_criterion_forms_follow_the_family_registry():
+    # every (family, criterion, form) combination is accepted exactly when the registry says so
+    for name, family in FAMILIES.items():
+        if not family.implemented:
+            continue
+        for criterion in ("demographic_parity", "equal_opportunity", "fpr_parity", "equalized_odds",
+                          "accuracy_parity"):
+            for form, line in (("audit", ""), ("bound", " <= 0.1"), ("penalty", " penalty 1")):
+                msgs = messages(spec(f"fairness {criterion}{line}", model=f"model {name}"))
+                assert (msgs == []) is family.can_enforce(criterion, form), (name, criterion, form, msgs)
+
+
+def test_unenforceable_criterion_says_what_the_family_supports():
+    (diag,) = problems(spec("fairness equal_opportunity <= 0.1"))
+    assert diag.message == ("model family 'baseline' cannot enforce equal_opportunity as a bound; "
+                            "'baseline' enforces no criterion (it can only audit one)")
+    assert diag.hint == ("write `fairness equal_opportunity` alone to measure it without enforcing it; "
+                         "families that enforce it as a bound: tree, rule_set")
+
+
+@pytest.mark.parametrize("model, expected", [
+    ("model tree { depth 31 }", check.PARAM_OUT_OF_RANGE.format(
+        name="depth", owner="model 'tree'", bounds="between 1 and 30", value=31)),
+    ("model tree { depth 2.5 }", check.PARAM_WRONG_TYPE.format(
+        name="depth", owner="model 'tree'", expected="a whole number", got="the number 2.5")),
+    ("model tree { depth }", check.PARAM_WRONG_TYPE.format(
+        name="depth", owner="model 'tree'", expected="a whole number", got="no value")),
+    ("model tree { criterion gain }", check.PARAM_NOT_A_CHOICE.format(
+        name="criterion", owner="model 'tree'", choices="gini, entropy", value="gain")),
+    ("model tree { forest { bootstrap 1 } }", check.PARAM_WRONG_TYPE.format(
+        name="bootstrap", owner="block 'forest' of model 'tree'", expected="true or false", got="the number 1")),
+    ("model tree { forest { tres 5 } }", check.UNKNOWN_PARAM.format(
+        name="tres", owner="block 'forest' of model 'tree'")),
+    ("model tree { forest }", check.PARAM_WRONG_TYPE.format(
+        name="forest", owner="model 'tree'", expected="a block { ... }", got="no value")),
+    ("model tree { depth { } }", check.PARAM_WRONG_TYPE.format(
+        name="depth", owner="model 'tree'", expected="a whole number", got="a block")),
+    ("model tree { depth 3 depth 4 }", check.DUPLICATE_PARAM.format(name="depth", owner="model 'tree'")),
+    ("model baseline { C 0.5 learner logistic }", None),
+    ("model rule_set { max_complexity 30 max_conditions 4 thresholds 10 }", None),
+])
+def test_model_parameters_are_checked_against_the_registry(model, expected):
+    assert messages(spec(model=model)) == ([] if expected is None else [expected])
+
+
+def test_unknown_model_parameter_hint_lists_allowed_names():
+    (diag,) = problems(spec(model="model rule_set { max_rules 3 }"))
+    assert diag.hint == "model 'rule_set' takes: max_complexity, max_conditions, thresholds"
+
+
+@pytest.mark.parametrize("solver, expected", [
+    ("solver { time_limit 2m threads 2 mip_gap 0.01 seed 7 }", None),
+    ("solver { time_limit 30 }", None),
+    ("solver { time_limit 0s }", check.PARAM_OUT_OF_RANGE.format(
+        name="time_limit", owner="solver", bounds="at least 0.01", value="0s")),
+    ("solver { threads 0 }", check.PARAM_OUT_OF_RANGE.format(
+        name="threads", owner="solver", bounds="between 1 and 256", value=0)),
+    ("solver { mip_gap 2 }", check.PARAM_OUT_OF_RANGE.format(
+        name="mip_gap", owner="solver", bounds="between 0 and 1", value=2)),
+    ("solver { verbose true }", check.UNKNOWN_PARAM.format(name="verbose", owner="solver")),
+])
+def test_solver_parameters(solver, expected):
+    assert messages(spec(solver, model="model rule_set")) == ([] if expected is None else [expected])
+
+
+@pytest.mark.parametrize("evaluate, expected", [
+    ("evaluate { holdout 0.3 stratify seed 7 }", []),
+    ("evaluate { cv 10 seed 1 }", []),
+    ("evaluate none", []),
+    ("evaluate { holdout 0 }", [check.HOLDOUT_OUT_OF_RANGE.format(value=0)]),
+    ("evaluate { holdout 1 }", [check.HOLDOUT_OUT_OF_RANGE.format(value=1)]),
+    ("evaluate { cv 1 }", [check.CV_TOO_FEW_FOLDS.format(value=1)]),
+    ("evaluate { cv 5 holdout 0.2 }", [check.EVALUATE_HOLDOUT_AND_CV]),
+    ("evaluate { none seed 3 }", [check.EVALUATE_NONE_WITH_OTHERS.format(name="seed")]),
+    ("evaluate { folds 5 }", [check.UNKNOWN_PARAM.format(name="folds", owner="evaluate")]),
+])
+def test_evaluate_parameters(evaluate, expected):
+    assert messages(spec(evaluate)) == expected
+
+
+@pytest.mark.parametrize("line, model, expected", [
+    ("missing mia", "model tree", []),
+    ("missing fractional", "model tree", []),
+    ("missing impute(knn k=5)", "model baseline", []),
+    ("missing drop", "model rule_set", []),
+    ("missing trinary", "model rule_set", [check.MISSING_UNSUPPORTED.format(
+        family="rule_set", strategy="trinary", supported="mia, impute(mean|median|knn), drop")]),
+    ("missing mia", "model baseline", [check.MISSING_UNSUPPORTED.format(
+        family="baseline", strategy="mia", supported="impute(mean|median|knn), drop")]),
+    ("missing mai", "model tree", [check.UNKNOWN_MISSING.format(name="mai")]),
+    ("missing impute(mode)", "model tree", [check.UNKNOWN_IMPUTE_METHOD.format(method="mode")]),
+    ("missing impute(median k=3)", "model tree", [check.IMPUTE_K_NOT_KNN.format(method="median")]),
+    ("missing impute(knn k=0)", "model tree", [check.IMPUTE_K_INVALID.format(k=0)]),
+    ("missing impute(knn k=2.5)", "model tree", [check.IMPUTE_K_INVALID.format(k=2.5)]),
+])
+def test_missing_strategies_against_families(line, model, expected):
+    assert messages(spec(line, model=model)) == expected
+
+
+def test_all_problems_are_collected_in_spec_order():
+    text = "\n".join([
+        "spec t",
+        'data "t.csv" where rase in ["a"]',
+        "target label positive 3",
+        "protected sex",
+        "features { agee numeric  city numeric }",
+        "fairness demographic_parity <= 1.5",
+        "model tree { depth 0 }",
+        "evaluate { cv 1 }",
+    ])
+    diags = problems(text, table())
+    assert [(d.span.line, d.span.column) for d in diags] == [
+        (2, 20), (3, 23), (5, 12), (5, 26), (6, 32), (7, 20), (8, 15)]
+    assert [d.message.split(" ")[0] for d in diags] == [
+        "unknown", "positive", "unknown", "feature", "fairness", "parameter", "cv"]
+    rendered = SpecSemanticError(diags, text, "t.fair").render()
+    assert rendered.count("t.fair:") == 7

@@ -1,0 +1,102 @@
+"""Loading spec files, finding their data, the rendered diagnostic, and the example specs."""
+from __future__ import annotations
+
+import pathlib
+
+import pandas as pd
+import pytest
+
+from fairspec.dsl import SpecDocument, check_spec, load_spec, parse_spec, resolve_data_path
+from fairspec.errors import SpecError, SpecSemanticError, SpecSyntaxError
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLE_SPECS = sorted((REPO / "specs").glob("*.fair"))
+
+SPEC = """\
+spec people
+data "people.csv"
+target label positive 1
+protected sex
+features { age numeric }
+model baseline
+"""
+
+
+def test_rendered_syntax_error_snapshot():
+    text = "spec people\ndata \"people.csv\"\ntarget label positive 1\n  protectd sex\n"
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text, "people.fair")
+    assert info.value.render() == (
+        "people.fair:4:3: error: found name 'protectd', expected a new statement (data, target, protected, "
+        "features, privileged, missing, fairness, model, solver, evaluate, output) or end of file\n"
+        "    protectd sex\n"
+        "    ^^^^^^^^\n"
+        "  hint: did you mean 'protected'?"
+    )
+
+
+def test_rendered_semantic_error_snapshot():
+    doc = parse_spec(SPEC.replace("age numeric", "age numeric  hour numeric"), "people.fair")
+    data = pd.DataFrame({"age": [30, 40], "hours": [1.0, 2.0], "sex": ["F", "M"], "label": [0, 1]})
+    with pytest.raises(SpecSemanticError) as info:
+        check_spec(doc, data)
+    assert str(info.value) == (
+        "people.fair:5:25: error: unknown column 'hour' (feature)\n"
+        "  features { age numeric  hour numeric }\n"
+        "                          ^^^^\n"
+        "  hint: did you mean 'hours'?"
+    )
+
+
+def test_load_spec_keeps_text_and_path(tmp_path):
+    path = tmp_path / "people.fair"
+    path.write_text(SPEC, encoding="utf-8")
+    doc = load_spec(path)
+    assert isinstance(doc, SpecDocument)
+    assert doc.text == SPEC and doc.path == path and doc.filename == str(path)
+    assert doc.spec == parse_spec(SPEC).spec
+    assert parse_spec(SPEC).filename == "<spec>"
+
+
+def test_missing_spec_file_is_a_spec_error_naming_the_file(tmp_path):
+    path = tmp_path / "absent.fair"
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert str(info.value).startswith(f"{path}: error: cannot read the spec file: ")
+
+
+def test_data_path_is_found_next_to_the_spec_first(tmp_path, monkeypatch):
+    spec_dir = tmp_path / "specs"
+    spec_dir.mkdir()
+    (spec_dir / "people.fair").write_text(SPEC, encoding="utf-8")
+    (spec_dir / "people.csv").write_text("x\n1\n", encoding="utf-8")
+    (tmp_path / "people.csv").write_text("x\n2\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    doc = load_spec(spec_dir / "people.fair")
+    assert resolve_data_path(doc).resolve() == (spec_dir / "people.csv").resolve()
+    (spec_dir / "people.csv").unlink()
+    assert resolve_data_path(doc).resolve() == (tmp_path / "people.csv").resolve()
+
+
+def test_data_path_not_found_points_at_the_data_string(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "specs").mkdir()
+    path = tmp_path / "specs" / "people.fair"
+    path.write_text(SPEC, encoding="utf-8")
+    with pytest.raises(SpecSemanticError) as info:
+        resolve_data_path(load_spec(path))
+    (diag,) = info.value.diagnostics
+    assert (diag.span.line, diag.span.column) == (2, 6)
+    assert str(tmp_path / "specs" / "people.csv") in diag.message
+    assert str(tmp_path / "people.csv") in diag.message
+
+
+def test_example_specs_exist():
+    assert EXAMPLE_SPECS, "specs/*.fair: the repository ships example specs"
+
+
+@pytest.mark.parametrize("path", EXAMPLE_SPECS, ids=[p.stem for p in EXAMPLE_SPECS])
+def test_example_spec_parses_and_checks_against_its_data(path):
+    doc = load_spec(path)
+    assert doc.spec.name.value
+    check_spec(doc, pd.read_csv(resolve_data_path(doc)))

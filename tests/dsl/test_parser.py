@@ -1,0 +1,269 @@
+"""Parser tests: each construct parsed and compared with a tree built by hand."""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from fairspec.dsl import ast, parse_spec
+from fairspec.dsl.grammar import get_parser, grammar_text
+from fairspec.errors import Span, SpecSemanticError, SpecSyntaxError
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+
+N = ast.Name
+BASE = {
+    "data": 'data "d.csv"',
+    "target": "target y positive 1",
+    "protected": "protected g",
+    "features": "features { x }",
+    "model": "model baseline",
+}
+
+
+def spec_text(**statements: str) -> str:
+    """A spec with the required statements; keyword arguments replace or add statements."""
+    merged = {**BASE, **statements}
+    return "spec s\n" + "\n".join(merged.values()) + "\n"
+
+
+def parse(**statements: str) -> ast.Spec:
+    return parse_spec(spec_text(**statements)).spec
+
+
+FULL = """\
+spec compas_rules
+data "data/compas.csv.gz" where race in ["African-American", "Caucasian"] and age >= 18
+target two_year_recid positive 1          # positive may be a number or a "string"
+protected race * sex
+features { age numeric  priors_count numeric  juv_fel_count numeric  c_charge_degree categorical }
+privileged { sex }
+missing mia
+fairness equal_opportunity <= 0.025
+model rule_set { max_complexity 30  max_conditions 4 }
+solver { time_limit 120s  threads 2  mip_gap 0.01  seed 7 }
+evaluate { holdout 0.3 stratify seed 7 }
+output "reports/compas_rules"
+"""
+
+
+def test_full_spec_matches_hand_built_tree():
+    expected = ast.Spec(
+        name=N("compas_rules"),
+        data=ast.DataSource("data/compas.csv.gz", (
+            ast.Filter(N("race"), "in", ("African-American", "Caucasian")),
+            ast.Filter(N("age"), ">=", (18,)),
+        )),
+        target=ast.Target(N("two_year_recid"), 1),
+        protected=ast.Protected((N("race"), N("sex"))),
+        features=(
+            ast.Feature(N("age"), "numeric"),
+            ast.Feature(N("priors_count"), "numeric"),
+            ast.Feature(N("juv_fel_count"), "numeric"),
+            ast.Feature(N("c_charge_degree"), "categorical"),
+        ),
+        privileged=(ast.Feature(N("sex"), None),),
+        missing=ast.Missing("mia"),
+        fairness=ast.Fairness(N("equal_opportunity"), bounds=(0.025,)),
+        model=ast.Model(N("rule_set"), (ast.Param("max_complexity", 30), ast.Param("max_conditions", 4))),
+        solver=ast.Solver((ast.Param("time_limit", ast.Duration(120.0)), ast.Param("threads", 2),
+                           ast.Param("mip_gap", 0.01), ast.Param("seed", 7))),
+        evaluate=ast.Evaluate((ast.Param("holdout", 0.3), ast.Param("stratify", True), ast.Param("seed", 7))),
+        output="reports/compas_rules",
+    )
+    assert parse_spec(FULL).spec == expected
+
+
+def test_statement_order_is_free():
+    lines = FULL.splitlines()
+    reordered = "\n".join([lines[0], *reversed(lines[1:])])
+    assert parse_spec(reordered).spec == parse_spec(FULL).spec
+
+
+def test_optional_statements_default_to_absent():
+    spec = parse()
+    assert (spec.privileged, spec.missing, spec.fairness, spec.solver, spec.evaluate, spec.output) == \
+        ((), None, None, None, None, None)
+    assert spec.model == ast.Model(N("baseline"), ())
+
+
+@pytest.mark.parametrize("where, expected", [
+    ('where a in [1, 2.5, "x", true]', ast.Filter(N("a"), "in", (1, 2.5, "x", True))),
+    ('where a not in ["x", "y",]', ast.Filter(N("a"), "not in", ("x", "y"))),
+    ('where a == "x"', ast.Filter(N("a"), "==", ("x",))),
+    ("where a != -1", ast.Filter(N("a"), "!=", (-1,))),
+    ("where a < 3", ast.Filter(N("a"), "<", (3,))),
+    ("where a <= 1e3", ast.Filter(N("a"), "<=", (1000.0,))),
+    ("where a > .5", ast.Filter(N("a"), ">", (0.5,))),
+    ("where a >= 18", ast.Filter(N("a"), ">=", (18,))),
+])
+def test_each_filter_operator(where, expected):
+    assert parse(data=f'data "d.csv" {where}').data.filters == (expected,)
+
+
+def test_filters_chain_with_and_and_keep_their_order():
+    data = parse(data='data "d.csv" where a >= 1 and b in ["u"] and c != 0').data
+    assert [f.column.value for f in data.filters] == ["a", "b", "c"]
+
+
+def test_string_escapes_and_quoted_column_names():
+    spec = parse(data=r'data "dir/a \"b\".csv" where `odd name` == "x"')
+    assert spec.data.path == 'dir/a "b".csv'
+    assert spec.data.filters[0].column == N("odd name")
+
+
+@pytest.mark.parametrize("positive, expected", [("1", 1), ('"yes"', "yes"), ('">50K"', ">50K"), ("true", True),
+                                                ("0.0", 0.0)])
+def test_target_positive_class_keeps_its_type(positive, expected):
+    target = parse(target=f"target y positive {positive}").target
+    assert target == ast.Target(N("y"), expected)
+    assert type(target.positive) is type(expected)
+
+
+def test_protected_single_and_intersectional():
+    assert parse(protected="protected race").protected == ast.Protected((N("race"),))
+    assert parse(protected="protected race * sex * age_cat").protected == \
+        ast.Protected((N("race"), N("sex"), N("age_cat")))
+
+
+def test_features_with_and_without_types_and_commas():
+    features = parse(features="features { a numeric, b categorical, c\n d numeric }").features
+    assert features == (ast.Feature(N("a"), "numeric"), ast.Feature(N("b"), "categorical"),
+                        ast.Feature(N("c"), None), ast.Feature(N("d"), "numeric"))
+
+
+def test_keywords_are_plain_names_where_a_column_is_expected():
+    # the contextual lexer: `data`, `model`, `target` are columns inside a features block
+    spec = parse(features="features { data model target numeric }", protected="protected model")
+    assert [f.name.value for f in spec.features] == ["data", "model", "target"]
+    assert spec.features[2].kind == "numeric"
+    assert spec.protected.attributes == (N("model"),)
+
+
+def test_privileged_block_has_the_features_shape():
+    assert parse(privileged="privileged { sex categorical  age }").privileged == \
+        (ast.Feature(N("sex"), "categorical"), ast.Feature(N("age"), None))
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("missing mia", ast.Missing("mia")),
+    ("missing trinary_mia", ast.Missing("trinary_mia")),
+    ("missing drop", ast.Missing("drop")),
+    ("missing impute(median)", ast.Missing("impute", "median")),
+    ("missing impute(knn k=5)", ast.Missing("impute", "knn", 5)),
+    ("missing impute( knn  k = 3 )", ast.Missing("impute", "knn", 3)),
+])
+def test_missing_strategies(line, expected):
+    assert parse(missing=line).missing == expected
+
+
+@pytest.mark.parametrize("line, expected", [
+    ("fairness demographic_parity", ast.Fairness(N("demographic_parity"))),
+    ("fairness equal_opportunity <= 0.025", ast.Fairness(N("equal_opportunity"), bounds=(0.025,))),
+    ("fairness equal_opportunity <= [0.01, 0.025, 0.05]",
+     ast.Fairness(N("equal_opportunity"), bounds=(0.01, 0.025, 0.05))),
+    ("fairness fpr_parity penalty 1", ast.Fairness(N("fpr_parity"), penalties=(1.0,))),
+    ("fairness equalized_odds penalty [0.1, 1]", ast.Fairness(N("equalized_odds"), penalties=(0.1, 1.0))),
+])
+def test_fairness_forms(line, expected):
+    fairness = parse(fairness=line).fairness
+    assert fairness == expected
+    assert all(type(v) is float for v in fairness.bounds + fairness.penalties)
+
+
+def test_model_with_nested_block():
+    model = parse(model="model tree { depth 5 forest { trees 50 max_features sqrt bootstrap false } criterion gini }").model
+    assert model == ast.Model(N("tree"), (
+        ast.Param("depth", 5),
+        ast.Param("forest", (ast.Param("trees", 50), ast.Param("max_features", "sqrt"),
+                             ast.Param("bootstrap", False))),
+        ast.Param("criterion", "gini"),
+    ))
+
+
+@pytest.mark.parametrize("text, seconds", [("120s", 120.0), ("2m", 120.0), ("1h", 3600.0), ("1.5h", 5400.0),
+                                           ("0.5s", 0.5)])
+def test_durations_are_seconds(text, seconds):
+    solver = parse(solver=f"solver {{ time_limit {text} }}").solver
+    assert solver.params == (ast.Param("time_limit", ast.Duration(seconds)),)
+
+
+@pytest.mark.parametrize("block, expected", [
+    # a word followed by a word that is itself followed by a value is a flag
+    ("{ holdout 0.3 stratify seed 7 }", [("holdout", 0.3), ("stratify", True), ("seed", 7)]),
+    ("{ cv 10 stratify }", [("cv", 10), ("stratify", True)]),
+    ("{ stratify }", [("stratify", True)]),
+    ("{ stratify false cv 5 }", [("stratify", False), ("cv", 5)]),
+    # otherwise the second word is the first one's value
+    ("{ learner logistic depth 3 }", [("learner", "logistic"), ("depth", 3)]),
+    ('{ learner "logistic" }', [("learner", "logistic")]),
+    ("{ stratify true learner logistic }", [("stratify", True), ("learner", "logistic")]),
+    ("{ }", []),
+])
+def test_block_items_pair_into_parameters(block, expected):
+    evaluate = parse(evaluate=f"evaluate {block}").evaluate
+    assert evaluate == ast.Evaluate(tuple(ast.Param(n, v) for n, v in expected))
+
+
+def test_evaluate_none_is_the_none_flag():
+    assert parse(evaluate="evaluate none").evaluate == ast.Evaluate((ast.Param("none", True),))
+    assert parse(evaluate="evaluate none").evaluate == parse(evaluate="evaluate { none }").evaluate
+
+
+def test_output_and_comments():
+    text = "# leading comment\nspec s # trailing\n" + "\n".join(BASE.values()) + '\noutput "out/dir" # done\n'
+    assert parse_spec(text).spec.output == "out/dir"
+
+
+def test_spans_point_at_the_written_tokens():
+    doc = parse_spec(FULL)
+    spec = doc.spec
+    assert spec.name.span == Span(1, 6, 1, 18)
+    assert spec.features[1].name.span == Span(5, 25, 5, 37)
+    assert spec.protected.attributes[1].span == Span(4, 18, 4, 21)
+    assert spec.data.filters[1].column.span.column == 79
+    assert doc.locations[("fairness.bound", 0)] == Span(8, 31, 8, 36)
+    seed = spec.evaluate.params[2]
+    assert doc.locations[("param.value", seed.span)] == Span(11, 38, 11, 39)
+    assert ("param.value", spec.evaluate.params[1].span) not in doc.locations  # a bare flag has no value
+
+
+def test_spans_are_left_out_of_equality():
+    moved = parse_spec("\n\n" + FULL.replace("protected race", "protected   race")).spec
+    assert moved == parse_spec(FULL).spec
+    assert moved.protected.span != parse_spec(FULL).spec.protected.span
+
+
+def test_duplicate_and_missing_statements_are_reported_together():
+    text = "spec s\n" + 'data "d.csv"\nmodel tree\nmodel baseline\ndata "e.csv"\n'
+    with pytest.raises(SpecSemanticError) as info:
+        parse_spec(text, "s.fair")
+    found = [(d.span.line, d.span.column, d.message.split(":")[0]) for d in info.value.diagnostics]
+    assert found == [
+        (4, 1, "duplicate 'model' statement"),
+        (5, 1, "duplicate 'data' statement"),
+        (1, 1, "the spec has no 'target' statement, which is required"),
+        (1, 1, "the spec has no 'protected' statement, which is required"),
+        (1, 1, "the spec has no 'features' statement, which is required"),
+    ]
+
+
+def test_grammar_is_loaded_from_the_package_and_cached():
+    assert grammar_text() == (REPO / "grammars" / "fairspec.lark").read_text(encoding="utf-8")
+    assert get_parser() is get_parser()
+    assert get_parser().options.parser == "lalr"
+
+
+def test_syntax_error_is_a_single_diagnostic():
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(spec_text(model="model tree { depth 5 7 }"))
+    assert len(info.value.diagnostics) == 1
+    assert info.value.diagnostics[0].message.startswith("found number 7 without a parameter name")
+
+
+def test_names_in_any_script_and_windows_line_endings():
+    text = spec_text(target="target étiquette positive 1", features="features { âge numeric }").replace("\n", "\r\n")
+    spec = parse_spec(text).spec
+    assert spec.target.column == N("étiquette")
+    assert spec.features == (ast.Feature(N("âge"), "numeric"),)
+    assert spec.features[0].name.span == Span(5, 12, 5, 15)
