@@ -11,6 +11,7 @@ Defaults a spec may leave out:
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -129,4 +130,4 @@ def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:
         problems += exc.diagnostics
     if problems:
         raise SpecSemanticError(problems, doc.text, doc.filename)
-    return build_plan(doc, table, data_path)
+    return build_plan(doc, table, Path(os.path.normpath(data_path)))

@@ -1,0 +1,66 @@
+"""Spec → Plan: defaults are filled in as documented, sweeps expand, nothing else is invented."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairspec.dsl.load import parse_spec
+from fairspec.plan.compile import compile_spec
+from fairspec.plan.fairness import EqualOpportunity, EqualizedOdds
+
+
+@pytest.fixture
+def table():
+    rng = np.random.default_rng(0)
+    n = 200
+    return pd.DataFrame({
+        "age": rng.integers(18, 70, n), "income": rng.normal(size=n),
+        "city": rng.choice(["x", "y", "z"], n), "sex": rng.choice(["F", "M"], n),
+        "y": rng.integers(0, 2, n),
+    })
+
+
+def plan_of(text, table):
+    return compile_spec(parse_spec(text, "t.fair"), table)
+
+
+BASE = 'spec s\ndata "{path}"\ntarget y positive 1\nprotected sex\nfeatures {{ age  income numeric  city }}\n'
+
+
+def test_defaults(table, tmp_path):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "model tree\n", table)
+    assert [(f.name, f.kind) for f in plan.data.features] == [("age", "numeric"), ("income", "numeric"),
+                                                             ("city", "categorical")]
+    assert plan.missing.strategy == "mia"  # the tree family's own default
+    assert plan.model.params["depth"] == 5 and plan.model.params["forest"] is None
+    assert plan.solver.time_limit == 60.0 and plan.solver.threads == 1
+    assert plan.evaluation.kind == "holdout" and plan.evaluation.test_size == 0.3 and plan.evaluation.stratify
+    assert plan.fairness == () and str(plan.output_dir) == "reports/s"
+
+
+def test_baseline_defaults_to_median_imputation(table, tmp_path):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "model baseline\n", table)
+    assert (plan.missing.strategy, plan.missing.impute_method) == ("impute", "median")
+
+
+def test_sweep_expands_into_one_criterion_per_point(table, tmp_path):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv")
+                   + "fairness equal_opportunity <= [0.01, 0.05]\nmodel tree\n", table)
+    assert plan.fairness == (EqualOpportunity(bound=0.01), EqualOpportunity(bound=0.05)) and plan.is_sweep
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "fairness equalized_odds penalty 2\nmodel tree\n", table)
+    assert plan.fairness == (EqualizedOdds(penalty=2.0),) and plan.fairness[0].form == "penalty"
+
+
+def test_nested_block_and_solver_and_cv(table, tmp_path):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv")
+                   + "missing impute(knn k=3)\nmodel tree { depth 3 forest { trees 7 } }\n"
+                     "solver { time_limit 2m threads 2 seed 9 }\nevaluate { cv 4 }\n", table)
+    assert plan.model.params["forest"] == {"trees": 7, "max_features": "sqrt", "bootstrap": True}
+    assert plan.solver.time_limit == 120.0 and plan.seed == 9 and plan.evaluation.seed == 9
+    assert (plan.evaluation.kind, plan.evaluation.folds) == ("cv", 4)
+    assert (plan.missing.impute_method, plan.missing.k) == ("knn", 3)
+    text = plan.describe()
+    assert "cv          4 folds" in text and "forest" in text and "impute(knn k=3)" in text
