@@ -76,6 +76,9 @@ FAMILIES: dict[str, Family] = {
             Param("min_samples_leaf", "int", 1, low=1, doc="minimum rows in a leaf"),
             Param("min_samples_split", "int", 2, low=2, doc="minimum rows to split a node"),
             Param("criterion", "choice", "gini", choices=("gini", "entropy"), doc="impurity used to score splits"),
+            Param("middle_growth", "choice", "observed", choices=("observed", "full"),
+                  doc="trinary: grow the third child only where training rows miss the split feature "
+                      "(observed), or always, as the paper does (full; can be very large)"),
             Param("forest", "block", None, doc="bag several trees: forest { trees 50 max_features sqrt }", params=(
                 Param("trees", "int", 50, low=1, high=10000, doc="number of trees"),
                 Param("max_features", "choice", "sqrt", choices=("sqrt", "log2", "all"), doc="features tried per split"),

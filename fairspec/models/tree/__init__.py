@@ -1,0 +1,1 @@
+"""Missing-aware greedy trees; the family entry point is :mod:`fairspec.models.missing_tree`."""

@@ -1,0 +1,530 @@
+"""scikit-learn estimators for the missing-aware tree family (single trees and forests).
+
+Missing values met only at prediction time (the training rows of the node had none):
+
+* ``trinary`` — natively: the row takes the middle child (grown on the node's rows without
+  the feature in ``middle_growth="full"``; a leaf with the node's estimate otherwise);
+* ``trinary_mia`` — a Trinary split as above; a MIA split without missing training rows
+  sends it to the child with more training weight;
+* ``mia`` — to the child with more training weight (training gave no other information);
+* ``majority`` — to the child with more training weight (its rule, nothing new);
+* ``fractional`` — to both children, weighted by their observed training weight (its rule);
+* ``none`` (the data was imputed or dropped before the tree saw it) — as ``majority``.
+
+A categorical value a node never saw in training is routed as a missing value.
+
+Prediction.  A row reaches one or more leaves with weights summing to 1 (several only with
+fractional routing).  Without fairness relabelling, ``predict_proba`` is the weighted mix of
+the leaves' training frequencies; after relabelling (``fairness`` with a bound) it is the
+weighted vote of the leaves' labels, so that ``predict`` always equals
+``predict_proba[:, 1] > 1/2`` (with the margin of :data:`relabel.VOTE_TOL`).
+"""
+from __future__ import annotations
+
+import copy
+import time
+
+import numpy as np
+from joblib import Parallel, delayed
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from fairspec.errors import DataError, ModelFileError
+from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
+from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
+from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
+from fairspec.plan.fairness import Criterion, make_criterion
+
+FORMAT_VERSION = 1
+
+
+def _as_matrix(X) -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise DataError(f"X must be a 2-D array of features, got shape {X.shape}")
+    if np.isinf(X).any():
+        raise DataError("X holds an infinite value; missing values must be NaN")
+    return X
+
+
+def _criterion_to_json(c: Criterion | None):
+    return None if c is None else {"name": c.name, "bound": c.bound, "penalty": c.penalty}
+
+
+def _criterion_from_json(d):
+    return None if d is None else make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
+
+
+def _group_codes(sensitive_features, n):
+    if sensitive_features is None:
+        raise DataError("this model enforces a fairness criterion: fit(...) needs sensitive_features")
+    s = np.asarray(sensitive_features)
+    if s.ndim > 1:  # several protected columns: their combination is the group
+        s = np.array(["|".join(map(str, row)) for row in s])
+    if len(s) != n:
+        raise DataError(f"sensitive_features has {len(s)} rows, X has {n}")
+    names, codes = np.unique(s.astype(str), return_inverse=True)
+    return names, codes
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+class _TreeParams:
+    """Shared hyper-parameters, validation and fitting machinery."""
+
+    _task_kind = "classification"
+
+    def _validate(self):
+        if self.missing not in STRATEGIES:
+            raise ValueError(f"missing must be one of {', '.join(STRATEGIES)}; got {self.missing!r}")
+        if self.middle_growth not in ("full", "observed"):
+            raise ValueError("middle_growth must be 'full' or 'observed'")
+        if int(self.max_depth) < 0 or int(self.min_samples_leaf) < 1 or int(self.min_samples_split) < 2:
+            raise ValueError("need max_depth >= 0, min_samples_leaf >= 1, min_samples_split >= 2")
+        if self._task_kind == "classification" and self.criterion not in ("gini", "entropy", "entropy_sum"):
+            raise ValueError("criterion must be 'gini' or 'entropy' ('entropy_sum': the trinary-tree "
+                             "package's split loss, for conformance checks)")
+        if self._task_kind == "regression" and getattr(self, "fairness", None) is not None \
+                and self.fairness.enforced:
+            raise ValueError("fairness criteria compare binary predictions: use the classifier")
+
+    def _categorical_mask(self, p):
+        mask = np.zeros(p, dtype=bool)
+        cats = [] if self.categorical_features is None else list(self.categorical_features)
+        for j in cats:
+            if not 0 <= int(j) < p:
+                raise DataError(f"categorical feature index {j} is outside 0..{p - 1}")
+            mask[int(j)] = True
+        return mask
+
+    def _prepare(self, X, y, sensitive_features):
+        self._validate()
+        X = _as_matrix(X)
+        y = np.asarray(y)
+        if y.ndim != 1 or len(y) != X.shape[0]:
+            raise DataError(f"y must be 1-D with one value per row of X ({X.shape[0]}); got shape {y.shape}")
+        if len(y) == 0:
+            raise DataError("cannot fit a tree on zero rows")
+        cat = self._categorical_mask(X.shape[1])
+        for j in np.flatnonzero(cat):
+            col = X[:, j]
+            ok = np.isnan(col) | ((col >= 0) & (col == np.round(col)))
+            if not ok.all():
+                raise DataError(f"categorical feature {j} must hold integer codes 0..k-1 (or NaN)")
+        fairness = getattr(self, "fairness", None)
+        group_names, groups = None, None
+        if fairness is not None and fairness.enforced:
+            group_names, groups = _group_codes(sensitive_features, X.shape[0])
+        if self._task_kind == "classification":
+            classes = np.unique(y)
+            if len(classes) > 2:
+                raise DataError(f"the tree is a binary classifier; y has {len(classes)} classes")
+            if len(classes) == 1:
+                if classes[0] not in (0, 1):
+                    raise DataError("y has a single class that is not 0/1: cannot tell which class is positive")
+                classes = np.array([0, 1])
+            self.classes_ = classes
+            y_num = (y == classes[1]).astype(float)
+        else:
+            y_num = y.astype(float)
+            if np.isnan(y_num).any():
+                raise DataError("y has missing values")
+        self.n_features_in_ = X.shape[1]
+        return X, y_num, cat, group_names, groups
+
+    def _task_and_scorer(self, group_names):
+        fairness = getattr(self, "fairness", None)
+        penalty = fairness.penalty if (fairness is not None and fairness.penalty is not None) else 0.0
+        n_groups = len(group_names) if (group_names is not None and penalty) else 0
+        if self._task_kind == "classification":
+            task = Task("classification", self.criterion, n_groups)
+        else:
+            task = Task("regression")
+        scorer = SplitScorer(task, self.missing, int(self.min_samples_leaf), penalty=float(penalty),
+                             rates=fairness.rates if penalty else (), mia_missing_split=bool(self.mia_missing_split))
+        return task, scorer
+
+    def _settings(self, max_features=None):
+        return GrowSettings(max_depth=int(self.max_depth), min_samples_split=int(self.min_samples_split),
+                            min_samples_leaf=int(self.min_samples_leaf), middle_growth=self.middle_growth,
+                            max_features=max_features)
+
+    def _relabel(self, trees: list[TreeStructure], X, y_num, groups, log):
+        """Joint relabelling of the leaves of ``trees`` (one tree, or a forest's trees)."""
+        fairness = self.fairness
+        rows_all, leaves_all, w_all, offsets = [], [], [], []
+        offset = 0
+        for t in trees:
+            r, l, w = t.route_rows(X)
+            rows_all.append(r), leaves_all.append(l + offset), w_all.append(w / len(trees))
+            offsets.append(offset)
+            offset += t.n_nodes
+        rows, leaves, w = np.concatenate(rows_all), np.concatenate(leaves_all), np.concatenate(w_all)
+        before = self._vote(rows, leaves, w, trees, len(y_num))
+        labels, rlog = relabel_leaves(rows, leaves, w, offset, y_num, groups, fairness.rates, fairness.bound,
+                                      time_limit=float(self.time_limit), mip_gap=float(self.mip_gap),
+                                      threads=int(self.threads), seed=int(self.random_state or 0))
+        for t, off in zip(trees, offsets):
+            lab = t.leaf_labels().copy()
+            leaf_ids = t.leaves()
+            lab[leaf_ids] = labels[off + leaf_ids]
+            t.leaf_label = lab.tolist()
+        after = self._vote(rows, leaves, w, trees, len(y_num))
+        log.update(rlog)
+        log["status"] = rlog["relabel_status"]
+        log["mip_gap"] = rlog["relabel_mip_gap"]
+        log["train_gap_before_relabel"] = fairness.gap(y_num, before, groups)
+        log["train_gap_after_relabel"] = fairness.gap(y_num, after, groups)
+        log["train_accuracy_before_relabel"] = float((before == y_num).mean())
+        log["train_accuracy_after_relabel"] = float((after == y_num).mean())
+        log["leaves_relabelled"] = int(sum(
+            int((np.asarray(t.leaf_label)[t.leaves()] != (np.asarray(t.value)[t.leaves()] > 0.5 + VOTE_TOL)).sum())
+            for t in trees))
+
+    @staticmethod
+    def _vote(rows, leaves, w, trees, n):
+        labels = np.concatenate([t.leaf_labels() for t in trees])
+        s = np.bincount(rows, weights=w * labels[leaves], minlength=n)
+        return (s > 0.5 + VOTE_TOL).astype(float)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True
+        return tags
+
+
+class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
+    """Greedy binary classification tree with native missing-value handling.
+
+    ``missing``: ``mia`` | ``trinary`` | ``trinary_mia`` | ``majority`` | ``fractional`` |
+    ``none`` (see :mod:`fairspec.models.tree.split_search` for each rule).
+    ``fairness``: a :class:`~fairspec.plan.fairness.Criterion`; its ``penalty`` λ enters the
+    split score, its ``bound`` ε is met by relabelling the leaves (exact MIP, HiGHS).
+    """
+
+    _task_kind = "classification"
+
+    def __init__(self, max_depth=5, min_samples_leaf=1, min_samples_split=2, criterion="gini", missing="mia",
+                 categorical_features=None, fairness=None, middle_growth="observed", mia_missing_split=True,
+                 time_limit=60.0, mip_gap=1e-4, threads=1, random_state=0):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.criterion = criterion
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.fairness = fairness
+        self.middle_growth = middle_growth
+        self.mia_missing_split = mia_missing_split
+        self.time_limit = time_limit
+        self.mip_gap = mip_gap
+        self.threads = threads
+        self.random_state = random_state
+
+    def fit(self, X, y, sensitive_features=None):
+        start = time.perf_counter()
+        X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
+        task, scorer = self._task_and_scorer(group_names)
+        enc = EncodedFeatures.encode(X, cat)
+        self.tree_ = grow_tree(enc, y_num, np.ones(len(y_num)), task, scorer, self._settings(),
+                               groups=groups if task.n_groups else None)
+        log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
+               "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
+        if self.fairness is not None and self.fairness.bound is not None:
+            self._relabel([self.tree_], X, y_num, groups, log)
+        elif self.fairness is not None and self.fairness.enforced:
+            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+        log["seconds"] = round(time.perf_counter() - start, 3)
+        self.fit_log_ = log
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "tree_")
+        X = _as_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        rows, leaves, w = self.tree_.route_rows(X)
+        if self.tree_.leaf_label is not None:
+            vals = np.asarray(self.tree_.leaf_label, float)
+        else:
+            vals = np.asarray(self.tree_.value, float)
+        p1 = np.clip(np.bincount(rows, weights=w * vals[leaves], minlength=X.shape[0]), 0.0, 1.0)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X):
+        p1 = self.predict_proba(X)[:, 1]
+        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+
+    def to_json(self) -> dict:
+        check_is_fitted(self, "tree_")
+        return _tree_doc(self, "missing_aware_tree_classifier")
+
+    def describe(self, feature_names=None, categories=None) -> list[str]:
+        check_is_fitted(self, "tree_")
+        return describe_tree(self.tree_, feature_names, categories, classification=True)
+
+
+class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
+    """Greedy regression tree (squared error) with native missing-value handling."""
+
+    _task_kind = "regression"
+
+    def __init__(self, max_depth=5, min_samples_leaf=1, min_samples_split=2, missing="mia",
+                 categorical_features=None, middle_growth="observed", mia_missing_split=True, random_state=0):
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.middle_growth = middle_growth
+        self.mia_missing_split = mia_missing_split
+        self.random_state = random_state
+
+    def fit(self, X, y, sensitive_features=None):
+        start = time.perf_counter()
+        X, y_num, cat, _, _ = self._prepare(X, y, None)
+        task, scorer = self._task_and_scorer(None)
+        enc = EncodedFeatures.encode(X, cat)
+        self.tree_ = grow_tree(enc, y_num, np.ones(len(y_num)), task, scorer, self._settings())
+        self.fit_log_ = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy regression tree",
+                         "missing": self.missing, "nodes": self.tree_.n_nodes,
+                         "leaves": int(len(self.tree_.leaves())), "seconds": round(time.perf_counter() - start, 3)}
+        return self
+
+    def predict(self, X):
+        check_is_fitted(self, "tree_")
+        X = _as_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        rows, leaves, w = self.tree_.route_rows(X)
+        vals = np.asarray(self.tree_.value, float)
+        return np.bincount(rows, weights=w * vals[leaves], minlength=X.shape[0])
+
+    def to_json(self) -> dict:
+        check_is_fitted(self, "tree_")
+        return _tree_doc(self, "missing_aware_tree_regressor")
+
+    def describe(self, feature_names=None, categories=None) -> list[str]:
+        check_is_fitted(self, "tree_")
+        return describe_tree(self.tree_, feature_names, categories, classification=False)
+
+
+def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
+    scorer = copy.deepcopy(scorer)  # its fairness state belongs to one tree
+    rng = np.random.default_rng(seed)
+    n = len(y_num)
+    if bootstrap:
+        weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
+    else:
+        weights = np.ones(n)
+    return grow_tree(enc, y_num, weights, task, scorer, settings, groups=groups, rng=rng)
+
+
+class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
+    """Bagged missing-aware trees: bootstrap rows, ``max_features`` per split, majority vote.
+
+    Tree ``t`` draws its rows and feature subsets from its own generator, seeded by the
+    ``t``-th child of ``numpy.random.SeedSequence(random_state)``: the forest is the same
+    whatever ``n_jobs`` is.  ``predict_proba[:, 1]`` is the share of trees voting 1 (a tree's
+    vote is the weighted vote of the leaves a row reaches); with a fairness bound the leaves
+    of all trees are relabelled jointly (one MIP).
+    """
+
+    _task_kind = "classification"
+
+    def __init__(self, n_estimators=50, max_features="sqrt", bootstrap=True, max_depth=5, min_samples_leaf=1,
+                 min_samples_split=2, criterion="gini", missing="mia", categorical_features=None, fairness=None,
+                 middle_growth="observed", mia_missing_split=True, n_jobs=1, time_limit=60.0, mip_gap=1e-4,
+                 threads=1, random_state=0):
+        self.n_estimators = n_estimators
+        self.max_features = max_features
+        self.bootstrap = bootstrap
+        self.max_depth = max_depth
+        self.min_samples_leaf = min_samples_leaf
+        self.min_samples_split = min_samples_split
+        self.criterion = criterion
+        self.missing = missing
+        self.categorical_features = categorical_features
+        self.fairness = fairness
+        self.middle_growth = middle_growth
+        self.mia_missing_split = mia_missing_split
+        self.n_jobs = n_jobs
+        self.time_limit = time_limit
+        self.mip_gap = mip_gap
+        self.threads = threads
+        self.random_state = random_state
+
+    def _n_features_per_split(self, p):
+        mf = self.max_features
+        if mf in (None, "all"):
+            return None
+        if mf == "sqrt":
+            return max(1, int(np.sqrt(p)))
+        if mf == "log2":
+            return max(1, int(np.log2(p)))
+        if isinstance(mf, float) and 0 < mf <= 1:
+            return max(1, int(mf * p))
+        return max(1, min(int(mf), p))
+
+    def fit(self, X, y, sensitive_features=None):
+        start = time.perf_counter()
+        X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
+        task, scorer = self._task_and_scorer(group_names)
+        enc = EncodedFeatures.encode(X, cat)
+        settings = self._settings(self._n_features_per_split(X.shape[1]))
+        seeds = np.random.SeedSequence(int(self.random_state or 0)).spawn(int(self.n_estimators))
+        g = groups if task.n_groups else None
+        jobs = (delayed(_grow_one)(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap)) for s in seeds)
+        self.trees_ = list(Parallel(n_jobs=int(self.n_jobs))(jobs))
+        log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
+               "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
+        if self.fairness is not None and self.fairness.bound is not None:
+            self._relabel(self.trees_, X, y_num, groups, log)
+        elif self.fairness is not None and self.fairness.enforced:
+            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+        log["seconds"] = round(time.perf_counter() - start, 3)
+        self.fit_log_ = log
+        return self
+
+    def predict_proba(self, X):
+        check_is_fitted(self, "trees_")
+        X = _as_matrix(X)
+        if X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        n = X.shape[0]
+        share = np.zeros(n)
+        for t in self.trees_:
+            rows, leaves, w = t.route_rows(X)
+            share += np.bincount(rows, weights=w * t.leaf_labels()[leaves], minlength=n)
+        p1 = np.clip(share / len(self.trees_), 0.0, 1.0)
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X):
+        p1 = self.predict_proba(X)[:, 1]
+        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+
+    def to_json(self) -> dict:
+        check_is_fitted(self, "trees_")
+        doc = _base_doc(self, "missing_aware_forest_classifier")
+        doc["trees"] = [{"relabelled": t.leaf_label is not None, "nodes": t.to_nodes()} for t in self.trees_]
+        return doc
+
+    def describe(self, feature_names=None, categories=None) -> list[str]:
+        check_is_fitted(self, "trees_")
+        lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
+        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names, categories, classification=True)]
+        return lines
+
+
+# -- JSON ------------------------------------------------------------------------------------
+_KINDS = {"missing_aware_tree_classifier": MissingAwareTreeClassifier,
+          "missing_aware_tree_regressor": MissingAwareTreeRegressor,
+          "missing_aware_forest_classifier": MissingAwareForestClassifier}
+
+
+def _base_doc(est, kind):
+    params = est.get_params()
+    if "fairness" in params:
+        params["fairness"] = _criterion_to_json(params["fairness"])
+    if params.get("categorical_features") is not None:
+        params["categorical_features"] = [int(j) for j in params["categorical_features"]]
+    classes = getattr(est, "classes_", None)
+    return {"kind": kind, "format_version": FORMAT_VERSION, "params": params,
+            "n_features_in": int(est.n_features_in_),
+            "classes": None if classes is None else [c.item() if hasattr(c, "item") else c for c in classes],
+            "fit_log": est.fit_log_}
+
+
+def _tree_doc(est, kind):
+    doc = _base_doc(est, kind)
+    doc["relabelled"] = est.tree_.leaf_label is not None
+    doc["nodes"] = est.tree_.to_nodes()
+    return doc
+
+
+def estimator_from_json(doc: dict):
+    """Rebuild a fitted estimator from ``to_json()`` output (data only)."""
+    try:
+        cls = _KINDS[doc["kind"]]
+    except KeyError:
+        raise ModelFileError(f"not a missing-aware tree model: kind {doc.get('kind')!r}") from None
+    if doc.get("format_version") != FORMAT_VERSION:
+        raise ModelFileError(f"model format version {doc.get('format_version')!r}; this fairspec reads {FORMAT_VERSION}")
+    params = dict(doc["params"])
+    if "fairness" in params:
+        params["fairness"] = _criterion_from_json(params["fairness"])
+    if params.get("categorical_features") is not None:
+        params["categorical_features"] = tuple(params["categorical_features"])
+    est = cls(**params)
+    est.n_features_in_ = int(doc["n_features_in"])
+    if doc.get("classes") is not None:
+        est.classes_ = np.asarray(doc["classes"])
+    est.fit_log_ = dict(doc.get("fit_log") or {})
+    try:
+        if "trees" in doc:
+            est.trees_ = [TreeStructure.from_nodes(t["nodes"], t["relabelled"]) for t in doc["trees"]]
+        else:
+            est.tree_ = TreeStructure.from_nodes(doc["nodes"], doc["relabelled"])
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ModelFileError(f"malformed tree in model file: {exc}") from exc
+    return est
+
+
+# -- describe --------------------------------------------------------------------------------
+def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, classification=True) -> list[str]:
+    """Indented rendering: one line per branch condition, leaves with label, p and n."""
+    categories = categories or {}
+    labels = tree.leaf_labels()
+    lines: list[str] = []
+
+    def name(j):
+        return feature_names[j] if feature_names is not None else f"x{j}"
+
+    def cat_names(j, codes):
+        names = categories.get(j) or categories.get(name(j)) if isinstance(categories, dict) else None
+        out = []
+        for c in codes:
+            c = int(c)
+            out.append(str(names[c]) if names is not None and 0 <= c < len(names) else str(c))
+        return "{" + ", ".join(out) + "}"
+
+    def walk(i, indent):
+        pad = "  " * indent
+        if tree.feature[i] < 0:
+            if classification:
+                lines.append(f"{pad}leaf: {int(labels[i])}  (p={tree.value[i]:.2f}, n={tree.n[i]})")
+            else:
+                lines.append(f"{pad}leaf: {_fmt(tree.value[i])}  (n={tree.n[i]})")
+            return
+        j = tree.feature[i]
+        route = tree.route[i]
+        if tree.present_vs_missing[i]:
+            conds = (f"{name(j)} is present", f"{name(j)} is missing")
+            notes = ("", "")
+        else:
+            if tree.left_codes[i] is not None:
+                conds = (f"{name(j)} in {cat_names(j, tree.left_codes[i])}",
+                         f"{name(j)} in {cat_names(j, tree.right_codes[i])}")
+            else:
+                conds = (f"{name(j)} < {_fmt(tree.threshold[i])}", f"{name(j)} >= {_fmt(tree.threshold[i])}")
+            if ROUTE_NAMES[route] == "left":
+                notes = ("   (or missing)", "")
+            elif ROUTE_NAMES[route] == "right":
+                notes = ("", "   (or missing)")
+            elif ROUTE_NAMES[route] == "fractional":
+                fl = tree.frac_left[i]
+                notes = (f"   (missing: weight {fl:.2f})", f"   (missing: weight {1 - fl:.2f})")
+            else:
+                notes = ("", "")
+        lines.append(pad + conds[0] + notes[0])
+        walk(tree.left[i], indent + 1)
+        lines.append(pad + conds[1] + notes[1])
+        walk(tree.right[i], indent + 1)
+        if tree.middle[i] >= 0:
+            lines.append(f"{pad}{name(j)} is missing   (third child)")
+            walk(tree.middle[i], indent + 1)
+
+    walk(0, 0)
+    return lines

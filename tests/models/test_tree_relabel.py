@@ -1,0 +1,121 @@
+"""The fair leaf-relabelling MIP against brute force over every labelling of the leaves."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from fairspec.errors import NoUsableModelError
+from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier, estimator_from_json
+from fairspec.models.tree.relabel import vote_labels
+from fairspec.plan.fairness import make_criterion
+
+nan = np.nan
+
+
+def _data(seed, n=160):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 3 if seed % 2 else 2, n)
+    X = np.column_stack([rng.normal(size=n) + 0.8 * g, rng.normal(size=n), rng.integers(0, 3, n)]).astype(float)
+    y = ((X[:, 0] + X[:, 1] + rng.normal(size=n)) > 0.8).astype(int)
+    X[rng.random(X.shape) < 0.15] = nan
+    return X, y, g
+
+
+def _brute_force(model, X, y, g, crit):
+    """Best training accuracy over all 2^leaves labellings with gap <= bound (None: infeasible)."""
+    trees = [model.tree_] if hasattr(model, "tree_") else model.trees_
+    rows, leaves, weights, offset = [], [], [], 0
+    for t in trees:
+        r, l, w = t.route_rows(X)
+        rows.append(r), leaves.append(l + offset), weights.append(w / len(trees))
+        offset += t.n_nodes
+    rows, leaves, weights = np.concatenate(rows), np.concatenate(leaves), np.concatenate(weights)
+    leaf_ids = np.unique(leaves)
+    assert len(leaf_ids) <= 12, "keep brute force small"
+    best = None
+    for bits in itertools.product([0.0, 1.0], repeat=len(leaf_ids)):
+        lab = np.zeros(offset)
+        lab[leaf_ids] = bits
+        pred = vote_labels(rows, leaves, weights, lab, len(y))
+        if crit.gap(y, pred, g) <= crit.bound + 1e-9:
+            acc = (pred == y).mean()
+            best = acc if best is None else max(best, acc)
+    return best
+
+
+CASES = [
+    ("demographic_parity", 0.02, "mia", 0),
+    ("equal_opportunity", 0.05, "trinary_mia", 1),
+    ("fpr_parity", 0.03, "majority", 2),
+    ("equalized_odds", 0.05, "mia", 3),
+    ("accuracy_parity", 0.02, "trinary", 4),
+    # fractional cases: rows reach several leaves, the MIP needs its vote variables
+    ("demographic_parity", 0.03, "fractional", 5),
+    ("equalized_odds", 0.08, "fractional", 6),
+]
+
+
+@pytest.mark.parametrize("criterion, bound, strategy, seed", CASES)
+def test_relabelling_mip_matches_brute_force(criterion, bound, strategy, seed):
+    X, y, g = _data(seed)
+    crit = make_criterion(criterion, bound=bound)
+    depth = 2 if strategy.startswith("trinary") else 3
+    model = MissingAwareTreeClassifier(max_depth=depth, missing=strategy, categorical_features=[2], fairness=crit,
+                                       min_samples_leaf=5)
+    plain = MissingAwareTreeClassifier(**{**model.get_params(), "fairness": None}).fit(X, y)
+    expected = _brute_force(plain, X, y, g, crit)
+    if expected is None:
+        with pytest.raises(NoUsableModelError):
+            model.fit(X, y, sensitive_features=g)
+        return
+    model.fit(X, y, sensitive_features=g)
+    pred = model.predict(X)
+    assert (pred == y).mean() == pytest.approx(expected, abs=1e-9)
+    assert crit.gap(y, pred, g) <= bound + 1e-9
+    log = model.fit_log_
+    assert log["status"] == "optimal" and log["relabel_status"] == "optimal"
+    assert log["train_gap_after_relabel"] == pytest.approx(crit.gap(y, pred, g))
+    assert log["relabel_objective"] == pytest.approx(expected * len(y), abs=1e-6)
+    back = estimator_from_json(json.loads(json.dumps(model.to_json())))
+    assert np.array_equal(back.predict(X), pred)
+
+
+def test_infeasible_bound_raises_and_feasible_matches():
+    # accuracy parity at exactly 0 is met by some labellings of some trees and by none of others:
+    # the MIP must agree with brute force either way.
+    crit = make_criterion("accuracy_parity", bound=0.0)
+    outcomes = []
+    for seed in range(10, 16):
+        X, y, g = _data(seed, n=60)
+        params = dict(max_depth=2, missing="mia", categorical_features=[2])
+        expected = _brute_force(MissingAwareTreeClassifier(**params).fit(X, y), X, y, g, crit)
+        model = MissingAwareTreeClassifier(**params, fairness=crit)
+        if expected is None:
+            with pytest.raises(NoUsableModelError, match="infeasible"):
+                model.fit(X, y, sensitive_features=g)
+        else:
+            model.fit(X, y, sensitive_features=g)
+            assert (model.predict(X) == y).mean() == pytest.approx(expected, abs=1e-9)
+        outcomes.append(expected is None)
+    assert any(outcomes), "the seeds should include an infeasible case"
+
+
+def test_forest_leaves_are_relabelled_jointly():
+    X, y, g = _data(7, n=120)
+    crit = make_criterion("demographic_parity", bound=0.03)
+    params = dict(n_estimators=3, max_depth=1, missing="mia", random_state=2, max_features="all")
+    expected = _brute_force(MissingAwareForestClassifier(**params).fit(X, y), X, y, g, crit)
+    model = MissingAwareForestClassifier(**params, fairness=crit).fit(X, y, sensitive_features=g)
+    pred = model.predict(X)
+    assert (pred == y).mean() == pytest.approx(expected, abs=1e-9)
+    assert crit.gap(y, pred, g) <= 0.03 + 1e-9
+
+
+def test_bound_needs_sensitive_features():
+    from fairspec.errors import DataError
+    X, y, _ = _data(0)
+    with pytest.raises(DataError, match="sensitive_features"):
+        MissingAwareTreeClassifier(fairness=make_criterion("demographic_parity", bound=0.1)).fit(X, y)
