@@ -16,7 +16,7 @@ import pandas as pd
 from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError
-from fairspec.metrics import evaluate_predictions, fairness_summary, missing_by_group
+from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.pipeline.artifact import family_module, model_document
 from fairspec.pipeline.progress import SILENT, Progress
 from fairspec.plan.fairness import Criterion
@@ -102,17 +102,13 @@ def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, cri
 
 def _data_summary(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, splits) -> dict:
     names = [f.name for f in plan.data.features]
-    summary_groups = {}
-    for g in np.unique(groups):
-        mask = groups == g
-        summary_groups[str(g)] = {"count": int(mask.sum()), "base_rate": float(y[mask].mean())}
     train, test = splits[0]
     return {
         "rows": int(len(y)),
         "rows_train": int(len(y) if plan.evaluation.kind == "cv" else len(train)),
         "rows_test": int(len(y) if plan.evaluation.kind == "cv" else len(test)),
         "target": plan.data.target, "positive": plan.data.positive, "protected": list(plan.data.protected),
-        "groups": summary_groups,
+        "groups": group_counts(y, groups),
         "missing": missing_by_group(frame, names + [f.name for f in plan.data.privileged], groups),
         "features": names, "privileged": [f.name for f in plan.data.privileged],
     }
