@@ -13,6 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 
+import highspy
 import pyomo.environ as pyo
 from pyomo.contrib.appsi.base import TerminationCondition as TC
 from pyomo.contrib.appsi.solvers.highs import Highs
@@ -35,6 +36,22 @@ _STATUS_MAP = {
     TC.unbounded: UNBOUNDED,
     TC.infeasibleOrUnbounded: INFEASIBLE,
 }
+
+
+# HiGHS runs MIPs on one process-wide thread pool whose size is fixed when it is first
+# created; a later run asking for another size fails with an unmapped "not set" status
+# (seen when a 2-thread rule-set fit was followed by a 1-thread tree relabelling). Every
+# run therefore goes through `use_threads`, which rebuilds the pool when the size changes.
+_scheduler_threads: int | None = None
+
+
+def use_threads(threads: int) -> None:
+    """Make HiGHS's global thread pool ``threads`` wide before a run (no-op if it already is)."""
+    global _scheduler_threads
+    threads = int(threads)
+    if _scheduler_threads is not None and _scheduler_threads != threads:
+        highspy.Highs.resetGlobalScheduler(True)
+    _scheduler_threads = threads
 
 
 @dataclass
@@ -71,6 +88,7 @@ class HighsSession:
         opts = dict(self._opt.highs_options or {})
         if threads is not None:
             opts["threads"] = int(threads)
+            self.threads = int(threads)
         if seed is not None:
             opts["random_seed"] = int(seed)
         opts.setdefault("output_flag", False)
@@ -81,9 +99,14 @@ class HighsSession:
         """The underlying ``highspy.Highs`` object (duals, basis, info)."""
         return self._opt._solver_model
 
-    def solve(self, model: pyo.ConcreteModel) -> SolveResult:
-        """Solve; load the incumbent into ``model`` when there is one."""
+    def solve(self, model: pyo.ConcreteModel, *, warmstart: bool = False) -> SolveResult:
+        """Solve; load the incumbent into ``model`` when there is one.
+
+        ``warmstart=True`` hands the variables' current values to HiGHS as a MIP start.
+        """
+        use_threads(self.threads)
         start = time.perf_counter()
+        self._opt.config.warmstart = bool(warmstart)
         res = self._opt.solve(model)
         seconds = time.perf_counter() - start
         status = _STATUS_MAP.get(res.termination_condition, ERROR)
