@@ -31,11 +31,35 @@ def family_module(name: str):
     return importlib.import_module(FAMILIES[name].module)
 
 
+def _without_timings(value):
+    """``value`` with every ``*seconds*`` entry removed, at any depth.
+
+    Timings differ between identical runs; leaving them out of the model file keeps the
+    promise that the same spec, data and seed give the same ``model.json`` (metrics.json
+    keeps the timings).
+    """
+    if isinstance(value, dict):
+        return {k: _without_timings(v) for k, v in value.items() if "seconds" not in str(k)}
+    if isinstance(value, list):
+        return [_without_timings(v) for v in value]
+    return value
+
+
+def _without_fit_timings(value):
+    """An estimator document with the timings of its ``fit_log`` entries removed (only there:
+    a parameter such as a time limit is part of the model and stays)."""
+    if isinstance(value, dict):
+        return {k: _without_timings(v) if k == "fit_log" else _without_fit_timings(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_fit_timings(v) for v in value]
+    return value
+
+
 def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
                    imputer: Imputer | None, estimator, criterion) -> dict:
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md)."""
     names, cats = encoder.names, encoder.category_names
-    fit_log = {k: v for k, v in getattr(estimator, "fit_log_", {}).items() if "seconds" not in k}
+    fit_log = _without_timings(dict(getattr(estimator, "fit_log_", {})))
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -60,7 +84,7 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         },
         "fairness": None if criterion is None else
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
-        "model": {"family": plan.model.family, "params": plan.model.params, "estimator": estimator.to_json(),
+        "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
                   "text": estimator.describe(names, cats)},
         "training": {"seed": plan.seed, "fit_log": fit_log},
     }
