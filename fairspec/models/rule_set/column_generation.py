@@ -1,0 +1,259 @@
+"""Column generation on the master LP, and the pool of rules it leaves for the final IP.
+
+The master LP is built once from the Pyomo formulation (:func:`.master.build_master`) and
+loaded into HiGHS through the persistent interface; each round then appends the new columns
+straight to the loaded HiGHS model with the coefficients :func:`.master.column_entries`
+gives (the same function the Pyomo rows are assembled from) and re-solves from the previous
+basis.  Rewriting the Pyomo rows each round cost 0.1–0.5 s per round at a thousand columns
+here; appending columns costs milliseconds.
+
+Phases (see :class:`ColumnGenerator`):
+
+1. the paper's fair master (eq. 10–18) — its duals price columns for the relaxed problem;
+2. *tilted* masters (only when a bound is enforced): the fairness rows are switched off and
+   the cost of a missed positive (an uncovered negative, for FPR) of one group is raised or
+   lowered.  For the exact problem ``min loss s.t. |r_a − r_b| ≤ ε`` the Lagrangian with a
+   multiplier ``λ`` on ``r_a − r_b`` is exactly such a re-weighted loss (a positive of group
+   ``a`` costs ``1 + λ·n/|P_a|`` per row), so these passes price the columns the exact
+   problem's Lagrangian relaxation would want — rules that raise one group's TPR without
+   the other's, which the relaxed master never needs because it can meet its fairness rows by
+   inflating ζ (see :mod:`.master`).  The final exact IP combines them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import highspy
+import numpy as np
+
+from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
+from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
+from fairspec.solvers.highs import HighsSession, use_threads
+
+_INF = highspy.kHighsInf
+#: largest pricing IP (rows of eq. 21) worth building as a certifier
+MAX_PRICING_IP_ROWS = 40000
+
+
+@dataclass
+class RulePool:
+    """Every rule generated, with its coverage of the patterns."""
+
+    rules: list = field(default_factory=list)
+    coverage: list = field(default_factory=list)  # bool arrays (n_patterns,)
+    origin: list = field(default_factory=list)  # "warm_start" | "beam" | "pricing_ip"
+    best_reduced_cost: list = field(default_factory=list)
+    used: list = field(default_factory=list)  # positive in some LP solution
+    index: dict = field(default_factory=dict)
+
+    def add(self, rule, covered, origin, reduced_cost=0.0, literals=None) -> bool:
+        """Add a rule unless present; with ``literals`` (the pattern literal matrix), first drop
+        every literal whose removal leaves the coverage unchanged (``x > 2 AND x > 6`` → ``x > 6``)."""
+        if literals is not None and len(rule) > 1:
+            rule = minimal_rule(rule, covered, literals)
+        if rule in self.index:
+            k = self.index[rule]
+            self.best_reduced_cost[k] = min(self.best_reduced_cost[k], reduced_cost)
+            return False
+        self.index[rule] = len(self.rules)
+        self.rules.append(rule)
+        self.coverage.append(covered)
+        self.origin.append(origin)
+        self.best_reduced_cost.append(reduced_cost)
+        self.used.append(False)
+        return True
+
+    def matrix(self, ks=None) -> np.ndarray:
+        ks = range(len(self.rules)) if ks is None else ks
+        if not len(ks):
+            return np.zeros((0, 0), dtype=bool)
+        return np.column_stack([self.coverage[k] for k in ks])
+
+    def complexities(self, ks=None) -> list:
+        ks = range(len(self.rules)) if ks is None else ks
+        return [1 + len(self.rules[k]) for k in ks]
+
+
+def minimal_rule(rule, covered, literals) -> tuple:
+    rule = list(rule)
+    for j in sorted(rule, reverse=True):
+        rest = [r for r in rule if r != j]
+        if rest and np.array_equal(literals[:, rest].all(axis=1), covered):
+            rule = rest
+    return tuple(sorted(rule))
+
+
+class MasterLP:
+    """The master LP (10–18) living in HiGHS; columns are appended in place."""
+
+    def __init__(self, problem: MasterProblem, pool: RulePool, session: HighsSession):
+        self.problem = problem
+        self.session = session
+        model = build_master(problem, pool.matrix(), pool.complexities(), integer=False)
+        result = session.solve(model)
+        self.first_status = result.status
+        self.h = session.highs
+        self.rows = {("cover", i): session.row_index(model.cover[i]) for i in model.cover}
+        try:  # a complexity row exists once some column exists (see build_master)
+            self.rows[("complexity",)] = session.row_index(model.complexity)
+        except KeyError:
+            pass
+        for name in model.fairness:
+            self.rows[("fairness", name)] = session.row_index(model.fairness[name])
+        self.zeta_cols = np.array([session.col_index(model.zeta[i]) for i in model.positives], dtype=np.int32)
+        self.zeta_patterns = np.array(list(model.positives), dtype=int)
+        self.w_cols = [session.col_index(model.w[k]) for k in model.rules]
+        self.fairness_active = True
+
+    def _row(self, key) -> int:
+        if key not in self.rows:
+            lower, upper = row_bounds(self.problem, key)
+            if key[0] == "fairness" and not self.fairness_active:
+                upper = _INF
+            self.h.addRow(lower if np.isfinite(lower) else -_INF, upper if np.isfinite(upper) else _INF,
+                          0, np.array([], dtype=np.int32), np.array([], dtype=float))
+            self.rows[key] = self.h.getNumRow() - 1
+        return self.rows[key]
+
+    def add_columns(self, pool: RulePool, ks) -> None:
+        for k in ks:
+            objective, entries = column_entries(self.problem, pool.coverage[k], 1 + len(pool.rules[k]))
+            idx = np.array([self._row(key) for key in entries], dtype=np.int32)
+            vals = np.array(list(entries.values()), dtype=float)
+            self.h.addCol(objective, 0.0, _INF, len(idx), idx, vals)
+            self.w_cols.append(self.h.getNumCol() - 1)
+
+    def set_costs(self, pool: RulePool, positive_cost: np.ndarray, negative_cost: np.ndarray) -> None:
+        """Re-weight the loss (a tilt): ζ costs and every column's negative cost."""
+        self.problem.positive_cost = positive_cost
+        self.problem.negative_cost = negative_cost
+        self.h.changeColsCost(len(self.zeta_cols), self.zeta_cols, positive_cost[self.zeta_patterns].astype(float))
+        if self.w_cols:
+            cov = pool.matrix(range(len(self.w_cols)))
+            neg = np.where(self.problem.patterns.y == 0, negative_cost, 0.0)
+            costs = neg @ cov
+            self.h.changeColsCost(len(self.w_cols), np.array(self.w_cols, dtype=np.int32), costs.astype(float))
+
+    def set_fairness_active(self, active: bool) -> None:
+        self.fairness_active = active
+        for key, row in self.rows.items():
+            if key[0] == "fairness":
+                _, upper = row_bounds(self.problem, key)
+                self.h.changeRowBounds(row, -_INF, upper if active else _INF)
+
+    def solve(self, time_limit: float):
+        """Re-solve; return (status, objective, w values, pattern weights v, penalty λ)."""
+        self.h.setOptionValue("time_limit", float(max(time_limit, 0.01)))
+        use_threads(self.session.threads)  # another fit may have resized HiGHS's thread pool since
+        self.h.run()
+        status = self.h.getModelStatus()
+        if status != highspy.HighsModelStatus.kOptimal:
+            return str(status), None, None, None, None
+        sol = self.h.getSolution()
+        row_dual = np.asarray(sol.row_dual)
+        col_value = np.asarray(sol.col_value)
+        pats = self.problem.patterns
+        v = np.where(pats.y == 0, self.problem.negative_cost, 0.0).astype(float)
+        for key, row in self.rows.items():
+            if key[0] == "cover":
+                v[key[1]] -= row_dual[row]
+            elif key[0] == "fairness":
+                fr = next(r for r in self.problem.fairness if r.name == key[1])
+                if fr.rate == "fpr":
+                    v -= row_dual[row] * fr.coef
+        penalty = -row_dual[self.rows[("complexity",)]] if ("complexity",) in self.rows else 0.0
+        w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
+        return "optimal", float(self.h.getInfo().objective_function_value), w, v, max(penalty, 0.0)
+
+
+@dataclass
+class PhaseLog:
+    name: str
+    rounds: int = 0
+    columns: int = 0
+    lp_objective: float | None = None
+    converged: bool = False
+    certified: bool = False
+    seconds: float = 0.0
+
+
+class ColumnGenerator:
+    """Runs the phases of the module docstring under a wall-clock budget."""
+
+    def __init__(self, problem: MasterProblem, pool: RulePool, *, max_conditions: int, beam_width: int,
+                 columns_per_round: int, max_rounds: int, pricing_patterns: np.ndarray | None,
+                 threads: int, seed: int, tol: float = 1e-6):
+        self.problem = problem
+        self.pool = pool
+        self.max_conditions = max_conditions
+        self.beam_width = beam_width
+        self.columns_per_round = columns_per_round
+        self.max_rounds = max_rounds
+        self.pricing_patterns = pricing_patterns
+        self.threads = threads
+        self.seed = seed
+        self.tol = tol
+        self.lp_solutions: list[np.ndarray] = []
+        self.phases: list[PhaseLog] = []
+        self.lp_bound: float | None = None
+        pats = problem.patterns
+        sub = pricing_patterns if pricing_patterns is not None else np.arange(len(pats.y))
+        self._sub = sub
+        self._sub_literals = pats.literals[sub]
+        self._sub_literals_f = self._sub_literals.astype(np.float64)
+        # pricing on a subsample: scale its weights so reduced costs stay on the full scale
+        self._sub_scale = pats.count.sum() / pats.count[sub].sum()
+        self.session = HighsSession(time_limit=60.0, threads=threads, seed=seed)
+        self.lp = MasterLP(problem, pool, self.session)
+
+    def run_phase(self, name: str, deadline: float, *, certify: bool) -> PhaseLog:
+        log = PhaseLog(name)
+        start = time.perf_counter()
+        pats = self.problem.patterns
+        while log.rounds < self.max_rounds:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                break
+            status, objective, w, v, penalty = self.lp.solve(remaining)
+            if status != "optimal":
+                break
+            log.lp_objective = objective
+            log.rounds += 1
+            self.lp_solutions.append(w)
+            for k in np.flatnonzero(w > 1e-6):
+                self.pool.used[k] = True
+            v_sub = v[self._sub] * self._sub_scale if self.pricing_patterns is not None else v
+            found = beam_search(self._sub_literals_f, v_sub, penalty, max_conditions=self.max_conditions,
+                                beam_width=self.beam_width, max_rules=self.columns_per_round, tol=self.tol,
+                                exclude=self.pool.index.keys())
+            new = []
+            for rule, _ in found:
+                covered = pats.coverage(rule)
+                rc = float(v[covered].sum() + penalty * (1 + len(rule)))  # exact, on all patterns
+                if rc < -self.tol and self.pool.add(rule, covered, "beam", rc, pats.literals):
+                    new.append(len(self.pool.rules) - 1)
+            if not new and certify:
+                budget = min(5.0, deadline - time.perf_counter())
+                # rows (21) of the pricing IP: building a model of millions of rows in Pyomo would
+                # take longer than the whole fit, so large problems stay uncertified
+                ip_rows = int((~self._sub_literals[v_sub < -self.tol]).sum())
+                if budget > 0.2 and ip_rows <= MAX_PRICING_IP_ROWS:
+                    rule, rc, ip_status = solve_pricing_ip(self._sub_literals, v_sub, penalty,
+                                                           max_conditions=self.max_conditions, time_limit=budget,
+                                                           threads=self.threads, seed=self.seed)
+                    if rule is not None:
+                        covered = pats.coverage(rule)
+                        rc = float(v[covered].sum() + penalty * (1 + len(rule)))
+                        if rc < -self.tol and self.pool.add(rule, covered, "pricing_ip", rc, pats.literals):
+                            new.append(len(self.pool.rules) - 1)
+                        elif ip_status == "optimal" and self.pricing_patterns is None:
+                            log.certified = True
+            if not new:
+                log.converged = True
+                break
+            self.lp.add_columns(self.pool, new)
+            log.columns += len(new)
+        log.seconds = time.perf_counter() - start
+        self.phases.append(log)
+        return log

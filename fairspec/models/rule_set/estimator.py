@@ -1,0 +1,482 @@
+"""``FairRuleSetClassifier``: a fair Boolean rule set (OR of ANDs) learned by FairCG.
+
+Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrings derive):
+
+1. binarize ``X`` (:mod:`.binarize`) and merge identical training rows into patterns;
+2. seed the pool with tree rules (:mod:`.warm_start`);
+3. column generation (:mod:`.column_generation`): the paper's fair master LP, then — when a
+   bound is enforced — the tilted masters that price rules for the exact problem;
+4. the final restricted master IP over (at most ``max_ip_columns`` of) the pool, in its
+   *exact* form (:mod:`.master`): its fairness rows are the classifier's real train gaps;
+5. exact local search (:mod:`.local_search`) from the best few LP roundings, whose best
+   result is the IP's MIP start (it gets 40 % of the time left after column generation);
+6. the candidate pool: the IP's incumbent, every LP solution of step 3 rounded at 1/2 (when
+   it fits the complexity limit) and the empty rule set are re-measured on the training rows
+   with :meth:`Criterion.gap`; the candidate with the lowest 0-1 loss among those meeting the
+   bound is returned (HiGHS has no solution pool; this is ours).
+
+The empty rule set predicts every row negative: all TPRs and FPRs are 0, so it meets any
+equal-opportunity or equalized-odds bound.  The fit therefore always returns a rule set that
+meets the bound on the training data; when nothing better was found, it is the empty one and
+``fit_log_["selected_from"] == "empty"`` says so.
+
+Time.  ``time_limit`` is the budget of the whole fit: column generation gets
+``cg_fraction`` of it (the paper's phase takes 40 % of that when tilts follow, the tilts share
+the rest), the final IP gets what is left less a small reserve for re-measuring.  Column
+generation also stops on its own when pricing finds nothing or after ``max_rounds`` rounds
+per phase; a fit that stops only by those criteria is reproducible for a given seed, a fit cut
+by the wall clock may not be.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairspec.errors import DataError
+from fairspec.models.rule_set.binarize import Binarizer, Literal
+from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
+from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
+from fairspec.models.rule_set.local_search import RuleSetScorer, improve
+from fairspec.models.rule_set.warm_start import tree_rules
+from fairspec.solvers.highs import HighsSession
+
+FORMAT_VERSION = 1
+#: cost multipliers (1 + τ) of the tilted pricing phases
+TILTS = (0.3, 1.0, 3.0)
+#: the negatives get exactness rows (0-1 loss instead of Hamming) below this many
+#: (negative pattern, covering rule) pairs, or whenever FPRs are compared
+EXACT_NEGATIVE_PAIRS = 30000
+#: most exactness rows in the final IP (HiGHS's branch and bound slows down well before that)
+MAX_EXACT_PAIRS = 60000
+
+
+class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
+    """Boolean rule set under an equal-opportunity or equalized-odds bound (FairCG).
+
+    After ``fit``, ``fit_log_`` holds: ``status`` (the final IP's HiGHS status mapped by
+    :mod:`fairspec.solvers.highs` — ``optimal``, ``time_limit`` with its incumbent — or
+    ``heuristic`` when the IP gave no solution and the rule set came from local search / LP
+    rounding / the empty set), ``mip_gap`` (of the final IP, relative to the *restricted*
+    master over the pooled columns, not to the full problem), ``lp_bound`` (the paper's
+    relaxed master LP objective at the end of its phase — a lower bound on the paper's
+    Hamming-loss IP only when that phase is ``certified``), ``columns_generated``, ``rounds``,
+    ``phases``, ``seconds``, ``selected_from`` (which candidate won), and ``train_gap`` /
+    ``train_accuracy`` re-measured on the returned classifier with ``Criterion.gap``.
+
+    Parameters
+    ----------
+    max_complexity : int, the bound C on Σ_k (1 + conditions of rule k)
+    max_conditions : int, conditions per rule
+    thresholds : int, quantile bins per numeric feature (10 = deciles)
+    missing : "mia" or "none" (see :mod:`.binarize`)
+    criterion : fairspec Criterion or None; enforced when it has a ``bound`` and compares TPR
+        and/or FPR (equal_opportunity, equalized_odds); otherwise the fit is unconstrained
+    categorical_features : column indices holding integer category codes
+    time_limit : float seconds for the whole fit
+    threads, mip_gap, random_state : HiGHS settings and the seed of every random choice
+    beam_width, columns_per_round, max_rounds : column-generation settings
+    max_ip_columns : most columns handed to the final IP
+    pricing_rows : price on a seeded subsample of this many patterns when there are more
+    cg_fraction : share of ``time_limit`` for column generation
+    fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
+        label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`);
+        0 or 1 imposes it on the whole training set only, as the paper does
+    """
+
+    def __init__(self, max_complexity=30, max_conditions=4, thresholds=10, missing="mia", criterion=None,
+                 categorical_features=(), time_limit=60.0, threads=1, mip_gap=1e-4, random_state=0,
+                 beam_width=10, columns_per_round=100, max_rounds=30, max_ip_columns=300, pricing_rows=20000,
+                 cg_fraction=0.5, fairness_folds=2):
+        self.max_complexity = max_complexity
+        self.max_conditions = max_conditions
+        self.thresholds = thresholds
+        self.missing = missing
+        self.criterion = criterion
+        self.categorical_features = categorical_features
+        self.time_limit = time_limit
+        self.threads = threads
+        self.mip_gap = mip_gap
+        self.random_state = random_state
+        self.beam_width = beam_width
+        self.columns_per_round = columns_per_round
+        self.max_rounds = max_rounds
+        self.max_ip_columns = max_ip_columns
+        self.pricing_rows = pricing_rows
+        self.cg_fraction = cg_fraction
+        self.fairness_folds = fairness_folds
+
+    # ------------------------------------------------------------------ fit
+    def _enforced_criterion(self):
+        c = self.criterion
+        if c is None or c.bound is None or not set(c.rates) <= {"tpr", "fpr"}:
+            return None
+        return c
+
+    def _prepare(self, X, y, sensitive_features):
+        """Validate, binarize, merge patterns; shared by :meth:`fit` and ``emit_model``."""
+        X = np.asarray(X, dtype=float)
+        y = np.asarray(y).astype(int).ravel()
+        if X.ndim != 2 or X.shape[0] != y.shape[0]:
+            raise DataError(f"X has shape {X.shape} but y has {y.shape[0]} rows")
+        if not np.isin(y, (0, 1)).all():
+            raise DataError("y must hold 0 and 1 only")
+        criterion = self._enforced_criterion()
+        if sensitive_features is None:
+            if criterion is not None:
+                raise DataError(f"{criterion.label()} is enforced but no sensitive_features were given to fit")
+            groups = np.zeros(len(y), dtype=int)
+        else:
+            groups = np.asarray(sensitive_features)
+            if groups.shape[0] != len(y):
+                raise DataError("sensitive_features must have one entry per row of X")
+        binarizer = Binarizer(self.thresholds, self.missing, self.categorical_features).fit(X)
+        folds = None
+        if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:
+            folds = _stratified_folds(y, groups, int(self.fairness_folds), int(self.random_state))
+        patterns = Patterns.from_rows(binarizer.transform(X), y, groups, folds)
+        problem = MasterProblem(patterns, fairness_rows(patterns, criterion), float(self.max_complexity))
+        return X, y, groups, criterion, binarizer, patterns, problem
+
+    def _warm_start_pool(self, patterns: Patterns) -> RulePool:
+        pool = RulePool()
+        rules = tree_rules(patterns.literals, patterns.y, patterns.count, max_conditions=self.max_conditions,
+                           seed=int(self.random_state))
+        for rule in rules:
+            if 1 + len(rule) <= self.max_complexity:
+                pool.add(rule, patterns.coverage(rule), "warm_start", literals=patterns.literals)
+        if not pool.rules and patterns.literals.shape[1]:
+            # no tree path: seed with the single literal of best precision so every row exists
+            pos = (patterns.literals * (patterns.count * patterns.y)[:, None]).sum(0)
+            tot = (patterns.literals * patterns.count[:, None]).sum(0)
+            j = int(np.argmax(pos / np.maximum(tot, 1)))
+            pool.add((j,), patterns.coverage((j,)), "warm_start")
+        return pool
+
+    def fit(self, X, y, sensitive_features=None):
+        start = time.perf_counter()
+        budget = float(self.time_limit)
+        X, y, groups, criterion, binarizer, patterns, problem = self._prepare(X, y, sensitive_features)
+        rng = np.random.default_rng(int(self.random_state))
+        pool = self._warm_start_pool(patterns)
+        n_warm = len(pool.rules)
+        candidates = [((), "empty")]
+        log = {"criterion": None if self.criterion is None else self.criterion.label(),
+               "enforced": criterion is not None, "bound": None if criterion is None else criterion.bound,
+               "n_rows": int(len(y)), "n_patterns": int(len(patterns.y)),
+               "n_literals": int(patterns.literals.shape[1]), "warm_start_columns": n_warm}
+
+        generator = None
+        if pool.rules:
+            pricing = None
+            if len(patterns.y) > self.pricing_rows:
+                pricing = np.sort(rng.choice(len(patterns.y), size=int(self.pricing_rows), replace=False))
+            generator = ColumnGenerator(problem, pool, max_conditions=self.max_conditions,
+                                        beam_width=self.beam_width, columns_per_round=self.columns_per_round,
+                                        max_rounds=self.max_rounds, pricing_patterns=pricing,
+                                        threads=self.threads, seed=int(self.random_state))
+            cg_end = start + self.cg_fraction * budget
+            tilts = self._tilts(problem) if criterion is not None else []
+            now = time.perf_counter()
+            first_end = now + (cg_end - now) * (0.4 if tilts else 1.0)
+            main = generator.run_phase("fair_master" if criterion is not None else "master", first_end,
+                                       certify=True)
+            generator.lp_bound = main.lp_objective
+            if tilts:
+                generator.lp.set_fairness_active(False)
+                for n_left, (name, pos_cost, neg_cost) in zip(range(len(tilts), 0, -1), tilts):
+                    now = time.perf_counter()
+                    generator.lp.set_costs(pool, pos_cost, neg_cost)
+                    generator.run_phase(name, now + (cg_end - now) / n_left, certify=False)
+            for w in generator.lp_solutions:
+                chosen = tuple(int(k) for k in np.flatnonzero(w >= 0.5))
+                if chosen and sum(pool.complexities(chosen)) <= self.max_complexity:
+                    candidates.append((chosen, "lp_rounding"))
+        log["cg_seconds"] = round(time.perf_counter() - start, 3)
+
+        exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
+        ks = self._ip_columns(pool, candidates, patterns, exact_negatives)
+        exact_negatives = exact_negatives or int(pool.matrix(ks)[patterns.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
+        reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
+        ls_deadline = time.perf_counter() + 0.4 * max(start + budget - reserve - time.perf_counter(), 0.0)
+        searched = self._local_search(ks, pool, patterns, problem, candidates, ls_deadline)
+        candidates += searched
+        log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
+        ip_info = self._final_ip(problem, patterns, pool, ks, searched[0][0] if searched else (),
+                                 start + budget - reserve, exact_negatives)
+        if ip_info.get("rules") is not None:
+            candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
+        chosen, source, measured = self._select(candidates, pool, patterns, criterion, problem)
+
+        self.binarizer_ = binarizer
+        self.rules_ = [[binarizer.literals_[j] for j in pool.rules[k]] for k in chosen]
+        self._fit_scores(X, y)
+        self.n_features_in_ = X.shape[1]
+        self.classes_ = np.array([0, 1])
+        yhat = self.predict(X)
+        train_gap = None
+        if self.criterion is not None and sensitive_features is not None:
+            train_gap = float(self.criterion.gap(y, yhat, groups))
+        log.update({
+            # the IP's own status when it produced a solution; otherwise the rule set came from the
+            # heuristics (local search, LP rounding) or is the empty one
+            "status": ip_info["status"] if ip_info.get("rules") is not None else "heuristic",
+            "ip_status": ip_info["status"], "mip_gap": ip_info.get("mip_gap"),
+            "lp_bound": None if generator is None else generator.lp_bound,
+            "ip_objective": ip_info.get("objective"), "ip_bound": ip_info.get("bound"),
+            "ip_seconds": ip_info.get("seconds"), "ip_columns": ip_info.get("columns"),
+            "ip_build_seconds": ip_info.get("build_seconds"),
+            "exact_negatives": ip_info.get("exact_negatives"),
+            "columns_generated": len(pool.rules) - n_warm, "columns_total": len(pool.rules),
+            "rounds": 0 if generator is None else sum(p.rounds for p in generator.phases),
+            "phases": [] if generator is None else [p.__dict__ for p in generator.phases],
+            "selected_from": source, "candidates": len(candidates),
+            "train_accuracy": float((yhat == y).mean()), "train_gap": train_gap,
+            "bound_met_on_train": None if criterion is None else bool(train_gap <= criterion.bound + 1e-12),
+            "n_rules": len(self.rules_), "complexity": int(sum(1 + len(r) for r in self.rules_)),
+            "seconds": round(time.perf_counter() - start, 3),
+        })
+        if criterion is not None and source == "empty":
+            log["note"] = ("no non-empty rule set found meets the bound on the training data; "
+                           "returned the empty rule set (all negative, gap 0)")
+        self.fit_log_ = log
+        return self
+
+    def _tilts(self, problem: MasterProblem):
+        """(name, positive cost, negative cost) of each tilted phase (module docstring of CG)."""
+        pats = problem.patterns
+        out = []
+        rates = {r.rate for r in problem.fairness}
+        for rate in ("fnr", "fpr"):
+            if rate not in rates:
+                continue
+            label = 1 if rate == "fnr" else 0
+            for g in np.unique(pats.group):
+                sel = (pats.y == label) & (pats.group == g)
+                if not sel.any():
+                    continue
+                for tau in TILTS:
+                    pos, neg = pats.count.copy(), pats.count.copy()
+                    (pos if label == 1 else neg)[sel] *= 1 + tau
+                    out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
+        return out
+
+    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, exact_negatives: bool) -> list[int]:
+        """The final IP's columns: those of the LP roundings, then used ones, then by reduced cost.
+
+        At most ``max_ip_columns``, and no more than ``MAX_EXACT_PAIRS`` exactness rows
+        (one per covered positive — and negative, in the exact-negative form — per column).
+        """
+        in_candidates = {k for ks, _ in candidates for k in ks}
+        order = sorted(range(len(pool.rules)),
+                       key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
+                                      pool.best_reduced_cost[k], k))
+        rows_of = patterns.y == 1 if not exact_negatives else np.ones(len(patterns.y), dtype=bool)
+        chosen, pairs = [], 0
+        for k in order[: self.max_ip_columns]:
+            pairs += int(pool.coverage[k][rows_of].sum())
+            if chosen and pairs > MAX_EXACT_PAIRS:
+                break
+            chosen.append(k)
+        return sorted(chosen)
+
+    def _local_search(self, ks, pool: RulePool, patterns: Patterns, problem, candidates, deadline,
+                      n_starts: int = 5):
+        """Improve the best few candidates by exact local search (:mod:`.local_search`)."""
+        if not ks:
+            return []
+        position = {k: p for p, k in enumerate(ks)}
+        cov = pool.matrix(ks)
+        complexity = np.array(pool.complexities(ks), dtype=float)
+        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
+        starts = {tuple(sorted(position[k] for k in c)) for c, _ in candidates if all(k in position for k in c)}
+        starts = sorted(starts)
+        if len(starts) > n_starts:
+            cover = np.column_stack([cov[:, list(s)].any(axis=1) if s else np.zeros(len(patterns.y), bool)
+                                     for s in starts])
+            excess, loss = scorer.score(cover)
+            keep = np.lexsort((loss, excess))[:n_starts]
+            starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
+        found = []
+        for s in starts:
+            rules, excess, loss = improve(cov, complexity, scorer, self.max_complexity, s, deadline=deadline)
+            if excess <= 0:
+                found.append((excess, loss, tuple(ks[p] for p in rules)))
+        found.sort()
+        return [(rules, "local_search") for _, _, rules in found]
+
+    def _final_ip(self, problem: MasterProblem, patterns: Patterns, pool: RulePool, ks, mip_start,
+                  deadline: float, exact_negatives: bool) -> dict:
+        if not pool.rules:
+            return {"status": "optimal", "rules": [], "mip_gap": 0.0, "columns": 0}
+        build_start = time.perf_counter()
+        cov = pool.matrix(ks)
+        exact_problem = MasterProblem(patterns, problem.fairness, problem.max_complexity)
+        model = build_master(exact_problem, cov, pool.complexities(ks), integer=True, exact=True,
+                             exact_negatives=exact_negatives)
+        start_set = set(mip_start)
+        covered = np.zeros(len(patterns.y), dtype=bool)
+        for p, k in enumerate(ks):
+            model.w[p].value = 1.0 if k in start_set else 0.0
+            if k in start_set:
+                covered |= pool.coverage[k]
+        for i in model.positives:
+            model.zeta[i].value = 0.0 if covered[i] else 1.0
+        for i in model.negatives:
+            model.delta[i].value = 1.0 if covered[i] else 0.0
+        built = time.perf_counter()
+        # loading the model into HiGHS through APPSI takes about 3x as long as building it
+        # (measured on adult: 25 s vs 8 s): leave that out of the time limit
+        seconds = deadline - built - 3.0 * (built - build_start)
+        session = HighsSession(time_limit=max(seconds, 1.0), mip_gap=self.mip_gap, threads=self.threads,
+                               seed=int(self.random_state))
+        result = session.solve(model, warmstart=True)
+        info = {"status": result.status, "mip_gap": result.mip_gap, "objective": result.objective,
+                "bound": result.bound, "seconds": round(result.seconds, 3), "columns": len(ks),
+                "build_seconds": round(built - build_start, 3),
+                "exact_negatives": exact_negatives, "rules": None}
+        if result.has_solution:
+            info["rules"] = [ks[k] for k in selected_rules(model)]
+        return info
+
+    def _select(self, candidates, pool: RulePool, patterns: Patterns, criterion, problem):
+        """Lowest training 0-1 loss among candidates meeting the bound (re-measured with
+        ``Criterion.gap``) and, with fairness folds, the fold rows too."""
+        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
+        best = None
+        for order, (ks, source) in enumerate(candidates):
+            if sum(pool.complexities(ks)) > self.max_complexity:
+                continue
+            covered = np.zeros(len(patterns.y), dtype=bool)
+            for k in ks:
+                covered |= pool.coverage[k]
+            pred = covered.astype(int)
+            loss = float(patterns.count[pred != patterns.y].sum())
+            gap = 0.0
+            if criterion is not None:
+                gap = criterion.gap(patterns.y, pred, patterns.group, sample_weight=patterns.count)
+                if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
+                    continue
+            key = (loss, sum(pool.complexities(ks)), order)
+            if best is None or key < best[0]:
+                best = (key, ks, source, gap)
+        return best[1], best[2], best[3]
+
+    def _fit_scores(self, X, y):
+        covers = self._rule_coverage(X)
+        self.rule_precision_ = [float(y[c].mean()) if c.any() else 0.0 for c in covers.T]
+        self.rule_support_ = [int(c.sum()) for c in covers.T]
+        uncovered = ~covers.any(axis=1) if covers.size else np.ones(len(y), dtype=bool)
+        self.uncovered_positive_rate_ = float(y[uncovered].mean()) if uncovered.any() else 0.0
+
+    # -------------------------------------------------------------- predict
+    def _rule_coverage(self, X) -> np.ndarray:
+        X = np.asarray(X, dtype=float)
+        out = np.ones((X.shape[0], len(self.rules_)), dtype=bool)
+        for k, rule in enumerate(self.rules_):
+            for lit in rule:
+                out[:, k] &= lit.evaluate(X)
+        return out
+
+    def _check_X(self, X):
+        if not hasattr(self, "rules_"):
+            from sklearn.exceptions import NotFittedError
+            raise NotFittedError("this FairRuleSetClassifier is not fitted yet")
+        X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has {X.shape[-1]} features, the rule set was fitted on {self.n_features_in_}")
+        return X
+
+    def predict(self, X) -> np.ndarray:
+        X = self._check_X(X)
+        return self._rule_coverage(X).any(axis=1).astype(int)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """A ranking score, not a calibrated probability: ``0.5 + precision/2`` of the most
+        precise covering rule for a covered row, ``rate/2`` for an uncovered one (``rate`` the
+        training positive rate of uncovered rows), so ``predict == (score >= 0.5)``."""
+        X = self._check_X(X)
+        cov = self._rule_coverage(X)
+        prec = np.asarray(self.rule_precision_, dtype=float)
+        best = np.where(cov, prec[None, :], -1.0).max(axis=1) if cov.shape[1] else np.full(len(X), -1.0)
+        p1 = np.where(best >= 0, 0.5 + best / 2, self.uncovered_positive_rate_ / 2)
+        return np.column_stack([1 - p1, p1])
+
+    # ------------------------------------------------------------ read out
+    def describe(self, feature_names=None, categories=None) -> list[str]:
+        """``IF age <= 25 AND priors_count > 3 THEN positive`` ... ``ELSE negative``."""
+        if not self.rules_:
+            return ["ALWAYS negative (empty rule set)"]
+        lines = []
+        for k, rule in enumerate(self.rules_):
+            cond = " AND ".join(lit.describe(feature_names, categories) for lit in rule)
+            prefix = "IF" if k == 0 else "ELSE IF"
+            lines.append(f"{prefix} {cond} THEN positive")
+        lines.append("ELSE negative")
+        return lines
+
+    def to_json(self) -> dict:
+        params = self.get_params()
+        crit = params.pop("criterion")
+        params["categorical_features"] = [int(c) for c in params["categorical_features"]]
+        return {
+            "kind": "rule_set",
+            "format_version": FORMAT_VERSION,
+            "params": params,
+            "criterion": None if crit is None else {"name": crit.name, "bound": crit.bound, "penalty": crit.penalty},
+            "n_features_in": int(self.n_features_in_),
+            "rules": [{"conditions": [lit.to_json() for lit in rule], "precision": p, "support": s}
+                      for rule, p, s in zip(self.rules_, self.rule_precision_, self.rule_support_)],
+            "uncovered_positive_rate": self.uncovered_positive_rate_,
+            "fit_log": _jsonable(getattr(self, "fit_log_", {})),
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "FairRuleSetClassifier":
+        from fairspec.errors import ModelFileError
+        from fairspec.plan.fairness import make_criterion
+
+        if doc.get("kind") != "rule_set":
+            raise ModelFileError(f"not a rule_set model (kind={doc.get('kind')!r})")
+        if doc.get("format_version") != FORMAT_VERSION:
+            raise ModelFileError(f"rule_set model format {doc.get('format_version')!r} is not {FORMAT_VERSION}")
+        crit = doc.get("criterion")
+        params = dict(doc["params"])
+        params["categorical_features"] = tuple(params.get("categorical_features", ()))
+        est = cls(**params, criterion=None if crit is None else make_criterion(crit["name"], crit["bound"],
+                                                                                crit["penalty"]))
+        est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in doc["rules"]]
+        est.rule_precision_ = [float(r["precision"]) for r in doc["rules"]]
+        est.rule_support_ = [int(r["support"]) for r in doc["rules"]]
+        est.uncovered_positive_rate_ = float(doc["uncovered_positive_rate"])
+        est.n_features_in_ = int(doc["n_features_in"])
+        est.classes_ = np.array([0, 1])
+        est.fit_log_ = dict(doc.get("fit_log", {}))
+        return est
+
+
+def _stratified_folds(y, groups, n_folds, seed) -> np.ndarray:
+    """Fold of each row: rows of each (label, group) cell shuffled and dealt round-robin."""
+    rng = np.random.default_rng(seed)
+    folds = np.empty(len(y), dtype=np.int64)
+    _, cell = np.unique(np.column_stack([y, np.unique(groups, return_inverse=True)[1]]), axis=0,
+                        return_inverse=True)
+    for c in np.unique(cell):
+        rows = rng.permutation(np.flatnonzero(cell.ravel() == c))
+        folds[rows] = np.arange(len(rows)) % n_folds
+    return folds
+
+
+def _jsonable(obj):
+    if isinstance(obj, dict):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, (np.integer,)):
+        return int(obj)
+    if isinstance(obj, (np.floating,)):
+        return float(obj)
+    if isinstance(obj, np.bool_):
+        return bool(obj)
+    return obj

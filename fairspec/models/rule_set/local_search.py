@@ -1,0 +1,94 @@
+"""Exact local search over the rule pool: the repair step and the final IP's MIP start.
+
+The state is a set ``S`` of pool rules.  Every move — add one rule, drop one, swap one in
+for one out — is scored on the *real* classifier it gives on the training patterns (0-1
+loss and the criterion's gap, weighted by the pattern counts), all moves of a kind at once
+with a few matrix products.  The search is lexicographic: first reduce the excess of the
+gap over the bound, then the loss; it stops at a local optimum or after ``max_moves``.
+
+It is a heuristic with no optimality claim; its result is (a) a candidate for the final
+choice and (b) the MIP start of the exact final IP, which HiGHS then improves on or proves.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+
+class RuleSetScorer:
+    """Loss and fairness excess of many candidate coverages at once.
+
+    The fairness rows are the master's (:func:`.master.fairness_rows`): a row
+    ``Σ_i coef_i x_i ≤ bound`` with ``x = ζ = 1 − ŷ`` on positives (``fnr``; as each group's
+    coefficients sum to ±1, ``coef·(1 − ŷ) = −coef·ŷ``) or ``x = ŷ`` on negatives (``fpr``).
+    """
+
+    def __init__(self, y, count, rows):
+        self.pos_w = np.where(y == 1, count, 0.0)
+        self.neg_w = np.where(y == 0, count, 0.0)
+        # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
+        self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
+        self.bounds = np.array([r.bound for r in rows]) if rows else None
+
+    def score(self, cover: np.ndarray):
+        """``cover`` bool (n_patterns, M) → (largest excess over a bound, loss), each shape (M,)."""
+        cf = cover.astype(np.float64)
+        loss = self.pos_w.sum() - self.pos_w @ cf + self.neg_w @ cf
+        if self.matrix is None:
+            return np.zeros(cf.shape[1]), loss
+        excess = np.maximum((cf.T @ self.matrix - self.bounds[None, :]).max(axis=1), 0.0)
+        return excess, loss
+
+
+def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer, max_complexity: float,
+            start, *, max_moves: int = 60, deadline: float | None = None) -> tuple[list[int], float, float]:
+    """Hill-climb from ``start`` (pool column indices); return (rules, excess, loss).
+
+    ``deadline`` (a ``time.perf_counter()`` value) stops the climb early, keeping the best so far.
+    """
+    n, K = coverage.shape
+    selected = sorted(set(int(k) for k in start))
+    counts = coverage[:, selected].sum(axis=1) if selected else np.zeros(n, dtype=int)
+    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None]))
+    used = float(complexity[selected].sum()) if selected else 0.0
+    tol = 1e-9
+    for _ in range(max_moves):
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        best = None  # (excess, loss, kind, out, in)
+        in_set = np.zeros(K, dtype=bool)
+        in_set[selected] = True
+        base = counts > 0
+        # add k
+        fits = (~in_set) & (used + complexity <= max_complexity + tol)
+        if fits.any():
+            ks = np.flatnonzero(fits)
+            e, lo = scorer.score(base[:, None] | coverage[:, ks])
+            i = int(np.lexsort((lo, e))[0])
+            best = (e[i], lo[i], "add", None, int(ks[i]))
+        for out in selected:
+            without = (counts - coverage[:, out]) > 0
+            e, lo = scorer.score(without[:, None])
+            if best is None or (e[0], lo[0]) < best[:2]:
+                best = (e[0], lo[0], "drop", out, None)
+            fits = (~in_set) & (used - complexity[out] + complexity <= max_complexity + tol)
+            if fits.any():
+                ks = np.flatnonzero(fits)
+                e, lo = scorer.score(without[:, None] | coverage[:, ks])
+                i = int(np.lexsort((lo, e))[0])
+                if (e[i], lo[i]) < best[:2]:
+                    best = (e[i], lo[i], "swap", out, int(ks[i]))
+        if best is None or not ((best[0] < excess - tol) or (best[0] <= excess + tol and best[1] < loss - tol)):
+            break
+        excess, loss, kind, out, into = best
+        if out is not None:
+            selected.remove(out)
+            counts = counts - coverage[:, out]
+            used -= complexity[out]
+        if into is not None:
+            selected.append(into)
+            counts = counts + coverage[:, into]
+            used += complexity[into]
+        selected.sort()
+    return selected, float(excess), float(loss)

@@ -1,0 +1,242 @@
+"""Tests of the rule_set family (FairCG): brute force, real fairness, export, JSON, describe."""
+from __future__ import annotations
+
+import itertools
+import json
+
+import highspy
+import numpy as np
+import pytest
+
+from fairspec.models.rule_set import FairRuleSetClassifier, emit_model, estimator_from_json, pricing_path
+from fairspec.models.rule_set.binarize import Binarizer, Literal
+from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
+from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
+from fairspec.plan.fairness import make_criterion
+from fairspec.solvers.highs import HighsSession
+
+
+def tiny_problem(seed, n=60, groups=2):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.integers(0, 4, n), rng.integers(0, 3, n)]).astype(float)
+    g = rng.integers(0, groups, n)
+    logit = 0.9 * X[:, 0] - 0.8 * X[:, 1] + 0.8 * g - 1.0
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    return X, y, g
+
+
+def all_rules(n_literals, max_conditions):
+    return [r for d in range(1, max_conditions + 1) for r in itertools.combinations(range(n_literals), d)]
+
+
+def brute_force(patterns, rules, max_complexity, criterion):
+    """Lowest 0-1 loss over every rule set within the complexity bound (and the gap bound)."""
+    best = np.inf
+    cov = [patterns.coverage(r) for r in rules]
+    cost = [1 + len(r) for r in rules]
+    max_rules = max_complexity // 2
+    for size in range(0, max_rules + 1):
+        for combo in itertools.combinations(range(len(rules)), size):
+            if sum(cost[k] for k in combo) > max_complexity:
+                continue
+            pred = np.zeros(len(patterns.y), dtype=bool)
+            for k in combo:
+                pred |= cov[k]
+            if criterion is not None:
+                gap = criterion.gap(patterns.y, pred.astype(int), patterns.group, sample_weight=patterns.count)
+                if gap > criterion.bound:
+                    continue
+            best = min(best, patterns.count[pred.astype(int) != patterns.y].sum())
+    return best
+
+
+@pytest.mark.parametrize("seed,criterion", [
+    (0, None),
+    (1, make_criterion("equal_opportunity", 0.05)),
+    (2, make_criterion("equalized_odds", 0.1)),
+])
+def test_exact_master_ip_equals_brute_force(seed, criterion):
+    X, y, g = tiny_problem(seed)
+    binarizer = Binarizer(thresholds=3, missing="none").fit(X)
+    patterns = Patterns.from_rows(binarizer.transform(X), y, g)
+    rules = all_rules(patterns.literals.shape[1], 2)
+    cov = np.column_stack([patterns.coverage(r) for r in rules])
+    problem = MasterProblem(patterns, fairness_rows(patterns, criterion), 5)
+    model = build_master(problem, cov, [1 + len(r) for r in rules], integer=True, exact=True, exact_negatives=True)
+    result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(model)
+    assert result.status == "optimal"
+    expected = brute_force(patterns, rules, 5, criterion)
+    assert result.objective == pytest.approx(expected)
+    # the solution itself re-measures to the same loss and meets the bound
+    pred = np.zeros(len(patterns.y), dtype=bool)
+    for k in selected_rules(model):
+        pred |= cov[:, k]
+    assert patterns.count[pred.astype(int) != patterns.y].sum() == pytest.approx(expected)
+    if criterion is not None:
+        assert criterion.gap(patterns.y, pred.astype(int), patterns.group, sample_weight=patterns.count) \
+            <= criterion.bound
+
+
+def test_relaxed_paper_ip_can_cheat_but_exact_rows_forbid_it():
+    """Without exactness rows the model may call covered positives missed (ζ=1)."""
+    X, y, g = tiny_problem(3, n=80)
+    crit = make_criterion("equal_opportunity", 0.0)
+    binarizer = Binarizer(thresholds=3, missing="none").fit(X)
+    patterns = Patterns.from_rows(binarizer.transform(X), y, g)
+    rules = all_rules(patterns.literals.shape[1], 1)
+    cov = np.column_stack([patterns.coverage(r) for r in rules])
+    problem = MasterProblem(patterns, fairness_rows(patterns, crit), 6)
+    relaxed = build_master(problem, cov, [2] * len(rules), integer=True, exact=False)
+    exact = build_master(problem, cov, [2] * len(rules), integer=True, exact=True, exact_negatives=True)
+    r_relaxed = HighsSession(time_limit=10.0, mip_gap=0.0).solve(relaxed)
+    r_exact = HighsSession(time_limit=10.0, mip_gap=0.0).solve(exact)
+    assert r_exact.objective == pytest.approx(brute_force(patterns, rules, 6, crit))
+    assert r_relaxed.objective <= r_exact.objective + 1e-9
+
+
+def test_pricing_ip_finds_the_most_negative_reduced_cost():
+    rng = np.random.default_rng(5)
+    literals = rng.random((40, 8)) < 0.5
+    weights = rng.normal(size=40)
+    penalty = 0.3
+    rc = {r: weights[literals[:, list(r)].all(axis=1)].sum() + penalty * (1 + len(r)) for r in all_rules(8, 3)}
+    best = min(rc.values())
+    rule, value, status = solve_pricing_ip(literals, weights, penalty, max_conditions=3, time_limit=10.0)
+    assert status == "optimal"
+    assert value == pytest.approx(best)
+    found = beam_search(literals.astype(float), weights, penalty, max_conditions=3, beam_width=50, max_rules=10)
+    assert found and found[0][1] == pytest.approx(rc[found[0][0]])
+    assert found[0][1] >= best - 1e-9
+
+
+def test_fit_reaches_brute_force_optimum_on_tiny_data():
+    X, y, g = tiny_problem(4, n=50)
+    est = FairRuleSetClassifier(max_complexity=5, max_conditions=2, thresholds=3, missing="none", time_limit=10.0)
+    est.fit(X, y)
+    patterns = Patterns.from_rows(est.binarizer_.transform(X), y, np.zeros(len(y), dtype=int))
+    best = brute_force(patterns, all_rules(patterns.literals.shape[1], 2), 5, None)
+    assert (est.predict(X) != y).sum() == best
+
+
+@pytest.mark.parametrize("seed,name,bound,groups", [
+    (10, "equal_opportunity", 0.05, 2),
+    (11, "equal_opportunity", 0.02, 3),
+    (12, "equalized_odds", 0.05, 2),
+])
+def test_bound_holds_on_the_returned_classifier(seed, name, bound, groups):
+    rng = np.random.default_rng(seed)
+    n = 300
+    g = rng.integers(0, groups, n)
+    X = np.column_stack([rng.normal(size=n) + 0.7 * g, rng.normal(size=n), rng.integers(0, 3, n)]).astype(float)
+    X[rng.random(n) < 0.1, 1] = np.nan
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + np.nan_to_num(X[:, 1]))))).astype(int)
+    crit = make_criterion(name, bound)
+    small = dict(categorical_features=(2,), max_complexity=12, max_rounds=5, max_ip_columns=40, mip_gap=0.01)
+    unconstrained = FairRuleSetClassifier(time_limit=2.0, **small).fit(X, y)
+    est = FairRuleSetClassifier(criterion=crit, time_limit=4.0, **small)
+    est.fit(X, y, sensitive_features=g)
+    gap = crit.gap(y, est.predict(X), g)
+    assert gap <= bound
+    assert est.fit_log_["train_gap"] == pytest.approx(gap)
+    assert est.fit_log_["bound_met_on_train"]
+    # the bound binds: the unconstrained rule set violates it (else the test proves nothing)
+    assert crit.gap(y, unconstrained.predict(X), g) > bound
+
+
+@pytest.mark.parametrize("suffix", [".lp", ".mps"])
+def test_export_round_trips_through_highs(tmp_path, suffix):
+    X, y, g = tiny_problem(6, n=80)
+    crit = make_criterion("equal_opportunity", 0.1)
+    est = FairRuleSetClassifier(criterion=crit, thresholds=3, missing="none", max_complexity=8)
+    path = tmp_path / f"master{suffix}"
+    written = emit_model(est, X, y, g, path)
+    assert written == [path, pricing_path(path)] and all(p.exists() for p in written)
+    # the same model solved through Pyomo
+    _, _, _, _, _, patterns, problem = est._prepare(X, y, g)
+    pool = est._warm_start_pool(patterns)
+    model = build_master(problem, pool.matrix(), pool.complexities(), integer=True, exact=True)
+    direct = HighsSession(time_limit=10.0, mip_gap=0.0).solve(model)
+    for file, expected in ((path, direct.objective), (pricing_path(path), None)):
+        h = highspy.Highs()
+        h.setOptionValue("output_flag", False)
+        h.setOptionValue("mip_rel_gap", 0.0)
+        assert h.readModel(str(file)) == highspy.HighsStatus.kOk
+        h.run()
+        assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+        if expected is not None:
+            assert h.getInfo().objective_function_value == pytest.approx(expected)
+
+
+def test_describe_renders_readable_rules_with_category_names():
+    doc = {
+        "kind": "rule_set", "format_version": 1, "params": {"max_complexity": 30}, "criterion": None,
+        "n_features_in": 3, "uncovered_positive_rate": 0.2,
+        "rules": [
+            {"conditions": [{"feature": 0, "op": "<=", "value": 25.0, "missing": "false"},
+                            {"feature": 1, "op": ">", "value": 3.0, "missing": "false"}],
+             "precision": 0.7, "support": 10},
+            {"conditions": [{"feature": 2, "op": "==", "value": 1.0, "missing": "false"},
+                            {"feature": 1, "op": ">", "value": 7.5, "missing": "true"}],
+             "precision": 0.6, "support": 5},
+        ],
+    }
+    est = estimator_from_json(doc)
+    lines = est.describe(["age", "priors_count", "c_charge_degree"], {2: ["F", "M"]})
+    assert lines == [
+        "IF age <= 25 AND priors_count > 3 THEN positive",
+        "ELSE IF c_charge_degree == M AND priors_count > 7.5 (or missing) THEN positive",
+        "ELSE negative",
+    ]
+    X = np.array([[20, 4, 0], [30, 4, 1], [30, np.nan, 1], [30, np.nan, 0], [26, 9, 0]], dtype=float)
+    assert est.predict(X).tolist() == [1, 0, 1, 0, 0]
+
+
+def test_json_round_trip_predicts_identically_and_seed_reproduces():
+    rng = np.random.default_rng(7)
+    n = 250
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n), rng.integers(0, 4, n), rng.normal(size=n)])
+    X[rng.random(n) < 0.15, 0] = np.nan
+    y = (rng.random(n) < 1 / (1 + np.exp(-(np.nan_to_num(X[:, 0], nan=1.0) + 0.5 * X[:, 1] - 1)))).astype(int)
+    crit = make_criterion("equal_opportunity", 0.05)
+    kw = dict(criterion=crit, categorical_features=(1,), time_limit=20.0, max_complexity=10, random_state=3,
+              max_rounds=3, max_ip_columns=15)
+    a = FairRuleSetClassifier(**kw).fit(X, y, g)
+    b = FairRuleSetClassifier(**kw).fit(X, y, g)
+    assert a.to_json()["rules"] == b.to_json()["rules"]
+    loaded = estimator_from_json(json.loads(json.dumps(a.to_json())))
+    Xt = np.vstack([X, rng.normal(size=(50, 3))])
+    Xt[-50:, 1] = rng.integers(0, 4, 50)
+    Xt[-10:, 0] = np.nan
+    np.testing.assert_array_equal(loaded.predict(Xt), a.predict(Xt))
+    np.testing.assert_allclose(loaded.predict_proba(Xt), a.predict_proba(Xt))
+    assert ((a.predict_proba(Xt)[:, 1] >= 0.5) == (a.predict(Xt) == 1)).all()
+
+
+def test_mia_literals_have_both_missing_forms():
+    X = np.array([[1.0], [2.0], [np.nan], [4.0], [5.0], [np.nan]])
+    mia = Binarizer(thresholds=2, missing="mia").fit(X)
+    ops = {(lit.op, lit.missing_true) for lit in mia.literals_}
+    assert ("is_missing", False) in ops
+    assert ("<=", True) in ops and ("<=", False) in ops
+    assert Literal(0, "<=", 2.0, True).evaluate(X).tolist() == [True, True, True, False, False, True]
+    plain = Binarizer(thresholds=2, missing="none").fit(X)
+    assert all(not lit.missing_true and lit.op in ("<=", ">") for lit in plain.literals_)
+    assert not plain.transform(X)[[2, 5]].any()
+
+
+def test_build_estimator_follows_the_family_contract():
+    from fairspec.models.rule_set import build_estimator
+    from fairspec.plan.plan import ModelRecipe, SolverSettings
+
+    crit = make_criterion("equalized_odds", 0.025)
+    recipe = ModelRecipe("rule_set", {"max_complexity": 12, "max_conditions": 3, "thresholds": 5, "missing": "none"})
+    est = build_estimator(recipe, crit, SolverSettings(time_limit=7.5, threads=2, mip_gap=0.01, seed=4),
+                          categorical_features=[1], seed=9)
+    params = est.get_params()
+    assert (params["max_complexity"], params["max_conditions"], params["thresholds"], params["missing"]) == \
+        (12, 3, 5, "none")
+    assert (params["time_limit"], params["threads"], params["mip_gap"], params["random_state"]) == (7.5, 2, 0.01, 9)
+    assert params["criterion"] is crit and params["categorical_features"] == (1,)
+    with pytest.raises(Exception, match="sensitive_features"):
+        est.fit(np.zeros((4, 2)), np.array([0, 1, 0, 1]))
