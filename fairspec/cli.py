@@ -67,19 +67,19 @@ def cmd_check(args, out, err) -> int:
 
 
 def cmd_compile(args, out, err) -> int:
+    from fairspec.plan.families import FAMILIES
+
     plan = _compile(args.spec)
+    family = FAMILIES[plan.model.family]
+    if args.emit_model and not family.solver_backed:
+        backed = ", ".join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)
+        raise FairspecError(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
+                            f"--emit-model works for: {backed}")
     out.write(plan.describe() + "\n")
     if args.emit_model:
-        from fairspec.errors import FairspecError as _E
         from fairspec.pipeline.artifact import family_module
-        from fairspec.pipeline.files import write_atomic  # noqa: F401  (emit writes through the family)
         from fairspec.pipeline.train import prepare_data, training_matrix
-        from fairspec.plan.families import FAMILIES
 
-        family = FAMILIES[plan.model.family]
-        if not family.solver_backed:
-            raise _E(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
-                     f"--emit-model works for: {', '.join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)}")
         data = prepare_data(plan, _progress(args, err))
         criterion = plan.fairness[0] if plan.fairness else None
         _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)

@@ -252,6 +252,10 @@ class ReportContext:
 
 # --------------------------------------------------------------------------- formatting
 
+#: the order the timing rows are shown in (the steps of a run)
+TIMING_ORDER = ("load_seconds", "fit_seconds", "evaluate_seconds", "total_seconds")
+
+
 def fmt_rate(value, digits: int = 3) -> str:
     """A rate/score in [0, 1] with fixed decimals; ``—`` when undefined."""
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
@@ -416,9 +420,13 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
             for g in rates:
                 if str(g) not in group_names:
                     group_names.append(str(g))
-        rows = tuple(GroupRow(str(feat), tuple(fmt_rate({str(k): v for k, v in rates.items()}.get(g))
+        # Spec order, not the order of the JSON keys: a report re-rendered from metrics.json
+        # (sorted keys) must read the same as the one written after training.
+        declared = list(summary.get("features") or []) + list(summary.get("privileged") or [])
+        order = [f for f in declared if f in missing] + sorted(f for f in missing if f not in declared)
+        rows = tuple(GroupRow(str(feat), tuple(fmt_rate({str(k): v for k, v in missing[feat].items()}.get(g))
                                                for g in group_names))
-                     for feat, rates in missing.items())
+                     for feat in order)
         missing_table = MissingTable(tuple(group_names), rows)
 
     positive = summary.get("positive", target.get("positive"))
@@ -561,8 +569,9 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
         mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}",
         seed=fmt_number(training.get("seed")),
         other=tuple(key_value(k, v) for k, v in sorted(log.items())),
-        timing=tuple(KeyValue(str(k).replace("_seconds", "").replace("_", " "), fmt_seconds(v))
-                     for k, v in timing.items()),
+        timing=tuple(KeyValue(str(k).replace("_seconds", "").replace("_", " "), fmt_seconds(timing[k]))
+                     for k in sorted(timing, key=lambda k: (TIMING_ORDER.index(k) if k in TIMING_ORDER
+                                                            else len(TIMING_ORDER), k))),
     )
 
 

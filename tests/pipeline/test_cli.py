@@ -215,3 +215,13 @@ def test_missing_drop_cannot_score_rows_with_missing_values(toy, capsys):
     assert metrics["data_summary"]["rows_train"] + metrics["data_summary"]["rows_test"] < 400
     code, _, err = run(["predict", str(tmp / "run"), str(data)], capsys)
     assert code == 1 and "'x2'" in err and "missing drop" in err
+
+
+def test_report_rerendered_from_the_files_is_the_report_written_after_training(toy, capsys):
+    spec, _, tmp = toy
+    out = tmp / "run"
+    assert main(["compile-and-train", str(spec), "--out", str(out), "-q"]) == 0
+    first = (out / "report.html").read_text()
+    assert main(["report", str(out)]) == 0
+    assert (out / "report.html").read_text() == first
+    capsys.readouterr()
