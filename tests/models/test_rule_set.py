@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 from fairspec.models.rule_set import FairRuleSetClassifier, emit_model, estimator_from_json, pricing_path
-from fairspec.models.rule_set.binarize import Binarizer, Literal
+from fairspec.models.rule_set.binarize import Binarizer, Literal, quantile_thresholds
 from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
+from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.plan.fairness import make_criterion
 from fairspec.solvers.highs import HighsSession
@@ -211,6 +212,37 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
     np.testing.assert_array_equal(loaded.predict(Xt), a.predict(Xt))
     np.testing.assert_allclose(loaded.predict_proba(Xt), a.predict_proba(Xt))
     assert ((a.predict_proba(Xt)[:, 1] >= 0.5) == (a.predict(Xt) == 1)).all()
+
+
+def test_iterated_local_search_reaches_the_optimum_where_hill_climbing_stalls():
+    stalled = 0
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        cover = rng.random((40, 12)) < 0.3
+        y, count = rng.integers(0, 2, 40), rng.integers(1, 5, 40).astype(float)
+        complexity, budget = rng.integers(2, 5, 12).astype(float), 9
+        scorer = RuleSetScorer(y, count, [])
+        optimum = min(scorer.score(cover[:, list(s)].any(axis=1)[:, None])[1][0] if s else count[y == 1].sum()
+                      for r in range(5) for s in itertools.combinations(range(12), r)
+                      if complexity[list(s)].sum() <= budget)
+        climbed = improve(cover, complexity, scorer, budget, [])
+        stalled += climbed[2] > optimum + 1e-9
+        rules, excess, loss = iterated_local_search(cover, complexity, scorer, budget, [[]], deadline=np.inf,
+                                                    seed=seed, max_iterations=200)[0]
+        assert loss == pytest.approx(optimum) and complexity[rules].sum() <= budget
+    assert stalled >= 3  # single moves alone stall on some of these instances
+
+
+def test_thresholds_are_deciles_without_ties_and_split_the_rest_after_a_point_mass():
+    distinct = np.random.default_rng(0).permutation(np.arange(1000.0))
+    plain = np.quantile(distinct, np.linspace(0, 1, 11)[1:-1], method="lower")
+    np.testing.assert_array_equal(quantile_thresholds(distinct, 10), plain)
+    # 92 % zeros (adult's capital_gain): plain deciles are all 0; here 0 takes one bin and the
+    # other eight cut the non-zero values into equal-frequency bins of 10 rows each
+    gains = np.r_[np.zeros(920), np.arange(1.0, 81.0), [np.nan] * 5]
+    cuts = quantile_thresholds(gains, 10)
+    np.testing.assert_array_equal(cuts, [0, 9, 18, 27, 36, 45, 54, 63, 72])
+    assert len(quantile_thresholds(np.array([3.0, 3.0, np.nan]), 10)) == 0
 
 
 def test_mia_literals_have_both_missing_forms():

@@ -2,9 +2,10 @@
 
 Following Dash, Günlük and Wei (2018, sec. 5) and Lawless and Günlük (2021, sec. 5):
 
-* a numeric feature ``j`` gets the quantile thresholds ``t`` of its observed training values
-  (``thresholds=10`` → the nine inner deciles, duplicates dropped) and, for each, the two
-  literals ``x_j <= t`` and ``x_j > t``;
+* a numeric feature ``j`` gets the cut points ``t`` of ``thresholds`` equal-frequency bins of
+  its observed training values (``thresholds=10`` → deciles; a heavily tied value takes one
+  bin and the other bins are re-divided over the rest, see :func:`quantile_thresholds`) and,
+  for each, the two literals ``x_j <= t`` and ``x_j > t``;
 * a categorical feature (integer codes) gets ``x_j == v`` and ``x_j != v`` for every code
   seen in training (for a binary feature the de-duplication below keeps two of the four).
 
@@ -91,15 +92,37 @@ class Literal:
 
 
 def quantile_thresholds(values: np.ndarray, bins: int) -> np.ndarray:
-    """Inner quantiles of the observed values (``bins=10`` → deciles), unique and sorted.
+    """Cut points of ``bins`` equal-frequency bins of the observed values (``10`` → deciles).
 
-    A threshold equal to the maximum is dropped: ``x <= max`` is always true.
+    Plain quantiles collapse on a feature with a heavy point mass: 92 % of adult's
+    ``capital_gain`` is 0, so its nine deciles are all 0 and the only literal left is
+    ``capital_gain > 0`` — while the split that matters (``> 7073``, the first one a depth-3
+    tree makes) lies inside the non-zero 8 %.  So the bins are dealt greedily over the sorted
+    distinct values: a bin closes at the first value where it holds at least
+    ``rows left / bins left`` rows, and what follows is re-divided among the bins left.  A
+    value heavier than a bin therefore takes one bin and the others go to the rest of the
+    data (``capital_gain``: 0, then eight cuts among the non-zero values).  On values without
+    heavy ties every bin closes at about ``n / bins`` rows and the cuts are the plain
+    quantiles (method "lower").  Measured on adult, 2 splits, unconstrained, 50 s fits: test
+    accuracy 0.829 → 0.848 (``benchmarks/rule_sets.py`` has the full table).
+
+    The cuts are data values; the literal ``x <= t`` closes a bin at ``t``.  The largest value
+    is never a cut (``x <= max`` is always true).
     """
     observed = values[~np.isnan(values)]
-    if observed.size == 0:
+    if observed.size == 0 or bins < 2:
         return np.array([])
-    qs = np.quantile(observed, np.linspace(0, 1, bins + 1)[1:-1], method="lower")
-    return np.unique(qs[qs < observed.max()])
+    distinct, counts = np.unique(observed, return_counts=True)
+    cuts = []
+    rows_left, bins_left, in_bin = observed.size, bins, 0
+    for value, count in zip(distinct[:-1], counts[:-1]):
+        in_bin += count
+        if bins_left > 1 and in_bin >= rows_left / bins_left:
+            cuts.append(value)
+            rows_left -= in_bin
+            bins_left -= 1
+            in_bin = 0
+    return np.array(cuts, dtype=float)
 
 
 def candidate_literals(X: np.ndarray, categorical_features, thresholds: int, missing: str) -> list[Literal]:

@@ -6,14 +6,18 @@ Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrin
 2. seed the pool with tree rules (:mod:`.warm_start`);
 3. column generation (:mod:`.column_generation`): the paper's fair master LP, then — when a
    bound is enforced — the tilted masters that price rules for the exact problem;
-4. the final restricted master IP over (at most ``max_ip_columns`` of) the pool, in its
-   *exact* form (:mod:`.master`): its fairness rows are the classifier's real train gaps;
-5. exact local search (:mod:`.local_search`) from the best few LP roundings, whose best
-   result is the IP's MIP start (it gets 40 % of the time left after column generation);
-6. the candidate pool: the IP's incumbent, every LP solution of step 3 rounded at 1/2 (when
-   it fits the complexity limit) and the empty rule set are re-measured on the training rows
-   with :meth:`Criterion.gap`; the candidate with the lowest 0-1 loss among those meeting the
-   bound is returned (HiGHS has no solution pool; this is ours).
+4. exact iterated local search (:mod:`.local_search`) over up to ``max_search_columns``
+   pooled rules, from the best few LP roundings; it gets 40 % of the time left after column
+   generation, and its best result is the IP's MIP start;
+5. the final restricted master IP over (at most ``max_ip_columns`` of) the pool, in its
+   *exact* form (:mod:`.master`): its fairness rows are the classifier's real train gaps.
+   Steps 4 and 5 work on the training patterns merged by the columns they choose from
+   (:meth:`.master.Patterns.merged_by`): same objective and rows, far fewer variables;
+6. the candidate pool: the IP's incumbent, the local-search results, every LP solution of
+   step 3 rounded at 1/2 (when it fits the complexity limit) and the empty rule set are
+   re-measured on the training rows with :meth:`Criterion.gap`; the candidate with the lowest
+   0-1 loss among those meeting the bound is returned (HiGHS has no solution pool; this is
+   ours).
 
 The empty rule set predicts every row negative: all TPRs and FPRs are 0, so it meets any
 equal-opportunity or equalized-odds bound.  The fit therefore always returns a rule set that
@@ -38,7 +42,7 @@ from fairspec.errors import DataError
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
-from fairspec.models.rule_set.local_search import RuleSetScorer, improve
+from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
 from fairspec.models.rule_set.warm_start import tree_rules
 from fairspec.solvers.highs import HighsSession
 
@@ -78,6 +82,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     threads, mip_gap, random_state : HiGHS settings and the seed of every random choice
     beam_width, columns_per_round, max_rounds : column-generation settings
     max_ip_columns : most columns handed to the final IP
+    max_search_columns : most columns the iterated local search chooses from
     pricing_rows : price on a seeded subsample of this many patterns when there are more
     cg_fraction : share of ``time_limit`` for column generation
     fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
@@ -88,7 +93,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, max_complexity=30, max_conditions=4, thresholds=10, missing="mia", criterion=None,
                  categorical_features=(), time_limit=60.0, threads=1, mip_gap=1e-4, random_state=0,
                  beam_width=10, columns_per_round=100, max_rounds=30, max_ip_columns=300, pricing_rows=20000,
-                 cg_fraction=0.5, fairness_folds=2):
+                 cg_fraction=0.5, fairness_folds=2, max_search_columns=2000):
         self.max_complexity = max_complexity
         self.max_conditions = max_conditions
         self.thresholds = thresholds
@@ -106,6 +111,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.pricing_rows = pricing_rows
         self.cg_fraction = cg_fraction
         self.fairness_folds = fairness_folds
+        self.max_search_columns = max_search_columns
 
     # ------------------------------------------------------------------ fit
     def _enforced_criterion(self):
@@ -196,14 +202,21 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         log["cg_seconds"] = round(time.perf_counter() - start, 3)
 
         exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
-        ks = self._ip_columns(pool, candidates, patterns, exact_negatives)
-        exact_negatives = exact_negatives or int(pool.matrix(ks)[patterns.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
         reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
         ls_deadline = time.perf_counter() + 0.4 * max(start + budget - reserve - time.perf_counter(), 0.0)
-        searched = self._local_search(ks, pool, patterns, problem, candidates, ls_deadline)
+        # the local search and the IP see the patterns only through their columns: merged by them
+        ls_ks, ls_merged = self._ip_columns(pool, candidates, patterns, exact_negatives, self.max_search_columns,
+                                            max_pairs=None)
+        ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity)
+        searched = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
-        ip_info = self._final_ip(problem, patterns, pool, ks, searched[0][0] if searched else (),
+        log["local_search_columns"] = len(ls_ks)
+        ks, merged = self._ip_columns(pool, candidates, patterns, exact_negatives, self.max_ip_columns)
+        merged_problem = MasterProblem(merged, fairness_rows(merged, criterion), problem.max_complexity)
+        exact_negatives = exact_negatives or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
+        log["ip_patterns"] = int(len(merged.y))
+        ip_info = self._final_ip(merged_problem, pool, ks, searched[0][0] if searched else (),
                                  start + budget - reserve, exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
@@ -262,32 +275,38 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                     out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
         return out
 
-    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, exact_negatives: bool) -> list[int]:
-        """The final IP's columns: those of the LP roundings, then used ones, then by reduced cost.
+    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, exact_negatives: bool, limit: int,
+                    max_pairs: int | None = MAX_EXACT_PAIRS):
+        """Columns for the local search or the final IP, and the patterns merged by them
+        (:meth:`Patterns.merged_by`).
 
-        At most ``max_ip_columns``, and no more than ``MAX_EXACT_PAIRS`` exactness rows
-        (one per covered positive — and negative, in the exact-negative form — per column).
+        Columns are taken in this order: those of the candidates so far (LP roundings, local
+        search results), then ones used by some LP solution, then by reduced cost; at most
+        ``limit``, cut back by a fifth at a time until the merged patterns give no more than
+        ``max_pairs`` exactness rows (one per covered positive — and negative, in the
+        exact-negative form — per column).
         """
         in_candidates = {k for ks, _ in candidates for k in ks}
         order = sorted(range(len(pool.rules)),
                        key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
-        rows_of = patterns.y == 1 if not exact_negatives else np.ones(len(patterns.y), dtype=bool)
-        chosen, pairs = [], 0
-        for k in order[: self.max_ip_columns]:
-            pairs += int(pool.coverage[k][rows_of].sum())
-            if chosen and pairs > MAX_EXACT_PAIRS:
-                break
-            chosen.append(k)
-        return sorted(chosen)
+        n = min(len(order), int(limit))
+        while True:
+            chosen = sorted(order[:n])
+            merged = patterns.merged_by(pool.matrix(chosen) if chosen else np.zeros((len(patterns.y), 0), bool))
+            rows_of = merged.y == 1 if not exact_negatives else np.ones(len(merged.y), dtype=bool)
+            if n <= 1 or max_pairs is None or int(merged.literals[rows_of].sum()) <= max_pairs:
+                return chosen, merged
+            n = max(1, int(n * 0.8))
 
-    def _local_search(self, ks, pool: RulePool, patterns: Patterns, problem, candidates, deadline,
-                      n_starts: int = 5):
-        """Improve the best few candidates by exact local search (:mod:`.local_search`)."""
+    def _local_search(self, ks, pool: RulePool, problem: MasterProblem, candidates, deadline, n_starts: int = 5):
+        """Improve the best few candidates by exact local search (:mod:`.local_search`) over the
+        columns ``ks``; ``problem`` is on the patterns merged by them."""
         if not ks:
             return []
+        patterns = problem.patterns
         position = {k: p for p, k in enumerate(ks)}
-        cov = pool.matrix(ks)
+        cov = patterns.literals
         complexity = np.array(pool.complexities(ks), dtype=float)
         scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
         starts = {tuple(sorted(position[k] for k in c)) for c, _ in candidates if all(k in position for k in c)}
@@ -298,29 +317,27 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             excess, loss = scorer.score(cover)
             keep = np.lexsort((loss, excess))[:n_starts]
             starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
-        found = []
-        for s in starts:
-            rules, excess, loss = improve(cov, complexity, scorer, self.max_complexity, s, deadline=deadline)
-            if excess <= 0:
-                found.append((excess, loss, tuple(ks[p] for p in rules)))
-        found.sort()
-        return [(rules, "local_search") for _, _, rules in found]
+        found = iterated_local_search(cov, complexity, scorer, self.max_complexity, starts, deadline=deadline,
+                                      seed=int(self.random_state))
+        return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0]
 
-    def _final_ip(self, problem: MasterProblem, patterns: Patterns, pool: RulePool, ks, mip_start,
-                  deadline: float, exact_negatives: bool) -> dict:
+    def _final_ip(self, problem: MasterProblem, pool: RulePool, ks, mip_start, deadline: float,
+                  exact_negatives: bool) -> dict:
+        """The exact restricted master IP over the columns ``ks``; ``problem`` is on the patterns
+        merged by them (its ``literals`` are the columns' coverage)."""
         if not pool.rules:
             return {"status": "optimal", "rules": [], "mip_gap": 0.0, "columns": 0}
         build_start = time.perf_counter()
-        cov = pool.matrix(ks)
-        exact_problem = MasterProblem(patterns, problem.fairness, problem.max_complexity)
-        model = build_master(exact_problem, cov, pool.complexities(ks), integer=True, exact=True,
+        patterns = problem.patterns
+        cov = patterns.literals
+        model = build_master(problem, cov, pool.complexities(ks), integer=True, exact=True,
                              exact_negatives=exact_negatives)
         start_set = set(mip_start)
         covered = np.zeros(len(patterns.y), dtype=bool)
         for p, k in enumerate(ks):
             model.w[p].value = 1.0 if k in start_set else 0.0
             if k in start_set:
-                covered |= pool.coverage[k]
+                covered |= cov[:, p]
         for i in model.positives:
             model.zeta[i].value = 0.0 if covered[i] else 1.0
         for i in model.negatives:

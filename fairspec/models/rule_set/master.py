@@ -102,6 +102,26 @@ class Patterns:
                    count=counts.astype(float), row_pattern=inverse.ravel(), group_labels=group_labels,
                    fold=folds[first])
 
+    def merged_by(self, columns: np.ndarray) -> "Patterns":
+        """Patterns merged by their row of ``columns`` (bool, ``(n_patterns, K)``), label, group and fold.
+
+        The final IP sees a pattern only through which of its ``K`` columns cover it, so
+        patterns alike on those columns are interchangeable there: merging them (counts summed)
+        gives the same objective and fairness rows over far fewer ζ / δ variables and exactness
+        rows.  On adult the 21,842 training patterns are nearly all distinct (``fnlwgt``), while
+        a hundred rules split them into a few thousand coverage classes.  The merged patterns'
+        ``literals`` are the ``columns`` rows, so ``merged.literals[:, k]`` is column ``k``'s
+        coverage.
+        """
+        columns = np.asarray(columns, dtype=bool).reshape(len(self.y), -1)
+        fold = self.fold if self.fold is not None else np.zeros(len(self.y), dtype=np.int64)
+        key = np.column_stack([np.packbits(columns, axis=1).astype(np.int64), self.y, self.group, fold])
+        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+        inverse = inverse.ravel()
+        return Patterns(literals=columns[first], y=self.y[first], group=self.group[first],
+                        count=np.bincount(inverse, weights=self.count), row_pattern=inverse[self.row_pattern],
+                        group_labels=self.group_labels, fold=fold[first])
+
     @property
     def positives(self) -> np.ndarray:
         return np.flatnonzero(self.y == 1)
