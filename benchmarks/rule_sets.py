@@ -12,6 +12,7 @@ carrying ``difference_bound=ε`` (fairlearn 0.15).  The protected attribute is n
     python benchmarks/rule_sets.py --jobs 2           # everything (about 40 min on 2 cores)
     python benchmarks/rule_sets.py --load a.json b.json   # one table from parts run with --json
     python benchmarks/rule_sets.py --datasets adult --splits 2
+    python benchmarks/rule_sets.py --settings none --no-eg --no-brcg   # unconstrained fits only
 
 Prints one row per (dataset, setting, method) with mean test accuracy, mean test and train
 gap of the setting's criterion, mean fit seconds and complexity, then the ratios the issue
@@ -281,6 +282,8 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=1, help="parallel processes (each single-threaded)")
     p.add_argument("--no-brcg", action="store_true")
     p.add_argument("--no-eg", action="store_true")
+    p.add_argument("--settings", nargs="+", metavar="NAME[:EPS]",
+                   help="run only these settings, e.g. none equal_opportunity:0.05 (default: all five)")
     p.add_argument("--json", help="also write every row to this file")
     p.add_argument("--load", nargs="+", help="print the table from rows saved with --json (parts of a run)")
     args = p.parse_args(argv)
@@ -290,8 +293,12 @@ def main(argv=None):
         return
     if args.quick:
         args.datasets, args.splits = ["compas"], 1
+    settings = SETTINGS
+    if args.settings:
+        wanted = {(n.split(":")[0], float(n.split(":")[1]) if ":" in n else None) for n in args.settings}
+        settings = [sb for sb in SETTINGS if sb in wanted]
     tasks = [(d, s, setting, bound, args.time_compas if d == "compas" else args.time_large)
-             for d in args.datasets for s in range(args.splits) for setting, bound in SETTINGS]
+             for d in args.datasets for s in range(args.splits) for setting, bound in settings]
     from joblib import Parallel, delayed
 
     def save(rows):

@@ -76,6 +76,18 @@ def test_exact_master_ip_equals_brute_force(seed, criterion):
     if criterion is not None:
         assert criterion.gap(patterns.y, pred.astype(int), patterns.group, sample_weight=patterns.count) \
             <= criterion.bound
+    # on a few columns, the IP over the patterns merged by them has the same optimum as over
+    # all patterns, with fewer patterns
+    few, costs = cov[:, ::5], [1 + len(r) for r in rules][::5]
+    full_model = build_master(problem, few, costs, integer=True, exact=True, exact_negatives=True)
+    full_result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(full_model)
+    merged = patterns.merged_by(few)
+    assert len(merged.y) < len(patterns.y) and merged.count.sum() == patterns.count.sum()
+    merged_model = build_master(MasterProblem(merged, fairness_rows(merged, criterion), 5), merged.literals,
+                                costs, integer=True, exact=True, exact_negatives=True)
+    merged_result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(merged_model)
+    assert merged_result.status == full_result.status == "optimal"
+    assert merged_result.objective == pytest.approx(full_result.objective)
 
 
 def test_relaxed_paper_ip_can_cheat_but_exact_rows_forbid_it():

@@ -205,14 +205,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
         ls_deadline = time.perf_counter() + 0.4 * max(start + budget - reserve - time.perf_counter(), 0.0)
         # the local search and the IP see the patterns only through their columns: merged by them
-        ls_ks, ls_merged = self._ip_columns(pool, candidates, patterns, exact_negatives, self.max_search_columns,
+        ls_ks, ls_merged = self._ip_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
+                                            self.max_search_columns,
                                             max_pairs=None)
         ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity)
         searched = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
         log["local_search_columns"] = len(ls_ks)
-        ks, merged = self._ip_columns(pool, candidates, patterns, exact_negatives, self.max_ip_columns)
+        ks, merged = self._ip_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
+                                        self.max_ip_columns)
         merged_problem = MasterProblem(merged, fairness_rows(merged, criterion), problem.max_complexity)
         exact_negatives = exact_negatives or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
         log["ip_patterns"] = int(len(merged.y))
@@ -275,8 +277,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                     out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
         return out
 
-    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, exact_negatives: bool, limit: int,
-                    max_pairs: int | None = MAX_EXACT_PAIRS):
+    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,
+                    limit: int, max_pairs: int | None = MAX_EXACT_PAIRS):
         """Columns for the local search or the final IP, and the patterns merged by them
         (:meth:`Patterns.merged_by`).
 
@@ -290,11 +292,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         order = sorted(range(len(pool.rules)),
                        key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
+        exact_positives = any(r.rate == "fnr" for r in fairness)
         n = min(len(order), int(limit))
         while True:
             chosen = sorted(order[:n])
             merged = patterns.merged_by(pool.matrix(chosen) if chosen else np.zeros((len(patterns.y), 0), bool))
-            rows_of = merged.y == 1 if not exact_negatives else np.ones(len(merged.y), dtype=bool)
+            rows_of = (merged.y == 1) & exact_positives
+            if exact_negatives:
+                rows_of |= merged.y == 0
             if n <= 1 or max_pairs is None or int(merged.literals[rows_of].sum()) <= max_pairs:
                 return chosen, merged
             n = max(1, int(n * 0.8))
