@@ -41,7 +41,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from fairspec.errors import DataError
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
-from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
+from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, fairness_rows,
+                                             needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
 from fairspec.models.rule_set.warm_start import tree_rules
 from fairspec.solvers.highs import HighsSession
@@ -205,16 +206,15 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
         ls_deadline = time.perf_counter() + 0.4 * max(start + budget - reserve - time.perf_counter(), 0.0)
         # the local search and the IP see the patterns only through their columns: merged by them
-        ls_ks, ls_merged = self._ip_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
-                                            self.max_search_columns,
-                                            max_pairs=None)
+        ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
+                                                self.max_search_columns, max_pairs=None)
         ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity)
         searched = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
         log["local_search_columns"] = len(ls_ks)
-        ks, merged = self._ip_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
-                                        self.max_ip_columns)
+        ks, merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
+                                          self.max_ip_columns)
         merged_problem = MasterProblem(merged, fairness_rows(merged, criterion), problem.max_complexity)
         exact_negatives = exact_negatives or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
         log["ip_patterns"] = int(len(merged.y))
@@ -277,7 +277,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                     out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
         return out
 
-    def _ip_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,
+    def _merged_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,
                     limit: int, max_pairs: int | None = MAX_EXACT_PAIRS):
         """Columns for the local search or the final IP, and the patterns merged by them
         (:meth:`Patterns.merged_by`).
@@ -292,7 +292,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         order = sorted(range(len(pool.rules)),
                        key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
-        exact_positives = any(r.rate == "fnr" for r in fairness)
+        exact_positives = needs_exact_positives(fairness)
         n = min(len(order), int(limit))
         while True:
             chosen = sorted(order[:n])

@@ -105,10 +105,10 @@ class Patterns:
     def merged_by(self, columns: np.ndarray) -> "Patterns":
         """Patterns merged by their row of ``columns`` (bool, ``(n_patterns, K)``), label, group and fold.
 
-        The final IP sees a pattern only through which of its ``K`` columns cover it, so
-        patterns alike on those columns are interchangeable there: merging them (counts summed)
-        gives the same objective and fairness rows over far fewer ζ / δ variables and exactness
-        rows.  On adult the 21,842 training patterns are nearly all distinct (``fnlwgt``), while
+        The final IP and the local search see a pattern only through which of its ``K``
+        columns cover it, so patterns alike on those columns are interchangeable there: merging
+        them (counts summed) gives the same objective and fairness rows over far fewer ζ / δ
+        variables and exactness rows.  On adult the 21,842 training patterns are nearly all distinct (``fnlwgt``), while
         a hundred rules split them into a few thousand coverage classes.  The merged patterns'
         ``literals`` are the ``columns`` rows, so ``merged.literals[:, k]`` is column ``k``'s
         coverage.
@@ -307,7 +307,8 @@ def build_master(problem: MasterProblem, coverage: np.ndarray, complexities, *, 
         return pyo.Constraint.Skip if isinstance(body, (int, float)) else body <= row.bound
 
     covering_pairs = [(int(i), k) for k in range(n_rules) for i in np.flatnonzero(coverage[:, k])]
-    positive_pairs = [(i, k) for i, k in covering_pairs if pats.y[i] == 1] if needs_exact_positives(problem, exact) else []
+    exact_positives = exact and needs_exact_positives(problem.fairness)
+    positive_pairs = [(i, k) for i, k in covering_pairs if pats.y[i] == 1] if exact_positives else []
     negative_pairs = [(i, k) for i, k in covering_pairs if pats.y[i] == 0] if exact_negatives else []
     m.positive_cover_pairs = pyo.Set(initialize=positive_pairs, dimen=2)
     m.negative_cover_pairs = pyo.Set(initialize=negative_pairs, dimen=2)
@@ -337,15 +338,15 @@ def build_master(problem: MasterProblem, coverage: np.ndarray, complexities, *, 
     return m
 
 
-def needs_exact_positives(problem: MasterProblem, exact: bool) -> bool:
-    """Whether the exact form needs the rows ζ_i + w_k ≤ 1.
+def needs_exact_positives(fairness: list[FairnessRow]) -> bool:
+    """Whether the exact form needs the rows ζ_i + w_k ≤ 1 under these fairness rows.
 
     Only the FNR fairness rows can gain from a ζ_i = 1 on a covered positive; without them the
     objective, which charges every ζ_i, already sets ζ_i = 1 − max_k w_k at any optimum, and
     the rows only slow HiGHS down (on adult's unconstrained IP they were 40k of 58k rows, and
     HiGHS overran its time limit by 22 s in the root node).
     """
-    return exact and any(r.rate == "fnr" for r in problem.fairness)
+    return any(r.rate == "fnr" for r in fairness)
 
 
 def row_bounds(problem: MasterProblem, key: tuple) -> tuple[float, float]:
