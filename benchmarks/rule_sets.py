@@ -196,6 +196,30 @@ def run_eg(task):
                 train_gap=crit.gap(ytr, pred_tr, gtr), seconds=seconds, complexity=None)
 
 
+def run_reference(dataset, seed):
+    """Unconstrained context, not a peer: scikit-learn's gradient boosting (depth 3, 100 trees)
+    and a depth-5 tree on the same split, to show how much accuracy the features allow."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y, groups, _, categorical = load(dataset)
+    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
+    crit = criterion_for("none", None)
+    rows = []
+    for name, model in [("HistGB depth-3 (reference)", HistGradientBoostingClassifier(
+                            max_depth=3, categorical_features=categorical or None, random_state=seed)),
+                        ("tree depth-5 (reference)", DecisionTreeClassifier(max_depth=5, random_state=seed))]:
+        fill = np.nan_to_num if name.startswith("tree") else (lambda a: a)
+        start = time.perf_counter()
+        model.fit(fill(Xtr), ytr)
+        seconds = time.perf_counter() - start
+        pred_tr, pred_te = model.predict(fill(Xtr)), model.predict(fill(Xte))
+        rows.append(dict(dataset=dataset, seed=seed, setting="none", bound=None, method=name,
+                         accuracy=float((pred_te == yte).mean()), test_gap=crit.gap(yte, pred_te, gte),
+                         train_gap=crit.gap(ytr, pred_tr, gtr), seconds=seconds, complexity=None))
+    return rows
+
+
 def run_brcg(dataset, seed, peer_python):
     X, y, groups, features, categorical = load(dataset)
     Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
@@ -254,6 +278,9 @@ def report(rows):
             if base in brcg.index:
                 line += f", vs BRCG {brcg.loc[base, 'accuracy']:.4f} (ratio {acc / brcg.loc[base, 'accuracy']:.3f})"
             line += f"; complexity {ours.loc[base, 'complexity']:.1f}; mean fit {ours.loc[base, 'seconds']:.1f}s"
+            ref = a[(a.setting_label == base) & a.method.str.endswith("(reference)")]
+            if len(ref):
+                line += "; reference " + ", ".join(f"{m} {v:.4f}" for m, v in zip(ref.method, ref.accuracy))
             print(line)
         for setting, bound in SETTINGS[1:]:
             key = label(setting, bound)
@@ -281,6 +308,7 @@ def main(argv=None):
     p.add_argument("--peer-python", default="/tmp/bench-venv/bin/python", help="python of the aix360 venv")
     p.add_argument("--jobs", type=int, default=1, help="parallel processes (each single-threaded)")
     p.add_argument("--no-brcg", action="store_true")
+    p.add_argument("--no-ours", action="store_true", help="peers and references only")
     p.add_argument("--no-eg", action="store_true")
     p.add_argument("--settings", nargs="+", metavar="NAME[:EPS]",
                    help="run only these settings, e.g. none equal_opportunity:0.05 (default: all five)")
@@ -307,10 +335,13 @@ def main(argv=None):
             Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
 
     start = time.perf_counter()
-    rows = Parallel(n_jobs=args.jobs)(delayed(run_ours)(t) for t in tasks)
+    rows = [] if args.no_ours else Parallel(n_jobs=args.jobs)(delayed(run_ours)(t) for t in tasks)
     save(rows)
     if not args.no_eg:
         rows += Parallel(n_jobs=args.jobs)(delayed(run_eg)(t) for t in tasks if t[3] is not None)
+        save(rows)
+    if ("none", None) in settings:
+        rows += [r for d in args.datasets for s in range(args.splits) for r in run_reference(d, s)]
         save(rows)
     if not args.no_brcg:
         if Path(args.peer_python).exists():

@@ -343,8 +343,8 @@ def needs_exact_positives(fairness: list[FairnessRow]) -> bool:
 
     Only the FNR fairness rows can gain from a ζ_i = 1 on a covered positive; without them the
     objective, which charges every ζ_i, already sets ζ_i = 1 − max_k w_k at any optimum, and
-    the rows only slow HiGHS down (on adult's unconstrained IP they were 40k of 58k rows, and
-    HiGHS overran its time limit by 22 s in the root node).
+    the rows only slow HiGHS down: on adult's unconstrained IP they were 51k of 58k rows, and
+    HiGHS ran 57 s against a 35 s time limit; without them it proved optimality in 18 s.
     """
     return any(r.rate == "fnr" for r in fairness)
 
