@@ -208,3 +208,14 @@ def test_structured_fit_log_entries_become_tables():
     assert other["big"].block is not None and other["big"].value == "40 keys"
     page = render_report(context)
     assert '<table class="records">' in page and "&lt;tilt&gt;" in page and "<tilt>" not in page
+
+
+def test_report_says_whether_the_protected_attribute_is_a_model_input():
+    model_doc, metrics_doc = make_docs()
+    assert "it is not a model input" in render_report(build_context(model_doc, metrics_doc))
+    model_doc["schema"]["features"].append({"name": "race", "kind": "categorical",
+                                            "categories": list(GROUPS)})
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert "The protected attribute is also a model input." in page
+    assert "protected attribute, used as a model input" in page
+    assert "it is not a model input" not in page
