@@ -9,7 +9,7 @@ virtual environment through a subprocess (aix360 0.3.0 + cvxpy + ecos, see
 carrying ``difference_bound=ε`` (fairlearn 0.15).
 
 Features.  By default the protected attribute is not a feature.  ``--protected-feature`` follows
-the papers' convention instead: FairCG's published experiment code (conlaw/FairCG,
+the FairCG authors' convention instead: FairCG's published experiment code (conlaw/FairCG,
 ``readData``) binarizes every column of the data, the group column included, so its rule sets
 may condition on the group.  With the flag every method (ours, ExponentiatedGradient, BRCG and
 the references) gets the group column as one more categorical feature.  It matters on compas:
@@ -334,7 +334,7 @@ def main(argv=None):
     p.add_argument("--settings", nargs="+", metavar="NAME[:EPS]",
                    help="run only these settings, e.g. none equal_opportunity:0.05 (default: all five)")
     p.add_argument("--protected-feature", action="store_true",
-                   help="give every method the protected attribute as a feature (the papers' convention)")
+                   help="give every method the protected attribute as a feature (the FairCG authors' convention)")
     p.add_argument("--json", help="also write every row to this file")
     p.add_argument("--load", nargs="+", help="print the table from rows saved with --json (parts of a run)")
     args = p.parse_args(argv)
