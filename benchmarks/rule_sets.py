@@ -139,8 +139,8 @@ DATASETS = {
 def load(name, protected_feature=False):
     """(X float with NaN, y, group, feature names, categorical column indices).
 
-    ``protected_feature`` appends the group column as a categorical feature (the papers'
-    convention, see the module docstring)."""
+    ``protected_feature`` appends the group column as a categorical feature (the FairCG
+    authors' convention, see the module docstring)."""
     d = DATASETS[name]
     df = pd.read_csv(ROOT / "data" / d["file"])
     if d["keep"]:
