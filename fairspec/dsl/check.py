@@ -17,6 +17,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
+from fairspec.data.prepare import group_labels
 from fairspec.data.table import column_kind, value_mask
 from fairspec.errors import Diagnostic, Span, SpecSemanticError
 from fairspec.plan import families as fam
@@ -52,6 +53,11 @@ PROTECTED_HAS_MISSING = ("protected attribute '{column}' has {count} missing val
 HINT_PROTECTED_MISSING = "drop those rows with a where filter, e.g. where {column} in [{groups}]"
 PROTECTED_ONE_GROUP = ("protected attribute '{column}' has a single group ({group!r}) after filtering: "
                        "fairness compares at least two groups")
+GROUP_LACKS_LABEL = ("{criterion} compares {rate}s, but {groups} of '{column}' {have} no {label} rows "
+                     "({target} {op} {positive!r}) after filtering: {its} {rate} is undefined and the gap would "
+                     "silently leave {it} out")
+HINT_GROUP_LACKS_LABEL = ("drop the group with a where filter, e.g. where {column} in [{kept}], or use a criterion "
+                          "defined for every group (demographic_parity, accuracy_parity)")
 NUMERIC_NOT_NUMERIC = "feature '{column}' is declared numeric, but the column holds text such as {examples}"
 HINT_NUMERIC_NOT_NUMERIC = "declare it categorical, or leave out the type to let fairspec infer it"
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
@@ -449,6 +455,10 @@ class _Checker:
         for attribute in spec.protected.attributes:
             if self.column_exists(attribute, "protected attribute") and len(rows):
                 self.check_protected(attribute, rows[attribute.value])
+        attributes = [a for a in spec.protected.attributes if a.value in table.columns]
+        if (len(rows) and attributes and len(attributes) == len(spec.protected.attributes)
+                and target.column.value in table.columns):
+            self.check_rates_defined(rows, attributes)
         for feature in spec.features:
             if self.column_exists(feature.name, "feature") and feature.kind == "numeric":
                 self.check_numeric(feature, rows[feature.name.value])
@@ -479,6 +489,38 @@ class _Checker:
                      HINT_PROTECTED_MISSING.format(column=attribute.value, groups=listed))
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
+
+    def check_rates_defined(self, rows: pd.DataFrame, attributes: list) -> None:
+        """Every group needs rows of the label its criterion conditions on (TPR: positives,
+        FPR: negatives); otherwise the gap is taken over the other groups only."""
+        fairness, target = self.spec.fairness, self.spec.target
+        if fairness is None or fairness.criterion.value not in CRITERIA:
+            return
+        rates = CRITERIA[fairness.criterion.value].rates
+        positive = value_mask(rows[target.column.value], "==", [target.positive])
+        columns = [a.value for a in attributes]
+        if rows[columns].isna().any(axis=None):
+            return  # reported by check_protected
+        keys = pd.Series(group_labels(rows, columns), index=rows.index)
+        groups = _distinct(keys)
+        if len(groups) < 2:
+            return
+        for rate, wanted, label, op in (("tpr", True, "positive", "=="), ("fpr", False, "negative", "!=")):
+            if rate not in rates:
+                continue
+            lacking = [g for g in groups if not (positive == wanted)[keys == g].any()]
+            if lacking:
+                kept = ", ".join(_quote(g) for g in groups if g not in lacking)
+                many = len(lacking) > 1
+                self.add(GROUP_LACKS_LABEL.format(criterion=fairness.criterion.value, rate=rate.upper(),
+                                                  groups=("groups " if many else "group ")
+                                                  + ", ".join(repr(_plain(g)) for g in lacking),
+                                                  have="have" if many else "has", its="their" if many else "its",
+                                                  it="them" if many else "it",
+                                                  column=" & ".join(columns), label=label,
+                                                  target=target.column.value, op=op, positive=target.positive),
+                         fairness.criterion.span,
+                         HINT_GROUP_LACKS_LABEL.format(column=columns[0], kept=kept) if len(columns) == 1 else None)
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
         if ptypes.is_numeric_dtype(series.dtype):
