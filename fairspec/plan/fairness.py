@@ -98,6 +98,27 @@ class Criterion:
             out[rate] = float(max(values) - min(values)) if len(values) >= 2 else 0.0
         return out
 
+    def groups_without_rate(self, y_true, groups) -> dict[str, list]:
+        """Per rate, the groups with no row of the label it conditions on (a TPR needs
+        positives, an FPR negatives): :meth:`rate_gaps` leaves them out of the gap."""
+        y_true = np.asarray(y_true).astype(int)
+        groups = np.asarray(groups)
+        needs = {"tpr": 1, "fpr": 0}
+        return {rate: [g for g in np.unique(groups) if not (y_true[groups == g] == needs[rate]).any()]
+                for rate in self.rates if rate in needs}
+
+    def require_every_rate(self, y_true, groups, rows: str = "training") -> None:
+        """Raise ``DataError`` when some group's rate is undefined (:meth:`groups_without_rate`):
+        a bound that silently skips a group is not the bound the user asked for."""
+        from fairspec.errors import DataError
+
+        for rate, lacking in self.groups_without_rate(y_true, groups).items():
+            if lacking:
+                label = "positive" if rate == "tpr" else "negative"
+                names = ", ".join(repr(str(g)) for g in lacking)
+                raise DataError(f"{self.name} compares {rate.upper()}s, but group(s) {names} have no {label} "
+                                f"{rows} rows: the {rate.upper()} is undefined there")
+
     def gap(self, y_true, y_pred, groups, sample_weight=None) -> float:
         """The criterion's gap: the largest between-group difference over its rates."""
         return max(self.rate_gaps(y_true, y_pred, groups, sample_weight).values())

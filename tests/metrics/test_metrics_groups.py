@@ -207,3 +207,13 @@ def test_intersectional_tuple_labels_and_series_input():
     other = evaluate_predictions(y, pred, score, joined)
     assert sorted(other["gaps"].items()) == sorted(block["gaps"].items())
     assert_matches_fairlearn(other, y, pred, joined.to_numpy())
+
+
+def test_groups_without_rate_names_the_groups_a_rate_is_undefined_for():
+    y = np.array([1, 0, 0, 0, 1, 1])
+    groups = np.array(["a", "a", "b", "b", "c", "c"])  # b: no positive, c: no negative
+    assert make_criterion("equal_opportunity", 0.1).groups_without_rate(y, groups) == {"tpr": ["b"]}
+    assert make_criterion("equalized_odds", 0.1).groups_without_rate(y, groups) == {"tpr": ["b"], "fpr": ["c"]}
+    assert make_criterion("demographic_parity", 0.1).groups_without_rate(y, groups) == {}
+    # the gap leaves b out: a bound "met" there says nothing about b, hence require_every_rate
+    assert make_criterion("equal_opportunity").gap(y, np.array([1, 0, 1, 1, 1, 0]), groups) == 0.5

@@ -14,6 +14,7 @@ from fairspec.models.rule_set.master import MasterProblem, Patterns, build_maste
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.plan.fairness import make_criterion
+from fairspec.errors import DataError
 from fairspec.solvers.highs import HighsSession
 
 
@@ -284,3 +285,14 @@ def test_build_estimator_follows_the_family_contract():
     assert params["criterion"] is crit and params["categorical_features"] == (1,)
     with pytest.raises(Exception, match="sensitive_features"):
         est.fit(np.zeros((4, 2)), np.array([0, 1, 0, 1]))
+
+
+@pytest.mark.parametrize("criterion", ["equal_opportunity", "equalized_odds"])
+def test_a_group_without_positive_training_rows_is_a_data_error(criterion):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    groups = np.where(np.arange(200) % 2 == 0, "a", "b")
+    y = ((X[:, 0] > 0) & (groups == "a")).astype(int)
+    est = FairRuleSetClassifier(criterion=make_criterion(criterion, 0.05), time_limit=2.0)
+    with pytest.raises(DataError, match="group\\(s\\) 'b' have no positive training rows"):
+        est.fit(X, y, groups)

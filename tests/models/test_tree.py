@@ -317,3 +317,15 @@ def test_forest_penalty_reduces_the_gap():
     plain = MissingAwareForestClassifier(**kw).fit(X, y)
     fair = MissingAwareForestClassifier(**kw, fairness=crit).fit(X, y, sensitive_features=g)
     assert crit.gap(y, fair.predict(X), g) < 0.5 * crit.gap(y, plain.predict(X), g)
+
+
+def test_a_group_without_negative_rows_is_a_data_error_under_a_fpr_criterion():
+    from fairspec.errors import DataError
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(120, 2))
+    g = np.where(np.arange(120) < 60, "f", "m")
+    y = np.where(g == "m", 1, (X[:, 0] > 0).astype(int))
+    crit = make_criterion("equalized_odds", penalty=1.0)
+    with pytest.raises(DataError, match="'m' have no negative training rows"):
+        MissingAwareTreeClassifier(max_depth=2, fairness=crit).fit(X, y, sensitive_features=g)

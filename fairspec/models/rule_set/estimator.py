@@ -138,6 +138,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             groups = np.asarray(sensitive_features)
             if groups.shape[0] != len(y):
                 raise DataError("sensitive_features must have one entry per row of X")
+            if criterion is not None:
+                criterion.require_every_rate(y, groups)
         binarizer = Binarizer(self.thresholds, self.missing, self.categorical_features).fit(X)
         folds = None
         if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:

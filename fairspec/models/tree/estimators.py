@@ -127,6 +127,8 @@ class _TreeParams:
                 classes = np.array([0, 1])
             self.classes_ = classes
             y_num = (y == classes[1]).astype(float)
+            if groups is not None:
+                fairness.require_every_rate(y_num, group_names[groups])
         else:
             y_num = y.astype(float)
             if np.isnan(y_num).any():
