@@ -32,6 +32,8 @@ FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it wi
 FILTER_ORDER_ON_TEXT = "'{op}' compares numbers, but column '{column}' holds text"
 HINT_FILTER_TEXT = "use == or in [...] for text columns"
 HINT_FILTER_UNQUOTE = "write numbers without quotes"
+FILTER_VALUE_ABSENT = "filter value {value!r} matches no row of column '{column}'"
+HINT_FILTER_VALUES = "the column's values include: {values}"
 NO_ROWS_LEFT = "no rows are left after the where filters (the file has {rows} rows)"
 TARGET_HAS_MISSING = "target '{column}' has {count} missing value(s): every row needs a label"
 HINT_TARGET_MISSING = "keep only labelled rows with a where filter, or clean the file"
@@ -437,6 +439,7 @@ class _Checker:
             problem = _filter_problem(series, flt)
             if problem is None:
                 keep &= value_mask(series, flt.op, flt.values)
+                self.check_filter_values_present(i, flt, series)
                 continue
             message, j = problem
             if j is None:  # an ordering on a text column: the operator is wrong
@@ -465,6 +468,23 @@ class _Checker:
         for feature in spec.privileged:
             if self.column_exists(feature.name, "privileged feature") and feature.kind == "numeric":
                 self.check_numeric(feature, rows[feature.name.value])
+
+    def check_filter_values_present(self, i: int, flt: ast.Filter, series: pd.Series) -> None:
+        """A listed value that matches no row is most likely a typo (``"Caucasain"``) that would
+        silently change which groups are compared."""
+        if flt.op not in ("in", "not in", "==", "!="):
+            return
+        values = None
+        for j, value in enumerate(flt.values):
+            if value_mask(series, "==", [value]).any():
+                continue
+            if values is None:
+                values = _distinct(series)
+            close = difflib.get_close_matches(str(value), [str(v) for v in values], n=1, cutoff=0.6)
+            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+                    else HINT_FILTER_VALUES.format(values=_values_text(values)))
+            self.add(FILTER_VALUE_ABSENT.format(value=_plain(value), column=flt.column.value),
+                     self.loc(("filter.value", i, j), flt.span), hint)
 
     def check_target(self, series: pd.Series) -> None:
         target = self.spec.target
