@@ -516,31 +516,29 @@ class _Checker:
         fairness, target = self.spec.fairness, self.spec.target
         if fairness is None or fairness.criterion.value not in CRITERIA:
             return
-        rates = CRITERIA[fairness.criterion.value].rates
-        positive = value_mask(rows[target.column.value], "==", [target.positive])
+        y = value_mask(rows[target.column.value], "==", [target.positive]).astype(int)
         columns = [a.value for a in attributes]
         if rows[columns].isna().any(axis=None):
             return  # reported by check_protected
-        keys = pd.Series(group_labels(rows, columns), index=rows.index)
-        groups = _distinct(keys)
+        keys = group_labels(rows, columns)
+        groups = list(np.unique(keys))
         if len(groups) < 2:
             return
-        for rate, wanted, label, op in (("tpr", True, "positive", "=="), ("fpr", False, "negative", "!=")):
-            if rate not in rates:
+        for rate, lacking in CRITERIA[fairness.criterion.value]().groups_without_rate(y, keys).items():
+            if not lacking:
                 continue
-            lacking = [g for g in groups if not (positive == wanted)[keys == g].any()]
-            if lacking:
-                kept = ", ".join(_quote(g) for g in groups if g not in lacking)
-                many = len(lacking) > 1
-                self.add(GROUP_LACKS_LABEL.format(criterion=fairness.criterion.value, rate=rate.upper(),
-                                                  groups=("groups " if many else "group ")
-                                                  + ", ".join(repr(_plain(g)) for g in lacking),
-                                                  have="have" if many else "has", its="their" if many else "its",
-                                                  it="them" if many else "it",
-                                                  column=" & ".join(columns), label=label,
-                                                  target=target.column.value, op=op, positive=target.positive),
-                         fairness.criterion.span,
-                         HINT_GROUP_LACKS_LABEL.format(column=columns[0], kept=kept) if len(columns) == 1 else None)
+            label, op = ("positive", "==") if rate == "tpr" else ("negative", "!=")
+            kept = ", ".join(_quote(g) for g in groups if g not in lacking)
+            many = len(lacking) > 1
+            self.add(GROUP_LACKS_LABEL.format(criterion=fairness.criterion.value, rate=rate.upper(),
+                                              groups=("groups " if many else "group ")
+                                              + ", ".join(repr(_plain(g)) for g in lacking),
+                                              have="have" if many else "has", its="their" if many else "its",
+                                              it="them" if many else "it",
+                                              column=" & ".join(columns), label=label,
+                                              target=target.column.value, op=op, positive=target.positive),
+                     fairness.criterion.span,
+                     HINT_GROUP_LACKS_LABEL.format(column=columns[0], kept=kept) if len(columns) == 1 else None)
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
         if ptypes.is_numeric_dtype(series.dtype):

@@ -27,6 +27,8 @@ from typing import ClassVar
 
 import numpy as np
 
+from fairspec.errors import DataError
+
 #: rate name -> (which rows it is taken over, what is averaged over them)
 RATE_DEFINITIONS = {
     "selection_rate": "all rows; mean of ŷ",
@@ -107,17 +109,16 @@ class Criterion:
         return {rate: [g for g in np.unique(groups) if not (y_true[groups == g] == needs[rate]).any()]
                 for rate in self.rates if rate in needs}
 
-    def require_every_rate(self, y_true, groups, rows: str = "training") -> None:
-        """Raise ``DataError`` when some group's rate is undefined (:meth:`groups_without_rate`):
-        a bound that silently skips a group is not the bound the user asked for."""
-        from fairspec.errors import DataError
-
+    def require_every_rate(self, y_true, groups) -> None:
+        """Raise ``DataError`` when some group's rate is undefined on the training rows
+        (:meth:`groups_without_rate`): a bound that silently skips a group is not the bound the
+        user asked for."""
         for rate, lacking in self.groups_without_rate(y_true, groups).items():
             if lacking:
                 label = "positive" if rate == "tpr" else "negative"
                 names = ", ".join(repr(str(g)) for g in lacking)
                 raise DataError(f"{self.name} compares {rate.upper()}s, but group(s) {names} have no {label} "
-                                f"{rows} rows: the {rate.upper()} is undefined there")
+                                f"training rows: the {rate.upper()} is undefined there")
 
     def gap(self, y_true, y_pred, groups, sample_weight=None) -> float:
         """The criterion's gap: the largest between-group difference over its rates."""
