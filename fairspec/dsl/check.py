@@ -458,10 +458,9 @@ class _Checker:
         for attribute in spec.protected.attributes:
             if self.column_exists(attribute, "protected attribute") and len(rows):
                 self.check_protected(attribute, rows[attribute.value])
-        attributes = [a for a in spec.protected.attributes if a.value in table.columns]
-        if (len(rows) and attributes and len(attributes) == len(spec.protected.attributes)
-                and target.column.value in table.columns):
-            self.check_rates_defined(rows, attributes)
+        columns = [a.value for a in spec.protected.attributes]
+        if len(rows) and columns and set(columns + [target.column.value]) <= set(table.columns):
+            self.check_rates_defined(rows, columns)
         for feature in spec.features:
             if self.column_exists(feature.name, "feature") and feature.kind == "numeric":
                 self.check_numeric(feature, rows[feature.name.value])
@@ -510,14 +509,13 @@ class _Checker:
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
 
-    def check_rates_defined(self, rows: pd.DataFrame, attributes: list) -> None:
+    def check_rates_defined(self, rows: pd.DataFrame, columns: list[str]) -> None:
         """Every group needs rows of the label its criterion conditions on (TPR: positives,
         FPR: negatives); otherwise the gap is taken over the other groups only."""
         fairness, target = self.spec.fairness, self.spec.target
         if fairness is None or fairness.criterion.value not in CRITERIA:
             return
         y = value_mask(rows[target.column.value], "==", [target.positive]).astype(int)
-        columns = [a.value for a in attributes]
         if rows[columns].isna().any(axis=None):
             return  # reported by check_protected
         keys = group_labels(rows, columns)
