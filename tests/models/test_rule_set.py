@@ -10,7 +10,8 @@ import pytest
 
 from fairspec.models.rule_set import FairRuleSetClassifier, emit_model, estimator_from_json, pricing_path
 from fairspec.models.rule_set.binarize import Binarizer, Literal, quantile_thresholds
-from fairspec.models.rule_set.master import MasterProblem, Patterns, build_master, fairness_rows, selected_rules
+from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns, fairness_rows,
+                                             selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.plan.fairness import make_criterion
@@ -89,6 +90,32 @@ def test_exact_master_ip_equals_brute_force(seed, criterion):
     merged_result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(merged_model)
     assert merged_result.status == full_result.status == "optimal"
     assert merged_result.objective == pytest.approx(full_result.objective)
+
+
+@pytest.mark.parametrize("seed,criterion", [
+    (0, None),
+    (1, make_criterion("equal_opportunity", 0.05)),
+    (2, make_criterion("equalized_odds", 0.1)),
+])
+def test_dropping_dominated_columns_keeps_the_optimum(seed, criterion):
+    X, y, g = tiny_problem(seed)
+    binarizer = Binarizer(thresholds=3, missing="none").fit(X)
+    patterns = Patterns.from_rows(binarizer.transform(X), y, g)
+    rules = all_rules(patterns.literals.shape[1], 2)
+    cov = np.column_stack([patterns.coverage(r) for r in rules])
+    fairness = fairness_rows(patterns, criterion)
+    dominated = dominated_columns(cov, patterns.y, [1 + len(r) for r in rules], fairness)
+    kept = [r for r, d in zip(rules, dominated) if not d]
+    assert 0 < len(kept) < len(rules)
+    assert brute_force(patterns, kept, 5, criterion) == brute_force(patterns, rules, 5, criterion)
+    # of two identical columns the first stays
+    j = int(np.flatnonzero(~dominated)[0])
+    twice = dominated_columns(np.column_stack([cov, cov[:, j]]), patterns.y,
+                              [1 + len(r) for r in rules] + [1 + len(rules[j])], fairness)
+    assert not twice[j] and twice[-1]
+    # fairness rows make the test stricter: without them more columns are dominated
+    if criterion is not None:
+        assert dominated_columns(cov, patterns.y, [1 + len(r) for r in rules], []).sum() > dominated.sum()
 
 
 def test_relaxed_paper_ip_can_cheat_but_exact_rows_forbid_it():

@@ -41,8 +41,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from fairspec.errors import DataError
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
-from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, fairness_rows,
-                                             needs_exact_positives, selected_rules)
+from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
+                                             fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
 from fairspec.models.rule_set.warm_start import tree_rules
 from fairspec.solvers.highs import HighsSession
@@ -55,6 +55,8 @@ TILTS = (0.3, 1.0, 3.0)
 EXACT_NEGATIVE_PAIRS = 30000
 #: most exactness rows in the final IP (HiGHS's branch and bound slows down well before that)
 MAX_EXACT_PAIRS = 60000
+#: patterns × columns² of the dominance check in ``_merged_columns`` (about a second)
+MAX_DOMINANCE_WORK = 1e10
 
 
 class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
@@ -294,6 +296,15 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         order = sorted(range(len(pool.rules)),
                        key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
+        # dominated columns (master.dominated_columns) would only take places: drop them from a
+        # window of twice the limit; candidates' own columns stay so their rule sets stay whole
+        # the check costs patterns · window² (MAX_DOMINANCE_WORK caps it near a second)
+        width = min(2 * int(limit), int(np.sqrt(MAX_DOMINANCE_WORK / max(len(patterns.y), 1))))
+        window = order[:width]
+        if len(window) > 1:
+            dominated = dominated_columns(pool.matrix(window), patterns.y, pool.complexities(window), fairness)
+            window = [k for k, d in zip(window, dominated) if not d or k in in_candidates]
+        order = window + order[width:]
         exact_positives = needs_exact_positives(fairness)
         n = min(len(order), int(limit))
         while True:
