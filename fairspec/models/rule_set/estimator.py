@@ -287,7 +287,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         (:meth:`Patterns.merged_by`).
 
         Columns are taken in this order: those of the candidates so far (LP roundings, local
-        search results), then ones used by some LP solution, then by reduced cost; at most
+        search results), then ones used by some LP solution, then by reduced cost, leaving out
+        the columns another one dominates (:func:`.master.dominated_columns`); at most
         ``limit``, cut back by a fifth at a time until the merged patterns give no more than
         ``max_pairs`` exactness rows (one per covered positive — and negative, in the
         exact-negative form — per column).
@@ -296,8 +297,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         order = sorted(range(len(pool.rules)),
                        key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
-        # dominated columns (master.dominated_columns) would only take places: drop them from a
-        # window of twice the limit; candidates' own columns stay so their rule sets stay whole
+        # dominated columns would only take places: drop them from a window of twice the limit;
+        # candidates' own columns stay so their rule sets stay whole
         # the check costs patterns · window² (MAX_DOMINANCE_WORK caps it near a second)
         width = min(2 * int(limit), int(np.sqrt(MAX_DOMINANCE_WORK / max(len(patterns.y), 1))))
         window = order[:width]
