@@ -118,7 +118,7 @@ def cmd_predict(args, out, err) -> int:
 
     from fairspec import load_model
     from fairspec.data.table import read_table
-    from fairspec.pipeline.files import write_atomic
+    from fairspec.files import write_atomic
 
     model = load_model(args.model)
     frame = read_table(Path(args.data))

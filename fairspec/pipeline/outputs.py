@@ -9,7 +9,8 @@ import json
 from pathlib import Path
 
 from fairspec.errors import ModelFileError
-from fairspec.pipeline.files import dumps, write_atomic
+from fairspec.files import write_atomic
+from fairspec.pipeline.files import dumps
 from fairspec.pipeline.train import TrainingResult
 from fairspec.report import build_context, render_report
 

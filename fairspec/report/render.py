@@ -8,12 +8,12 @@ category names and paths always reach the page escaped.  Undefined names fail lo
 from __future__ import annotations
 
 import os
-import tempfile
 from functools import lru_cache
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
+from fairspec.files import write_atomic
 from fairspec.report.context import GROUP_COLUMNS, ReportContext
 
 TEMPLATE = "report.html.jinja"
@@ -41,22 +41,5 @@ def write_report(path: str | os.PathLike, context: ReportContext) -> Path:
     rendering leaves an existing report as it was; a failure while writing removes the temp
     file.  Readers see either the old file or the new one, never half of one.
     """
-    target = Path(path)
     html = render_report(context)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(html)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # mkstemp creates 0600; a report is meant to be shared like any other output file
-        os.chmod(tmp_name, target.stat().st_mode & 0o777 if target.exists() else 0o644)
-        os.replace(tmp_name, target)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
-    return target
+    return write_atomic(path, html)

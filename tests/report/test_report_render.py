@@ -163,6 +163,14 @@ def test_rendering_is_deterministic():
 
 
 def test_write_report_is_atomic(tmp_path):
+    old_mask = os.umask(0o022)
+    try:
+        _check_write_report_is_atomic(tmp_path)
+    finally:
+        os.umask(old_mask)
+
+
+def _check_write_report_is_atomic(tmp_path):
     context = build_context(*make_docs())
     target = tmp_path / "out" / "report.html"
     write_report(target, context)
