@@ -53,17 +53,25 @@ def brute_force(patterns, rules, max_complexity, criterion):
     return best
 
 
-@pytest.mark.parametrize("seed,criterion", [
+BRUTE_FORCE_CASES = pytest.mark.parametrize("seed,criterion", [
     (0, None),
     (1, make_criterion("equal_opportunity", 0.05)),
     (2, make_criterion("equalized_odds", 0.1)),
 ])
-def test_exact_master_ip_equals_brute_force(seed, criterion):
+
+
+def tiny_rules(seed):
+    """Patterns of a tiny problem, every rule of up to two literals, and their coverage."""
     X, y, g = tiny_problem(seed)
     binarizer = Binarizer(thresholds=3, missing="none").fit(X)
     patterns = Patterns.from_rows(binarizer.transform(X), y, g)
     rules = all_rules(patterns.literals.shape[1], 2)
-    cov = np.column_stack([patterns.coverage(r) for r in rules])
+    return patterns, rules, np.column_stack([patterns.coverage(r) for r in rules])
+
+
+@BRUTE_FORCE_CASES
+def test_exact_master_ip_equals_brute_force(seed, criterion):
+    patterns, rules, cov = tiny_rules(seed)
     problem = MasterProblem(patterns, fairness_rows(patterns, criterion), 5)
     model = build_master(problem, cov, [1 + len(r) for r in rules], integer=True, exact=True, exact_negatives=True)
     result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(model)
@@ -92,17 +100,9 @@ def test_exact_master_ip_equals_brute_force(seed, criterion):
     assert merged_result.objective == pytest.approx(full_result.objective)
 
 
-@pytest.mark.parametrize("seed,criterion", [
-    (0, None),
-    (1, make_criterion("equal_opportunity", 0.05)),
-    (2, make_criterion("equalized_odds", 0.1)),
-])
+@BRUTE_FORCE_CASES
 def test_dropping_dominated_columns_keeps_the_optimum(seed, criterion):
-    X, y, g = tiny_problem(seed)
-    binarizer = Binarizer(thresholds=3, missing="none").fit(X)
-    patterns = Patterns.from_rows(binarizer.transform(X), y, g)
-    rules = all_rules(patterns.literals.shape[1], 2)
-    cov = np.column_stack([patterns.coverage(r) for r in rules])
+    patterns, rules, cov = tiny_rules(seed)
     fairness = fairness_rows(patterns, criterion)
     dominated = dominated_columns(cov, patterns.y, [1 + len(r) for r in rules], fairness)
     kept = [r for r, d in zip(rules, dominated) if not d]
