@@ -56,6 +56,9 @@ from fairspec.models.rule_set import FairRuleSetClassifier  # noqa: E402
 from fairspec.plan.fairness import make_criterion  # noqa: E402
 
 PAPER_ACCURACY = {"compas": 0.676, "adult": 0.825, "default": 0.820}
+#: means of equal per-split values can differ in the last bit (summed in another order): a
+#: tie within this is a tie, and "≥" holds
+TIE = 1e-12
 SETTINGS = [("none", None), ("equal_opportunity", 0.05), ("equal_opportunity", 0.025),
             ("equal_opportunity", 0.01), ("equalized_odds", 0.05)]
 
@@ -324,12 +327,12 @@ def report(rows):
                 continue
             o = ours.loc[key]
             line = (f"  {dataset} {key}: test gap {o.test_gap:.4f} (target <= {bound + 0.03:.3f}: "
-                    f"{'met' if o.test_gap <= bound + 0.03 else 'MISSED'}), max train gap {o.train_gap_max:.4f} "
+                    f"{'met' if o.test_gap <= bound + 0.03 + TIE else 'MISSED'}), max train gap {o.train_gap_max:.4f} "
                     f"(<= eps: {'yes' if o.train_gap_max <= bound else 'NO'}), acc {o.accuracy:.4f}")
             if key in eg.index:
                 e = eg.loc[key]
                 line += (f" vs ExpGrad {e.accuracy:.4f} / gap {e.test_gap:.4f} (acc ratio {o.accuracy / e.accuracy:.3f}: "
-                         f"{'met' if o.accuracy >= e.accuracy else 'MISSED'})")
+                         f"{'met' if o.accuracy >= e.accuracy - TIE else 'MISSED'})")
                 line += paired(df, dataset, key, "FairCG (ours)", "ExpGrad depth-3")
             line += f"; mean fit {o.seconds:.1f}s, max {o.seconds_max:.1f}s"
             print(line)
