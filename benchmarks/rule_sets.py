@@ -195,7 +195,8 @@ def run_ours(task):
                 accuracy=float((pred_te == yte).mean()), test_gap=crit.gap(yte, pred_te, gte),
                 train_gap=crit.gap(ytr, pred_tr, gtr), seconds=seconds,
                 complexity=est.fit_log_["complexity"], status=est.fit_log_["status"],
-                selected_from=est.fit_log_["selected_from"], mip_gap=est.fit_log_["mip_gap"])
+                selected_from=est.fit_log_["selected_from"], mip_gap=est.fit_log_["mip_gap"],
+                reproducible=est.fit_log_["reproducible"], cut_by_clock=",".join(est.fit_log_["cut_by_clock"]))
 
 
 def run_eg(task):
@@ -301,6 +302,13 @@ def report(rows):
     agg = agg.sort_values(["dataset", "order", "method"]).drop(columns="order")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.max_rows", 500):
         print(agg.round(4).to_string(index=False))
+    if "reproducible" in df:
+        fits = df[df.method == "FairCG (ours)"]
+        cut = fits[fits.reproducible == False]  # noqa: E712 (a column of bools and NaN)
+        print(f"\nour fits stopped by work limits alone (same model on any machine): "
+              f"{int((fits.reproducible == True).sum())} of {len(fits)}")  # noqa: E712
+        for stage, n in cut.cut_by_clock.str.split(",").explode().value_counts().items():
+            print(f"  the clock cut {stage} in {n} fits")
     print("\nratios and targets")
     for dataset in agg.dataset.unique():
         a = agg[agg.dataset == dataset]

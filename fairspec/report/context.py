@@ -113,6 +113,8 @@ class TrainingView:
     seconds: str
     mip_gap: str
     seed: str
+    #: "yes" when every stage stopped by a work limit; otherwise which stages the clock cut
+    reproducible: str
     other: tuple[KeyValue, ...]
     timing: tuple[KeyValue, ...]
 
@@ -562,12 +564,22 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     status = log.pop("status", None)
     seconds = log.pop("seconds", None)
     mip_gap = log.pop("mip_gap", None)
+    reproducible = log.pop("reproducible", None)
+    cut = log.pop("cut_by_clock", None) or []
+    if reproducible is None:
+        reproducible_text = UNDEFINED
+    elif reproducible:
+        reproducible_text = "yes: every stage stopped by its work limit; the same spec, data and seed give this model again"
+    else:
+        reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(map(str, cut))
+                             + "; a faster or idle machine may give another model")
     timing = metrics_doc.get("timing") or {}
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
         seconds=fmt_seconds(seconds),
         mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}",
         seed=fmt_number(training.get("seed")),
+        reproducible=reproducible_text,
         other=tuple(key_value(k, v) for k, v in sorted(log.items())),
         timing=tuple(KeyValue(str(k).replace("_seconds", "").replace("_", " "), fmt_seconds(timing[k]))
                      for k in sorted(timing, key=lambda k: (TIMING_ORDER.index(k) if k in TIMING_ORDER

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.rule_set import FairRuleSetClassifier, emit_model, estimator_from_json, pricing_path
+from fairspec.models.rule_set.estimator import _share
 from fairspec.models.rule_set.binarize import Binarizer, Literal, quantile_thresholds
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns, fairness_rows,
                                              selected_rules)
@@ -244,6 +245,8 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
               max_rounds=3, max_ip_columns=15)
     a = FairRuleSetClassifier(**kw).fit(X, y, g)
     b = FairRuleSetClassifier(**kw).fit(X, y, g)
+    # every stage stopped by its work limit, so the log may promise the same model next time
+    assert a.fit_log_["reproducible"] and a.fit_log_["cut_by_clock"] == []
     assert a.to_json()["rules"] == b.to_json()["rules"]
     loaded = estimator_from_json(json.loads(json.dumps(a.to_json())))
     Xt = np.vstack([X, rng.normal(size=(50, 3))])
@@ -271,6 +274,36 @@ def test_iterated_local_search_reaches_the_optimum_where_hill_climbing_stalls():
                                                     seed=seed, max_iterations=200)[0]
         assert loss == pytest.approx(optimum) and complexity[rules].sum() <= budget
     assert stalled >= 3  # single moves alone stall on some of these instances
+
+
+def test_local_search_stops_at_its_cell_budget_at_the_same_kick_every_run():
+    rng = np.random.default_rng(0)
+    cover = rng.random((60, 30)) < 0.3
+    y, count = rng.integers(0, 2, 60), rng.integers(1, 5, 60).astype(float)
+    complexity = rng.integers(2, 5, 30).astype(float)
+    runs = []
+    for _ in range(2):
+        scorer, log = RuleSetScorer(y, count, []), {}
+        found = iterated_local_search(cover, complexity, scorer, 12, [[]], deadline=np.inf, seed=1,
+                                      max_iterations=10**6, max_cells=200_000, log=log)
+        # the budget, not the iteration cap, ended it; the overshoot is at most one climb
+        assert 0 < log["iterations"] < 10**6 and not log["cut_by_clock"]
+        assert 200_000 <= scorer.cells < 200_000 + 60 * 31 * 60 * 10
+        runs.append((log["iterations"], [tuple(r) for r, _, _ in found]))
+    assert runs[0] == runs[1]
+
+
+def test_a_fit_the_clock_cut_says_it_may_not_reproduce():
+    X, y, g = tiny_problem(0)
+    est = FairRuleSetClassifier(time_limit=1e-6, max_complexity=8).fit(X, y, g)
+    assert est.fit_log_["reproducible"] is False and est.fit_log_["cut_by_clock"]
+    assert est.fit_log_["status"] in {"time_limit", "heuristic", "optimal", "work_limit"}
+
+
+@pytest.mark.parametrize("total, parts, expected", [(18, 6, [3] * 6), (18, 12, [2] * 6 + [1] * 6),
+                                                    (5, 8, [1] * 8)])
+def test_tilt_rounds_are_shared_evenly_and_every_phase_gets_one(total, parts, expected):
+    assert _share(total, parts) == expected
 
 
 def test_thresholds_are_deciles_without_ties_and_split_the_rest_after_a_point_mass():

@@ -227,3 +227,18 @@ def test_report_says_whether_the_protected_attribute_is_a_model_input():
     assert "The protected attribute is also a model input." in page
     assert "protected attribute, used as a model input" in page
     assert "it is not a model input" not in page
+
+
+@pytest.mark.parametrize("reproducible, cut, expected", [
+    (True, [], "yes: every stage stopped by its work limit"),
+    (False, ["final_ip", "<tilt>"], "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
+    (None, None, None),
+])
+def test_training_log_says_whether_the_model_would_come_out_the_same_again(reproducible, cut, expected):
+    model_doc, metrics_doc = make_docs()
+    if reproducible is not None:
+        metrics_doc["training_log"].update(reproducible=reproducible, cut_by_clock=cut)
+    page = render_report(build_context(model_doc, metrics_doc))
+    row = re.search(r'<th scope="row">Reproducible</th><td>(.*?)</td>', page).group(1)
+    assert row.startswith(expected) if expected else row == "—"
+    assert "cut_by_clock" not in page  # shown in the row, not again among the other entries

@@ -1,5 +1,7 @@
 """The HiGHS wrapper reports what happened: optimum, infeasibility, time limits, thread changes."""
+import numpy as np
 import pyomo.environ as pyo
+import pytest
 
 from fairspec.solvers import highs
 
@@ -61,3 +63,67 @@ def test_written_lp_and_mps_files_solve_to_the_same_optimum(tmp_path):
         highs.use_threads(1)
         h.run()
         assert abs(abs(h.getInfo().objective_function_value) - expected) < 1e-6
+
+
+def multi_knapsack(n=30, rows=5, seed=0):
+    """A MIP HiGHS needs a few hundred checkpoints to solve (not closed at the root)."""
+    rng = np.random.default_rng(seed)
+    weights = rng.integers(10, 100, (rows, n))
+    values = rng.integers(10, 100, n) + weights.sum(axis=0) // rows
+    m = pyo.ConcreteModel()
+    m.goods = pyo.RangeSet(0, n - 1)
+    m.x = pyo.Var(m.goods, domain=pyo.Binary)
+    m.capacity = pyo.Constraint(pyo.RangeSet(0, rows - 1), rule=lambda m, k: sum(
+        int(weights[k, i]) * m.x[i] for i in m.goods) <= int(weights[k].sum() // 2))
+    m.total_value = pyo.Objective(expr=sum(int(values[i]) * m.x[i] for i in m.goods), sense=pyo.maximize)
+    return m, values
+
+
+def test_work_limit_keeps_the_incumbent_and_stops_at_the_same_point_every_run():
+    m, _ = multi_knapsack()
+    optimum = highs.solve(m, time_limit=30, mip_gap=0.0)
+    assert optimum.status == highs.OPTIMAL and optimum.details["checkpoints"] > 20
+    runs = []
+    for _ in range(3):
+        m, values = multi_knapsack()
+        res = highs.solve(m, time_limit=30, mip_gap=0.0, max_checkpoints=5)
+        assert res.status == highs.WORK_LIMIT and res.has_solution
+        assert res.details["checkpoints"] == 5
+        # the incumbent is loaded and is what the objective says; the bound brackets the optimum
+        chosen = tuple(round(pyo.value(m.x[i])) for i in m.goods)
+        assert sum(int(values[i]) * chosen[i] for i in m.goods) == pytest.approx(res.objective)
+        assert res.objective <= optimum.objective + 1e-6 <= res.bound + 2e-6
+        runs.append((res.objective, res.bound, chosen))
+    assert runs[0] == runs[1] == runs[2]
+
+
+def _lp_instance(n=300, seed=0):
+    import highspy
+
+    rng = np.random.default_rng(seed)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    for _ in range(n):
+        h.addCol(rng.random(), 0, highspy.kHighsInf, 0, np.array([], dtype=np.int32), np.array([]))
+    for _ in range(n):
+        h.addRow(1, highspy.kHighsInf, n, np.arange(n, dtype=np.int32), rng.random(n))
+    return h, rng
+
+
+def test_highs_time_limit_counts_every_earlier_run_so_re_solves_need_an_offset():
+    import highspy
+
+    h, rng = _lp_instance()
+    h.run()
+    spent = h.getRunTime()
+    assert spent > 0
+    # the fact the offset exists for: a limit below the time already spent stops a re-solve at once
+    h.setOptionValue("time_limit", spent * 0.9)
+    h.changeColsCost(300, np.arange(300, dtype=np.int32), rng.random(300))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kTimeLimit
+    # with the offset, the same re-solve has its own time and finishes
+    h.setOptionValue("time_limit", highs.time_limit_from_now(h, 30.0))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    assert highs.time_limit_from_now(h, 2.0) == pytest.approx(h.getRunTime() + 2.0)

@@ -29,11 +29,16 @@ import numpy as np
 
 from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
-from fairspec.solvers.highs import HighsSession, use_threads
+from fairspec.solvers.highs import HighsSession, time_limit_from_now, use_threads
 
 _INF = highspy.kHighsInf
-#: largest pricing IP (rows of eq. 21) worth building as a certifier
-MAX_PRICING_IP_ROWS = 40000
+#: largest pricing IP (rows of eq. 21) worth running as a certifier.  Compas's has about
+#: 33,000 rows: HiGHS took 3–7 s on it, ended by its limit every time, and neither certified a
+#: phase nor found a column in the fits measured here, while the phase's rounds took 1 s
+MAX_PRICING_IP_ROWS = 20000
+#: HiGHS work limit of one certifying pricing IP (see fairspec.solvers.highs); the clock cap
+PRICING_CHECKPOINTS = 3
+PRICING_SECONDS = 5.0
 
 
 @dataclass
@@ -144,7 +149,7 @@ class MasterLP:
 
     def solve(self, time_limit: float):
         """Re-solve; return (status, objective, w values, pattern weights v, penalty λ)."""
-        self.h.setOptionValue("time_limit", float(max(time_limit, 0.01)))
+        self.h.setOptionValue("time_limit", time_limit_from_now(self.h, time_limit))
         use_threads(self.session.threads)  # another fit may have resized HiGHS's thread pool since
         self.h.run()
         status = self.h.getModelStatus()
@@ -175,11 +180,19 @@ class PhaseLog:
     lp_objective: float | None = None
     converged: bool = False
     certified: bool = False
+    #: the wall clock, not the round limit or convergence, ended the phase (or its certifier)
+    cut_by_clock: bool = False
+    #: the certifying pricing IP's HiGHS status and seconds, when it ran
+    certifier: tuple | None = None
     seconds: float = 0.0
 
 
 class ColumnGenerator:
-    """Runs the phases of the module docstring under a wall-clock budget."""
+    """Runs the phases of the module docstring.
+
+    A phase ends when pricing finds no column or after its round limit; both are the same on
+    every run.  Its ``deadline`` is a cap: a phase the clock ends is logged ``cut_by_clock``.
+    """
 
     def __init__(self, problem: MasterProblem, pool: RulePool, *, max_conditions: int, beam_width: int,
                  columns_per_round: int, max_rounds: int, pricing_patterns: np.ndarray | None,
@@ -207,16 +220,19 @@ class ColumnGenerator:
         self.session = HighsSession(time_limit=60.0, threads=threads, seed=seed)
         self.lp = MasterLP(problem, pool, self.session)
 
-    def run_phase(self, name: str, deadline: float, *, certify: bool) -> PhaseLog:
+    def run_phase(self, name: str, deadline: float, *, certify: bool, max_rounds: int | None = None) -> PhaseLog:
         log = PhaseLog(name)
         start = time.perf_counter()
         pats = self.problem.patterns
-        while log.rounds < self.max_rounds:
+        max_rounds = self.max_rounds if max_rounds is None else max_rounds
+        while log.rounds < max_rounds:
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
+                log.cut_by_clock = True
                 break
             status, objective, w, v, penalty = self.lp.solve(remaining)
             if status != "optimal":
+                log.cut_by_clock = log.cut_by_clock or "TimeLimit" in status
                 break
             log.lp_objective = objective
             log.rounds += 1
@@ -234,14 +250,20 @@ class ColumnGenerator:
                 if rc < -self.tol and self.pool.add(rule, covered, "beam", rc, pats.literals):
                     new.append(len(self.pool.rules) - 1)
             if not new and certify:
-                budget = min(5.0, deadline - time.perf_counter())
+                budget = min(PRICING_SECONDS, deadline - time.perf_counter())
                 # rows (21) of the pricing IP: building a model of millions of rows in Pyomo would
                 # take longer than the whole fit, so large problems stay uncertified
                 ip_rows = int((~self._sub_literals[v_sub < -self.tol]).sum())
-                if budget > 0.2 and ip_rows <= MAX_PRICING_IP_ROWS:
+                if ip_rows <= MAX_PRICING_IP_ROWS and budget <= 0.2:
+                    log.cut_by_clock = True  # no time left to certify
+                elif ip_rows <= MAX_PRICING_IP_ROWS:
+                    ip_start = time.perf_counter()
                     rule, rc, ip_status = solve_pricing_ip(self._sub_literals, v_sub, penalty,
                                                            max_conditions=self.max_conditions, time_limit=budget,
-                                                           threads=self.threads, seed=self.seed)
+                                                           threads=self.threads, seed=self.seed,
+                                                           max_checkpoints=PRICING_CHECKPOINTS)
+                    log.cut_by_clock = log.cut_by_clock or ip_status.startswith("time_limit")
+                    log.certifier = (ip_status, round(time.perf_counter() - ip_start, 3))
                     if rule is not None:
                         covered = pats.coverage(rule)
                         rc = float(v[covered].sum() + penalty * (1 + len(rule)))

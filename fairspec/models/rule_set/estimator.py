@@ -7,8 +7,7 @@ Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrin
 3. column generation (:mod:`.column_generation`): the paper's fair master LP, then — when a
    bound is enforced — the tilted masters that price rules for the exact problem;
 4. exact iterated local search (:mod:`.local_search`) over up to ``max_search_columns``
-   pooled rules, from the best few LP roundings; it gets 40 % of the time left after column
-   generation, and its best result is the IP's MIP start;
+   pooled rules, from the best few LP roundings; its best result is the IP's MIP start;
 5. the final restricted master IP over (at most ``max_ip_columns`` of) the pool, in its
    *exact* form (:mod:`.master`): its fairness rows are the classifier's real train gaps.
    Steps 4 and 5 work on the training patterns merged by the columns they choose from
@@ -24,18 +23,34 @@ equal-opportunity or equalized-odds bound.  The fit therefore always returns a r
 meets the bound on the training data; when nothing better was found, it is the empty one and
 ``fit_log_["selected_from"] == "empty"`` says so.
 
-Time.  ``time_limit`` is the budget of the whole fit: column generation gets
-``cg_fraction`` of it (the paper's phase takes 40 % of that when tilts follow, the tilts share
-the rest), the final IP gets what is left less a small reserve for re-measuring.  Column
-generation also stops on its own when pricing finds nothing or after ``max_rounds`` rounds
-per phase; a fit that stops only by those criteria is reproducible for a given seed, a fit cut
-by the wall clock may not be.
+Time and work.  Every stage stops by a *work* limit, counted the same way on every run, so
+the same data, parameters and seed give the same rule set on any machine; the wall clock is
+only a cap:
+
+* column generation: the paper's phase ends when pricing finds nothing or after
+  ``max_rounds`` rounds; the tilted phases share ``tilt_rounds`` rounds.  Cap:
+  ``cg_fraction`` of ``time_limit``;
+* the local search: ``search_cells`` scored (pattern, candidate) cells, by default
+  ``SEARCH_SHARE`` of ``time_limit`` at ``SEARCH_CELLS_PER_SECOND`` (the rate measured here on
+  fair problems), and at most ``search_iterations`` kicks.  Cap: all but ``IP_CLOCK_SHARE`` of
+  ``time_limit``;
+* the final IP: ``ip_checkpoints`` HiGHS checkpoints (:mod:`fairspec.solvers.highs`), by
+  default ``IP_SHARE`` of ``time_limit`` at ``IP_CHECKPOINTS_PER_SECOND``.  Cap: what is left
+  of ``time_limit`` less a small reserve for re-measuring.
+
+So ``time_limit`` both sizes the work and bounds the wall clock.  A stage the clock stopped
+is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
+faster or idle machine may return another rule set.  Measured here (compas, 30 s, two fits at
+a time): 11 of 16 fits ended by work limits alone (the other 5: the final IP, whose
+checkpoints took 0.2–2.5 s each), and each of the 8 pairs of repeated fits returned the same
+rule set (the final IP never improved on its start there, so its cut changed nothing).
 """
 from __future__ import annotations
 
 import time
 
 import numpy as np
+import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
@@ -55,6 +70,15 @@ TILTS = (0.3, 1.0, 3.0)
 EXACT_NEGATIVE_PAIRS = 30000
 #: most exactness rows in the final IP (HiGHS's branch and bound slows down well before that)
 MAX_EXACT_PAIRS = 60000
+#: work budgets (see "Time and work" in the module docstring): the local search's share of
+#: ``time_limit`` and its speed in scored cells per second, measured here on fair problems
+#: (unconstrained ones score about twice as fast); the final IP's share and its speed in HiGHS
+#: checkpoints per second; the IP's minimum share of the wall clock
+SEARCH_SHARE = 0.35
+SEARCH_CELLS_PER_SECOND = 2.5e8
+IP_SHARE = 0.25
+IP_CHECKPOINTS_PER_SECOND = 1.0
+IP_CLOCK_SHARE = 0.1
 #: patterns × columns² of the dominance check in ``_merged_columns`` (about a second)
 MAX_DOMINANCE_WORK = 1e10
 
@@ -63,14 +87,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     """Boolean rule set under an equal-opportunity or equalized-odds bound (FairCG).
 
     After ``fit``, ``fit_log_`` holds: ``status`` (the final IP's HiGHS status mapped by
-    :mod:`fairspec.solvers.highs` — ``optimal``, ``time_limit`` with its incumbent — or
+    :mod:`fairspec.solvers.highs` — ``optimal``, ``work_limit`` or ``time_limit`` with its
+    incumbent — or
     ``heuristic`` when the IP gave no solution and the rule set came from local search / LP
     rounding / the empty set), ``mip_gap`` (of the final IP, relative to the *restricted*
     master over the pooled columns, not to the full problem), ``lp_bound`` (the paper's
     relaxed master LP objective at the end of its phase — a lower bound on the paper's
     Hamming-loss IP only when that phase is ``certified``), ``columns_generated``, ``rounds``,
-    ``phases``, ``seconds``, ``selected_from`` (which candidate won), and ``train_gap`` /
-    ``train_accuracy`` re-measured on the returned classifier with ``Criterion.gap``.
+    ``phases``, ``seconds``, ``selected_from`` (which candidate won), ``train_gap`` /
+    ``train_accuracy`` re-measured on the returned classifier with ``Criterion.gap``, and
+    ``reproducible`` / ``cut_by_clock`` (module docstring, "Time and work").
 
     Parameters
     ----------
@@ -87,7 +113,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     max_ip_columns : most columns handed to the final IP
     max_search_columns : most columns the iterated local search chooses from
     pricing_rows : price on a seeded subsample of this many patterns when there are more
-    cg_fraction : share of ``time_limit`` for column generation
+    cg_fraction : share of ``time_limit`` that caps column generation
+    search_iterations : most kicks of the iterated local search
+    tilt_rounds : column-generation rounds shared by the tilted phases
+    search_cells, ip_checkpoints : work limits of the local search and the final IP (module
+        docstring); None derives them from ``time_limit``
     fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
         label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`);
         0 or 1 imposes it on the whole training set only, as the paper does
@@ -96,7 +126,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, max_complexity=30, max_conditions=4, thresholds=10, missing="mia", criterion=None,
                  categorical_features=(), time_limit=60.0, threads=1, mip_gap=1e-4, random_state=0,
                  beam_width=10, columns_per_round=100, max_rounds=30, max_ip_columns=300, pricing_rows=20000,
-                 cg_fraction=0.5, fairness_folds=2, max_search_columns=2000):
+                 cg_fraction=0.5, fairness_folds=2, max_search_columns=2000, search_iterations=400,
+                 tilt_rounds=18, search_cells=None, ip_checkpoints=None):
         self.max_complexity = max_complexity
         self.max_conditions = max_conditions
         self.thresholds = thresholds
@@ -115,6 +146,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.cg_fraction = cg_fraction
         self.fairness_folds = fairness_folds
         self.max_search_columns = max_search_columns
+        self.search_iterations = search_iterations
+        self.tilt_rounds = tilt_rounds
+        self.search_cells = search_cells
+        self.ip_checkpoints = ip_checkpoints
 
     # ------------------------------------------------------------------ fit
     def _enforced_criterion(self):
@@ -190,30 +225,35 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             cg_end = start + self.cg_fraction * budget
             tilts = self._tilts(problem) if criterion is not None else []
             now = time.perf_counter()
-            first_end = now + (cg_end - now) * (0.4 if tilts else 1.0)
-            main = generator.run_phase("fair_master" if criterion is not None else "master", first_end,
-                                       certify=True)
+            main = generator.run_phase("fair_master" if criterion is not None else "master",
+                                       now + (cg_end - now) * (0.6 if tilts else 1.0), certify=True)
             generator.lp_bound = main.lp_objective
             if tilts:
                 generator.lp.set_fairness_active(False)
-                for n_left, (name, pos_cost, neg_cost) in zip(range(len(tilts), 0, -1), tilts):
-                    now = time.perf_counter()
+                rounds = _share(int(self.tilt_rounds), len(tilts))
+                for n_rounds, (name, pos_cost, neg_cost) in zip(rounds, tilts):
                     generator.lp.set_costs(pool, pos_cost, neg_cost)
-                    generator.run_phase(name, now + (cg_end - now) / n_left, certify=False)
+                    generator.run_phase(name, cg_end, certify=False, max_rounds=n_rounds)
             for w in generator.lp_solutions:
                 chosen = tuple(int(k) for k in np.flatnonzero(w >= 0.5))
                 if chosen and sum(pool.complexities(chosen)) <= self.max_complexity:
                     candidates.append((chosen, "lp_rounding"))
         log["cg_seconds"] = round(time.perf_counter() - start, 3)
+        cut_by_clock = [] if generator is None else [p.name for p in generator.phases if p.cut_by_clock]
 
         exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
         reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
-        ls_deadline = time.perf_counter() + 0.4 * max(start + budget - reserve - time.perf_counter(), 0.0)
+        ls_deadline = start + (1.0 - IP_CLOCK_SHARE) * budget - reserve
         # the local search and the IP see the patterns only through their columns: merged by them
         ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
                                                 self.max_search_columns, max_pairs=None)
         ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity)
+        self._search_log = {}
         searched = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
+        log["local_search_iterations"] = self._search_log.get("iterations", 0)
+        log["local_search_cells"] = self._search_log.get("cells", 0)
+        if self._search_log.get("cut_by_clock"):
+            cut_by_clock.append("local_search")
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
         log["local_search_columns"] = len(ls_ks)
@@ -226,6 +266,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                  start + budget - reserve, exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
+        if str(ip_info["status"]).startswith("time_limit"):
+            cut_by_clock.append("final_ip")
         chosen, source, measured = self._select(candidates, pool, patterns, criterion, problem)
 
         self.binarizer_ = binarizer
@@ -245,6 +287,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "lp_bound": None if generator is None else generator.lp_bound,
             "ip_objective": ip_info.get("objective"), "ip_bound": ip_info.get("bound"),
             "ip_seconds": ip_info.get("seconds"), "ip_columns": ip_info.get("columns"),
+            "ip_nodes": ip_info.get("nodes"), "ip_checkpoints": ip_info.get("checkpoints"), "ip_start_objective": ip_info.get("start_objective"),
             "ip_build_seconds": ip_info.get("build_seconds"),
             "exact_negatives": ip_info.get("exact_negatives"),
             "columns_generated": len(pool.rules) - n_warm, "columns_total": len(pool.rules),
@@ -255,12 +298,25 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "bound_met_on_train": None if criterion is None else bool(train_gap <= criterion.bound + 1e-12),
             "n_rules": len(self.rules_), "complexity": int(sum(1 + len(r) for r in self.rules_)),
             "seconds": round(time.perf_counter() - start, 3),
+            # every stage stopped by its work limit or by converging: the same data, parameters
+            # and seed give the same rule set on any machine
+            "reproducible": not cut_by_clock, "cut_by_clock": cut_by_clock,
         })
         if criterion is not None and source == "empty":
             log["note"] = ("no non-empty rule set found meets the bound on the training data; "
                            "returned the empty rule set (all negative, gap 0)")
         self.fit_log_ = log
         return self
+
+    def _search_cells(self) -> int:
+        if self.search_cells is not None:
+            return int(self.search_cells)
+        return int(SEARCH_SHARE * float(self.time_limit) * SEARCH_CELLS_PER_SECOND)
+
+    def _ip_checkpoints(self) -> int:
+        if self.ip_checkpoints is not None:
+            return int(self.ip_checkpoints)
+        return max(1, int(IP_SHARE * float(self.time_limit) * IP_CHECKPOINTS_PER_SECOND))
 
     def _tilts(self, problem: MasterProblem):
         """(name, positive cost, negative cost) of each tilted phase (module docstring of CG)."""
@@ -286,16 +342,22 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         """Columns for the local search or the final IP, and the patterns merged by them
         (:meth:`Patterns.merged_by`).
 
-        Columns are taken in this order: those of the candidates so far (LP roundings, local
-        search results), then ones used by some LP solution, then by reduced cost, leaving out
+        Columns are taken in this order: those of the candidates so far (local search results
+        best first, then LP roundings), then ones used by some LP solution, then by reduced cost, leaving out
         the columns another one dominates (:func:`.master.dominated_columns`); at most
         ``limit``, cut back by a fifth at a time until the merged patterns give no more than
         ``max_pairs`` exactness rows (one per covered positive — and negative, in the
         exact-negative form — per column).
         """
-        in_candidates = {k for ks, _ in candidates for k in ks}
+        # candidates' columns first, the local search's best rule set foremost: it is the IP's
+        # MIP start, which must not lose a rule when the candidates hold more columns than fit
+        rank = {}
+        for i in sorted(range(len(candidates)), key=lambda i: (candidates[i][1] != "local_search", i)):
+            for k in candidates[i][0]:
+                rank.setdefault(k, i)
+        in_candidates = set(rank)
         order = sorted(range(len(pool.rules)),
-                       key=lambda k: (k not in in_candidates, not pool.used[k], pool.origin[k] != "warm_start",
+                       key=lambda k: (rank.get(k, len(candidates)), not pool.used[k], pool.origin[k] != "warm_start",
                                       pool.best_reduced_cost[k], k))
         # dominated columns would only take places: drop them from a window of twice the limit;
         # candidates' own columns stay so their rule sets stay whole
@@ -337,7 +399,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             keep = np.lexsort((loss, excess))[:n_starts]
             starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
         found = iterated_local_search(cov, complexity, scorer, self.max_complexity, starts, deadline=deadline,
-                                      seed=int(self.random_state))
+                                      seed=int(self.random_state), max_iterations=int(self.search_iterations),
+                                      max_cells=self._search_cells(), log=self._search_log)
+        self._search_log["cells"] = scorer.cells
         return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0]
 
     def _final_ip(self, problem: MasterProblem, pool: RulePool, ks, mip_start, deadline: float,
@@ -361,15 +425,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             model.zeta[i].value = 0.0 if covered[i] else 1.0
         for i in model.negatives:
             model.delta[i].value = 1.0 if covered[i] else 0.0
+        start_objective = float(pyo.value(model.loss)) if mip_start else None
         built = time.perf_counter()
         # loading the model into HiGHS through APPSI takes about 3x as long as building it
         # (measured on adult: 25 s vs 8 s): leave that out of the time limit
         seconds = deadline - built - 3.0 * (built - build_start)
         session = HighsSession(time_limit=max(seconds, 1.0), mip_gap=self.mip_gap, threads=self.threads,
-                               seed=int(self.random_state))
+                               seed=int(self.random_state), max_checkpoints=self._ip_checkpoints())
         result = session.solve(model, warmstart=True)
         info = {"status": result.status, "mip_gap": result.mip_gap, "objective": result.objective,
                 "bound": result.bound, "seconds": round(result.seconds, 3), "columns": len(ks),
+                "nodes": result.details.get("nodes"), "checkpoints": result.details.get("checkpoints"),
+                "start_objective": start_objective,
                 "build_seconds": round(built - build_start, 3),
                 "exact_negatives": exact_negatives, "rules": None}
         if result.has_solution:
@@ -490,6 +557,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.classes_ = np.array([0, 1])
         est.fit_log_ = dict(doc.get("fit_log", {}))
         return est
+
+
+def _share(total: int, parts: int) -> list[int]:
+    """``total`` rounds dealt to ``parts`` phases as evenly as possible, each at least one."""
+    base, extra = divmod(max(total, parts), parts)
+    return [base + (i < extra) for i in range(parts)]
 
 
 def _stratified_folds(y, groups, n_folds, seed) -> np.ndarray:

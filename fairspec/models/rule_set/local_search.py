@@ -30,9 +30,12 @@ class RuleSetScorer:
         # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
         self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
         self.bounds = np.array([r.bound for r in rows]) if rows else None
+        #: (pattern, candidate) cells scored so far: the search's work, counted the same on every run
+        self.cells = 0
 
     def score(self, cover: np.ndarray):
         """``cover`` bool (n_patterns, M) → (largest excess over a bound, loss), each shape (M,)."""
+        self.cells += cover.shape[0] * cover.shape[1]
         cf = cover.astype(np.float64)
         loss = self.pos_w.sum() - self.pos_w @ cf + self.neg_w @ cf
         if self.matrix is None:
@@ -96,7 +99,8 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
 
 def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
                           max_complexity: float, starts, *, deadline: float, seed: int, max_iterations: int = 400,
-                          max_drop: int = 3) -> list[tuple[list[int], float, float]]:
+                          max_drop: int = 3, max_cells: int | None = None,
+                          log: dict | None = None) -> list[tuple[list[int], float, float]]:
     """Hill-climb from every start, then kick the best and climb again until ``deadline``.
 
     An iterated local search (Lourenço, Martin and Stützle 2003): a kick drops up to
@@ -113,20 +117,31 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
 
     Returns every improving result, best first, as ``(rules, excess, loss)``.  The kicks are
     drawn from ``seed``; a search that ends by ``max_iterations`` is reproducible, one cut by
-    the deadline may stop at a different kick.
+    the deadline may stop at a different kick.  ``max_cells`` is a work limit counted by the
+scorer (:attr:`RuleSetScorer.cells`): the search stops before the first kick after the
+scorer has scored that many (pattern, candidate) cells, the same point on every run.
+``log``, when given, receives ``iterations``
+    (kicks climbed) and ``cut_by_clock`` (whether the deadline stopped the search).
     """
     rng = np.random.default_rng(seed)
+    log = {} if log is None else log
+    log.update(iterations=0, cut_by_clock=False)
     found = []
     for start in starts:
         if found and time.perf_counter() > deadline:
+            log["cut_by_clock"] = True
             break
         found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline))
     if not found:
         return []
     best = min(found, key=lambda r: (r[1], r[2]))
     for _ in range(max_iterations):
-        if time.perf_counter() > deadline:
+        if max_cells is not None and scorer.cells >= max_cells:
             break
+        if time.perf_counter() > deadline:
+            log["cut_by_clock"] = True
+            break
+        log["iterations"] += 1
         kicked = list(best[0])
         for _ in range(int(rng.integers(0, max_drop + 1))):
             if kicked:
@@ -141,5 +156,7 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
         if result[1] < best[1] - 1e-12 or (result[1] <= best[1] + 1e-12 and result[2] < best[2] - 1e-9):
             best = result
             found.append(result)
+    # a climb the deadline stopped half-way also makes the result depend on the clock
+    log["cut_by_clock"] = log["cut_by_clock"] or time.perf_counter() > deadline
     found.sort(key=lambda r: (r[1], r[2]))
     return found

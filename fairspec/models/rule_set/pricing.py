@@ -134,15 +134,19 @@ def build_pricing_ip(literals: np.ndarray, weights: np.ndarray, penalty: float, 
     return m
 
 
-def solve_pricing_ip(literals, weights, penalty, *, max_conditions, time_limit, threads=1, seed=0):
+def solve_pricing_ip(literals, weights, penalty, *, max_conditions, time_limit, threads=1, seed=0,
+                     max_checkpoints=None):
     """Solve :func:`build_pricing_ip`; return ``(rule or None, reduced_cost, status)``.
 
     ``reduced_cost`` is recomputed exactly from the rule found (not read from the solver).
+    ``max_checkpoints`` is HiGHS's work limit (:mod:`fairspec.solvers.highs`); ``time_limit``
+    caps the wall clock.
     """
     from fairspec.solvers.highs import HighsSession
 
     model = build_pricing_ip(literals, weights, penalty, max_conditions=max_conditions)
-    result = HighsSession(time_limit=time_limit, mip_gap=1e-6, threads=threads, seed=seed).solve(model)
+    result = HighsSession(time_limit=time_limit, mip_gap=1e-6, threads=threads, seed=seed,
+                          max_checkpoints=max_checkpoints).solve(model)
     if not result.has_solution:
         return None, None, result.status
     rule = tuple(sorted(j for j in model.literals if model.z[j].value > 0.5))
