@@ -71,13 +71,16 @@ EXACT_NEGATIVE_PAIRS = 30000
 #: most exactness rows in the final IP (HiGHS's branch and bound slows down well before that)
 MAX_EXACT_PAIRS = 60000
 #: work budgets (see "Time and work" in the module docstring): the local search's share of
-#: ``time_limit`` and its speed in scored cells per second, measured here on fair problems
-#: (unconstrained ones score about twice as fast); the final IP's share and its speed in HiGHS
-#: checkpoints per second; the IP's minimum share of the wall clock
-SEARCH_SHARE = 0.35
-SEARCH_CELLS_PER_SECOND = 2.5e8
-IP_SHARE = 0.25
-IP_CHECKPOINTS_PER_SECOND = 1.0
+#: ``time_limit`` and its speed in scored cells per second, measured here on fair problems with
+#: two fits at a time (0.20–0.26e9; unconstrained ones score about twice as fast); the final
+#: IP's share and its speed in HiGHS checkpoints per second (0.3–9 measured, under 1 on the fair
+#: compas and default IPs); the IP's minimum share of the wall clock
+SEARCH_SHARE = 0.3
+SEARCH_CELLS_PER_SECOND = 2.0e8
+IP_SHARE = 0.2
+IP_CHECKPOINTS_PER_SECOND = 0.5
+#: fewest checkpoints of the final IP: its presolve, root LP and first cut rounds
+MIN_IP_CHECKPOINTS = 3
 IP_CLOCK_SHARE = 0.1
 #: patterns × columns² of the dominance check in ``_merged_columns`` (about a second)
 MAX_DOMINANCE_WORK = 1e10
@@ -127,7 +130,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                  categorical_features=(), time_limit=60.0, threads=1, mip_gap=1e-4, random_state=0,
                  beam_width=10, columns_per_round=100, max_rounds=30, max_ip_columns=300, pricing_rows=20000,
                  cg_fraction=0.5, fairness_folds=2, max_search_columns=2000, search_iterations=400,
-                 tilt_rounds=18, search_cells=None, ip_checkpoints=None):
+                 tilt_rounds=12, search_cells=None, ip_checkpoints=None):
         self.max_complexity = max_complexity
         self.max_conditions = max_conditions
         self.thresholds = thresholds
@@ -316,7 +319,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _ip_checkpoints(self) -> int:
         if self.ip_checkpoints is not None:
             return int(self.ip_checkpoints)
-        return max(1, int(IP_SHARE * float(self.time_limit) * IP_CHECKPOINTS_PER_SECOND))
+        return max(MIN_IP_CHECKPOINTS, int(IP_SHARE * float(self.time_limit) * IP_CHECKPOINTS_PER_SECOND))
 
     def _tilts(self, problem: MasterProblem):
         """(name, positive cost, negative cost) of each tilted phase (module docstring of CG)."""
