@@ -183,7 +183,8 @@ class PhaseLog:
     #: the wall clock, not the round limit or convergence, ended the phase (or its certifier)
     cut_by_clock: bool = False
     #: the certifying pricing IP's HiGHS status and seconds, when it ran
-    certifier: tuple | None = None
+    certifier: str | None = None
+    certifier_seconds: float | None = None
     seconds: float = 0.0
 
 
@@ -263,7 +264,8 @@ class ColumnGenerator:
                                                            threads=self.threads, seed=self.seed,
                                                            max_checkpoints=PRICING_CHECKPOINTS)
                     log.cut_by_clock = log.cut_by_clock or ip_status.startswith("time_limit")
-                    log.certifier = (ip_status, round(time.perf_counter() - ip_start, 3))
+                    log.certifier = ip_status
+                    log.certifier_seconds = round(time.perf_counter() - ip_start, 3)
                     if rule is not None:
                         covered = pats.coverage(rule)
                         rc = float(v[covered].sum() + penalty * (1 + len(rule)))
