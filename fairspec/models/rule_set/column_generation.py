@@ -256,7 +256,7 @@ class ColumnGenerator:
                 # take longer than the whole fit, so large problems stay uncertified
                 ip_rows = int((~self._sub_literals[v_sub < -self.tol]).sum())
                 if ip_rows <= MAX_PRICING_IP_ROWS and budget <= 0.2:
-                    log.cut_by_clock = True  # no time left to certify
+                    log.cut_by_clock = True  # the certifier would run, but no time is left for it
                 elif ip_rows <= MAX_PRICING_IP_ROWS:
                     ip_start = time.perf_counter()
                     rule, rc, ip_status = solve_pricing_ip(self._sub_literals, v_sub, penalty,

@@ -91,9 +91,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     After ``fit``, ``fit_log_`` holds: ``status`` (the final IP's HiGHS status mapped by
     :mod:`fairspec.solvers.highs` — ``optimal``, ``work_limit`` or ``time_limit`` with its
-    incumbent — or
-    ``heuristic`` when the IP gave no solution and the rule set came from local search / LP
-    rounding / the empty set), ``mip_gap`` (of the final IP, relative to the *restricted*
+    incumbent — or ``heuristic`` when the IP gave no solution and the rule set came from local
+    search / LP rounding / the empty set), ``mip_gap`` (of the final IP, relative to the *restricted*
     master over the pooled columns, not to the full problem), ``lp_bound`` (the paper's
     relaxed master LP objective at the end of its phase — a lower bound on the paper's
     Hamming-loss IP only when that phase is ``certified``), ``columns_generated``, ``rounds``,
@@ -251,11 +250,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
                                                 self.max_search_columns, max_pairs=None)
         ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity)
-        self._search_log = {}
-        searched = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
-        log["local_search_iterations"] = self._search_log.get("iterations", 0)
-        log["local_search_cells"] = self._search_log.get("cells", 0)
-        if self._search_log.get("cut_by_clock"):
+        searched, search_log = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
+        log["local_search_iterations"] = search_log.get("iterations", 0)
+        log["local_search_cells"] = search_log.get("cells", 0)
+        if search_log.get("cut_by_clock"):
             cut_by_clock.append("local_search")
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
@@ -290,7 +288,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "lp_bound": None if generator is None else generator.lp_bound,
             "ip_objective": ip_info.get("objective"), "ip_bound": ip_info.get("bound"),
             "ip_seconds": ip_info.get("seconds"), "ip_columns": ip_info.get("columns"),
-            "ip_nodes": ip_info.get("nodes"), "ip_checkpoints": ip_info.get("checkpoints"), "ip_start_objective": ip_info.get("start_objective"),
+            "ip_nodes": ip_info.get("nodes"), "ip_checkpoints": ip_info.get("checkpoints"),
+            "ip_start_objective": ip_info.get("start_objective"),
             "ip_build_seconds": ip_info.get("build_seconds"),
             "exact_negatives": ip_info.get("exact_negatives"),
             "columns_generated": len(pool.rules) - n_warm, "columns_total": len(pool.rules),
@@ -346,8 +345,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         (:meth:`Patterns.merged_by`).
 
         Columns are taken in this order: those of the candidates so far (local search results
-        best first, then LP roundings), then ones used by some LP solution, then by reduced cost, leaving out
-        the columns another one dominates (:func:`.master.dominated_columns`); at most
+        best first, then LP roundings), then ones used by some LP solution, then by reduced
+        cost, leaving out the columns another one dominates (:func:`.master.dominated_columns`); at most
         ``limit``, cut back by a fifth at a time until the merged patterns give no more than
         ``max_pairs`` exactness rows (one per covered positive — and negative, in the
         exact-negative form — per column).
@@ -385,9 +384,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     def _local_search(self, ks, pool: RulePool, problem: MasterProblem, candidates, deadline, n_starts: int = 5):
         """Improve the best few candidates by exact local search (:mod:`.local_search`) over the
-        columns ``ks``; ``problem`` is on the patterns merged by them."""
+        columns ``ks``; ``problem`` is on the patterns merged by them.  Returns the results and
+        the search's log (iterations, scored cells, whether the clock cut it)."""
         if not ks:
-            return []
+            return [], {}
         patterns = problem.patterns
         position = {k: p for p, k in enumerate(ks)}
         cov = patterns.literals
@@ -401,11 +401,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             excess, loss = scorer.score(cover)
             keep = np.lexsort((loss, excess))[:n_starts]
             starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
+        search_log = {}
         found = iterated_local_search(cov, complexity, scorer, self.max_complexity, starts, deadline=deadline,
                                       seed=int(self.random_state), max_iterations=int(self.search_iterations),
-                                      max_cells=self._search_cells(), log=self._search_log)
-        self._search_log["cells"] = scorer.cells
-        return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0]
+                                      max_cells=self._search_cells(), log=search_log)
+        search_log["cells"] = scorer.cells
+        return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0], search_log
 
     def _final_ip(self, problem: MasterProblem, pool: RulePool, ks, mip_start, deadline: float,
                   exact_negatives: bool) -> dict:
