@@ -67,6 +67,11 @@ def use_threads(threads: int) -> None:
     _scheduler_threads = threads
 
 
+def stopped_by_clock(status: str) -> bool:
+    """Whether a solve with this status ended because its time limit passed."""
+    return status in (TIME_LIMIT, TIME_LIMIT_NO_SOLUTION)
+
+
 def time_limit_from_now(h: highspy.Highs, seconds: float) -> float:
     """The ``time_limit`` option that gives the next ``h.run()`` ``seconds`` of its own.
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
-from fairspec.solvers.highs import HighsSession, time_limit_from_now, use_threads
+from fairspec.solvers.highs import HighsSession, stopped_by_clock, time_limit_from_now, use_threads
 
 _INF = highspy.kHighsInf
 #: largest pricing IP (rows of eq. 21) worth running as a certifier.  Compas's has about
@@ -263,7 +263,7 @@ class ColumnGenerator:
                                                            max_conditions=self.max_conditions, time_limit=budget,
                                                            threads=self.threads, seed=self.seed,
                                                            max_checkpoints=PRICING_CHECKPOINTS)
-                    log.cut_by_clock = log.cut_by_clock or ip_status.startswith("time_limit")
+                    log.cut_by_clock = log.cut_by_clock or stopped_by_clock(ip_status)
                     log.certifier = ip_status
                     log.certifier_seconds = round(time.perf_counter() - ip_start, 3)
                     if rule is not None:

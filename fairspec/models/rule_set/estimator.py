@@ -60,7 +60,7 @@ from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_mast
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
 from fairspec.models.rule_set.warm_start import tree_rules
-from fairspec.solvers.highs import HighsSession
+from fairspec.solvers.highs import HighsSession, stopped_by_clock
 
 FORMAT_VERSION = 1
 #: cost multipliers (1 + τ) of the tilted pricing phases
@@ -267,7 +267,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                  start + budget - reserve, exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
-        if str(ip_info["status"]).startswith("time_limit"):
+        if stopped_by_clock(ip_info["status"]):
             cut_by_clock.append("final_ip")
         chosen, source, measured = self._select(candidates, pool, patterns, criterion, problem)
 

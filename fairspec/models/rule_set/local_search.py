@@ -118,10 +118,10 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     Returns every improving result, best first, as ``(rules, excess, loss)``.  The kicks are
     drawn from ``seed``; a search that ends by ``max_iterations`` is reproducible, one cut by
     the deadline may stop at a different kick.  ``max_cells`` is a work limit counted by the
-scorer (:attr:`RuleSetScorer.cells`): the search stops before the first kick after the
-scorer has scored that many (pattern, candidate) cells, the same point on every run.
-``log``, when given, receives ``iterations``
-    (kicks climbed) and ``cut_by_clock`` (whether the deadline stopped the search).
+    scorer (:attr:`RuleSetScorer.cells`): the search stops before the first kick after the
+    scorer has scored that many (pattern, candidate) cells, the same point on every run.
+    ``log``, when given, receives ``iterations`` (kicks climbed) and ``cut_by_clock``
+    (whether the deadline stopped the search).
     """
     rng = np.random.default_rng(seed)
     log = {} if log is None else log
