@@ -98,6 +98,8 @@ FAMILIES: dict[str, Family] = {
             Param("max_complexity", "int", 30, low=2, high=1000, doc="sum over rules of (1 + conditions)"),
             Param("max_conditions", "int", 4, low=1, high=20, doc="conditions per rule"),
             Param("thresholds", "int", 10, low=2, high=100, doc="quantile bins per numeric feature (10 = deciles)"),
+            Param("complexity_cost", "float", 0.0, low=0.0, high=1.0,
+                  doc="objective cost of one unit of complexity, as a share of the training rows (BRCG's lambda)"),
         ),
         enforces={"bound": frozenset({"equal_opportunity", "equalized_odds"})},
         missing=frozenset({"mia"}) | IMPUTE_OR_DROP,

@@ -244,6 +244,9 @@ def test_unenforceable_criterion_says_what_the_family_supports():
     ("model tree { depth 3 depth 4 }", check.DUPLICATE_PARAM.format(name="depth", owner="model 'tree'")),
     ("model baseline { C 0.5 learner logistic }", None),
     ("model rule_set { max_complexity 30 max_conditions 4 thresholds 10 }", None),
+    ("model rule_set { complexity_cost 0.0002 }", None),
+    ("model rule_set { complexity_cost -0.1 }", check.PARAM_OUT_OF_RANGE.format(
+        name="complexity_cost", owner="model 'rule_set'", bounds="between 0 and 1", value="-0.1")),
 ])
 def test_model_parameters_are_checked_against_the_registry(model, expected):
     assert messages(spec(model=model)) == ([] if expected is None else [expected])
@@ -251,7 +254,7 @@ def test_model_parameters_are_checked_against_the_registry(model, expected):
 
 def test_unknown_model_parameter_hint_lists_allowed_names():
     (diag,) = problems(spec(model="model rule_set { max_rules 3 }"))
-    assert diag.hint == "model 'rule_set' takes: max_complexity, max_conditions, thresholds"
+    assert diag.hint == "model 'rule_set' takes: max_complexity, max_conditions, thresholds, complexity_cost"
 
 
 @pytest.mark.parametrize("solver, expected", [

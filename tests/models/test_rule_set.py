@@ -33,8 +33,9 @@ def all_rules(n_literals, max_conditions):
     return [r for d in range(1, max_conditions + 1) for r in itertools.combinations(range(n_literals), d)]
 
 
-def brute_force(patterns, rules, max_complexity, criterion):
-    """Lowest 0-1 loss over every rule set within the complexity bound (and the gap bound)."""
+def brute_force(patterns, rules, max_complexity, criterion, complexity_cost=0.0):
+    """Lowest 0-1 loss (plus ``complexity_cost`` per unit of complexity) over every rule set
+    within the complexity bound (and the gap bound)."""
     best = np.inf
     cov = [patterns.coverage(r) for r in rules]
     cost = [1 + len(r) for r in rules]
@@ -50,7 +51,8 @@ def brute_force(patterns, rules, max_complexity, criterion):
                 gap = criterion.gap(patterns.y, pred.astype(int), patterns.group, sample_weight=patterns.count)
                 if gap > criterion.bound:
                     continue
-            best = min(best, patterns.count[pred.astype(int) != patterns.y].sum())
+            best = min(best, patterns.count[pred.astype(int) != patterns.y].sum()
+                       + complexity_cost * sum(cost[k] for k in combo))
     return best
 
 
@@ -99,6 +101,43 @@ def test_exact_master_ip_equals_brute_force(seed, criterion):
     merged_result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(merged_model)
     assert merged_result.status == full_result.status == "optimal"
     assert merged_result.objective == pytest.approx(full_result.objective)
+
+
+@BRUTE_FORCE_CASES
+def test_complexity_cost_enters_the_ip_objective_as_brute_force_says(seed, criterion):
+    patterns, rules, cov = tiny_rules(seed)
+    rho = 2.5  # rows per unit of complexity: a two-condition rule must save more than 7.5 errors
+    plain, costed = brute_force(patterns, rules, 5, criterion), brute_force(patterns, rules, 5, criterion, rho)
+    problem = MasterProblem(patterns, fairness_rows(patterns, criterion), 5, complexity_cost=rho)
+    model = build_master(problem, cov, [1 + len(r) for r in rules], integer=True, exact=True, exact_negatives=True)
+    result = HighsSession(time_limit=20.0, mip_gap=0.0).solve(model)
+    assert result.status == "optimal" and result.objective == pytest.approx(costed)
+    # the cost changed the answer: the optimum is not the plain optimum plus its complexity
+    chosen = selected_rules(model)
+    pred = cov[:, chosen].any(axis=1) if chosen else np.zeros(len(patterns.y), dtype=bool)
+    loss = patterns.count[pred.astype(int) != patterns.y].sum()
+    assert loss + rho * sum(1 + len(rules[k]) for k in chosen) == pytest.approx(costed)
+    assert costed > plain
+    # the local search scores the same objective and reaches it on this small pool
+    scorer = RuleSetScorer(patterns.y, patterns.count, fairness_rows(patterns, criterion))
+    complexity = np.array([1 + len(r) for r in rules], dtype=float)
+    found = iterated_local_search(cov, complexity, scorer, 5, [[]], deadline=np.inf, seed=seed,
+                                  max_iterations=300, complexity_cost=rho)
+    best = min((r for r in found if r[1] <= 0), key=lambda r: r[2])
+    assert best[2] == pytest.approx(costed)
+
+
+def test_complexity_cost_makes_the_fit_choose_fewer_conditions():
+    X, y, g = tiny_problem(3, n=200)
+    kw = dict(max_complexity=9, max_conditions=2, thresholds=3, missing="none", time_limit=10.0)
+    plain = FairRuleSetClassifier(**kw).fit(X, y)
+    costed = FairRuleSetClassifier(complexity_cost=0.02, **kw).fit(X, y)
+    patterns = Patterns.from_rows(costed.binarizer_.transform(X), y, np.zeros(len(y), dtype=int))
+    rules = all_rules(patterns.literals.shape[1], 2)
+    rho = 0.02 * len(y)
+    assert costed.fit_log_["complexity"] < plain.fit_log_["complexity"]
+    assert (costed.predict(X) != y).sum() + rho * costed.fit_log_["complexity"] == pytest.approx(
+        brute_force(patterns, rules, 9, None, rho))
 
 
 @BRUTE_FORCE_CASES

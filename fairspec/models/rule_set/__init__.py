@@ -32,6 +32,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed) ->
         max_complexity=int(params.get("max_complexity", 30)),
         max_conditions=int(params.get("max_conditions", 4)),
         thresholds=int(params.get("thresholds", 10)),
+        complexity_cost=float(params.get("complexity_cost", 0.0)),
         missing="mia" if params.get("missing", "mia") == "mia" else "none",
         criterion=criterion,
         categorical_features=tuple(int(c) for c in categorical_features),

@@ -137,7 +137,7 @@ class MasterLP:
         if self.w_cols:
             cov = pool.matrix(range(len(self.w_cols)))
             neg = np.where(self.problem.patterns.y == 0, negative_cost, 0.0)
-            costs = neg @ cov
+            costs = neg @ cov + self.problem.complexity_cost * np.asarray(pool.complexities(range(len(self.w_cols))))
             self.h.changeColsCost(len(self.w_cols), np.array(self.w_cols, dtype=np.int32), costs.astype(float))
 
     def set_fairness_active(self, active: bool) -> None:
@@ -169,7 +169,9 @@ class MasterLP:
                     v -= row_dual[row] * fr.coef
         penalty = -row_dual[self.rows[("complexity",)]] if ("complexity",) in self.rows else 0.0
         w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
-        return "optimal", float(self.h.getInfo().objective_function_value), w, v, max(penalty, 0.0)
+        # a column's complexity costs its dual price plus its cost in the objective
+        penalty = max(penalty, 0.0) + self.problem.complexity_cost
+        return "optimal", float(self.h.getInfo().objective_function_value), w, v, penalty
 
 
 @dataclass

@@ -45,16 +45,21 @@ class RuleSetScorer:
 
 
 def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer, max_complexity: float,
-            start, *, max_moves: int = 60, deadline: float | None = None) -> tuple[list[int], float, float]:
+            start, *, max_moves: int = 60, deadline: float | None = None,
+            complexity_cost: float = 0.0) -> tuple[list[int], float, float]:
     """Hill-climb from ``start`` (pool column indices); return (rules, excess, loss).
 
-    ``deadline`` (a ``time.perf_counter()`` value) stops the climb early, keeping the best so far.
+    ``loss`` is the weighted 0-1 loss plus ``complexity_cost`` times the rule set's complexity
+    (the master's objective, :attr:`.master.MasterProblem.complexity_cost`).  ``deadline`` (a
+    ``time.perf_counter()`` value) stops the climb early, keeping the best so far.
     """
     n, K = coverage.shape
     selected = sorted(set(int(k) for k in start))
     counts = coverage[:, selected].sum(axis=1) if selected else np.zeros(n, dtype=int)
-    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None]))
     used = float(complexity[selected].sum()) if selected else 0.0
+    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None]))
+    rho = complexity_cost
+    loss += rho * used
     tol = 1e-9
     for _ in range(max_moves):
         if deadline is not None and time.perf_counter() > deadline:
@@ -68,17 +73,20 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
         if fits.any():
             ks = np.flatnonzero(fits)
             e, lo = scorer.score(base[:, None] | coverage[:, ks])
+            lo = lo + rho * (used + complexity[ks])
             i = int(np.lexsort((lo, e))[0])
             best = (e[i], lo[i], "add", None, int(ks[i]))
         for out in selected:
             without = (counts - coverage[:, out]) > 0
             e, lo = scorer.score(without[:, None])
+            lo = lo + rho * (used - complexity[out])
             if best is None or (e[0], lo[0]) < best[:2]:
                 best = (e[0], lo[0], "drop", out, None)
             fits = (~in_set) & (used - complexity[out] + complexity <= max_complexity + tol)
             if fits.any():
                 ks = np.flatnonzero(fits)
                 e, lo = scorer.score(without[:, None] | coverage[:, ks])
+                lo = lo + rho * (used - complexity[out] + complexity[ks])
                 i = int(np.lexsort((lo, e))[0])
                 if (e[i], lo[i]) < best[:2]:
                     best = (e[i], lo[i], "swap", out, int(ks[i]))
@@ -100,7 +108,7 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
 def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
                           max_complexity: float, starts, *, deadline: float, seed: int, max_iterations: int = 400,
                           max_drop: int = 3, max_cells: int | None = None,
-                          log: dict | None = None) -> list[tuple[list[int], float, float]]:
+                          log: dict | None = None, complexity_cost: float = 0.0) -> list[tuple[list[int], float, float]]:
     """Hill-climb from every start, then kick the best and climb again until ``deadline``.
 
     An iterated local search (Lourenço, Martin and Stützle 2003): a kick drops up to
@@ -120,8 +128,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     the deadline may stop at a different kick.  ``max_cells`` is a work limit counted by the
     scorer (:attr:`RuleSetScorer.cells`): the search stops before the first kick after the
     scorer has scored that many (pattern, candidate) cells, the same point on every run.
-    ``log``, when given, receives ``iterations`` (kicks climbed) and ``cut_by_clock``
-    (whether the deadline stopped the search).
+    ``complexity_cost`` is passed to :func:`improve`.  ``log``, when given, receives
+    ``iterations`` (kicks climbed) and ``cut_by_clock`` (whether the deadline stopped the search).
     """
     rng = np.random.default_rng(seed)
     log = {} if log is None else log
@@ -131,7 +139,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
         if found and time.perf_counter() > deadline:
             log["cut_by_clock"] = True
             break
-        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline))
+        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline,
+                             complexity_cost=complexity_cost))
     if not found:
         return []
     best = min(found, key=lambda r: (r[1], r[2]))
@@ -152,7 +161,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
             fits = fits[~np.isin(fits, kicked)]
             if len(fits):
                 kicked.append(int(rng.choice(fits)))
-        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline)
+        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline,
+                         complexity_cost=complexity_cost)
         if result[1] < best[1] - 1e-12 or (result[1] <= best[1] + 1e-12 and result[2] < best[2] - 1e-9):
             best = result
             found.append(result)

@@ -22,6 +22,12 @@ The paper's master with Hamming loss (eq. 10–14) and its fairness rows::
     equalized odds adds, for every ordered pair (a, b)  (17–18):
           Σ_k (Σ_{i∈Z_a} n_i a_ik / |Z_a| − Σ_{i∈Z_b} n_i a_ik / |Z_b|) w_k ≤ ε
 
+With ``complexity_cost`` ρ > 0 (:attr:`MasterProblem.complexity_cost`, rows per unit of
+complexity) the objective (10) also charges ``ρ c_k w_k`` for every rule: the regulariser
+``λ0 + λ1 |k|`` of aix360's BRCG (Dash, Günlük and Wei 2018) with ``λ0 = λ1 = ρ``, next to
+the paper's bound (12).  Each column's objective coefficient grows by ``ρ c_k``, so its reduced
+cost does too (:mod:`.pricing`).
+
 With two groups the ordered pairs are the paper's two rows; with more groups every ordered
 pair gets its row, which bounds the largest gap between any two groups (the gap
 :meth:`fairspec.plan.fairness.Criterion.gap` measures).  ``|P_g|`` counts the rows, so the
@@ -208,6 +214,10 @@ class MasterProblem:
     negative_cost: np.ndarray = None
     fairness_active: bool = True
     meta: dict = field(default_factory=dict)
+    #: cost of one unit of complexity in the objective, in rows (the estimator's
+    #: ``complexity_cost`` times the training rows): adds ``complexity_cost · c_k`` to every
+    #: column's objective coefficient (0: the paper's objective (10))
+    complexity_cost: float = 0.0
 
     def __post_init__(self):
         if self.positive_cost is None:
@@ -227,10 +237,11 @@ def column_entries(problem: MasterProblem, covered: np.ndarray, complexity: floa
     pats = problem.patterns
     entries = {("cover", int(i)): 1.0 for i in np.flatnonzero(covered & (pats.y == 1))}
     entries[("complexity",)] = float(complexity)
+    rule_cost = float(problem.complexity_cost) * float(complexity)
     if exact_negatives:
-        # the negatives enter through δ (exact form): the rule itself costs nothing
-        return 0.0, entries
-    objective = float(problem.negative_cost[covered & (pats.y == 0)].sum())
+        # the negatives enter through δ (exact form): the rule costs only its complexity
+        return rule_cost, entries
+    objective = float(problem.negative_cost[covered & (pats.y == 0)].sum()) + rule_cost
     for row in problem.fairness:
         if row.rate == "fpr":
             value = float(row.coef[covered].sum())

@@ -6,11 +6,12 @@ reduced cost in the master LP of :mod:`.master` is
 .. math::  \bar c_k = \sum_i v_i a_{ik} + \lambda c_k, \qquad
    v_i = \underbrace{n_i [i\in\mathcal Z]}_{\text{objective}}
        - \underbrace{\mu_i [i\in\mathcal P]}_{\text{cover dual}}
-       - \sum_r \pi_r f_{ri}, \qquad \lambda = -\pi_C \ge 0
+       - \sum_r \pi_r f_{ri}, \qquad \lambda = -\pi_C + \rho \ge 0
 
 (``μ`` the duals of the cover rows (11), ``π_C ≤ 0`` of the complexity row (12), ``π_r ≤ 0``
 of the equalized-odds FPR rows (17–18) with coefficients ``f_ri``; the equal-opportunity
-rows (15–16) hold only ζ, so they act on new columns through ``μ``).  Both pricers minimise
+rows (15–16) hold only ζ, so they act on new columns through ``μ``; ``ρ ≥ 0`` the cost of a
+unit of complexity in the objective, :attr:`.master.MasterProblem.complexity_cost`, 0 in the paper).  Both pricers minimise
 this over patterns, so ``v`` is per pattern and already carries the counts.
 
 * :func:`beam_search` — the default: a vectorised beam search over literals (one
