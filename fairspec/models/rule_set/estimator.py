@@ -73,12 +73,13 @@ MAX_EXACT_PAIRS = 60000
 #: work budgets (see "Time and work" in the module docstring): the local search's share of
 #: ``time_limit`` and its speed in scored cells per second, measured here on fair problems with
 #: two fits at a time (0.20–0.26e9; unconstrained ones score about twice as fast); the final
-#: IP's share and its speed in HiGHS checkpoints per second (0.3–9 measured, under 1 on the fair
-#: compas and default IPs); the IP's minimum share of the wall clock
+#: IP's share and its speed in HiGHS checkpoints per second (0.2–9 measured; the slowest, the fair
+#: default IPs with two fits at a time, made 0.2–0.3 a second, and at 0.5 the clock cut two of
+#: four of them); the IP's minimum share of the wall clock
 SEARCH_SHARE = 0.3
 SEARCH_CELLS_PER_SECOND = 2.0e8
 IP_SHARE = 0.2
-IP_CHECKPOINTS_PER_SECOND = 0.5
+IP_CHECKPOINTS_PER_SECOND = 0.25
 #: fewest checkpoints of the final IP: its presolve, root LP and first cut rounds
 MIN_IP_CHECKPOINTS = 3
 IP_CLOCK_SHARE = 0.1
