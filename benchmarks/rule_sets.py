@@ -32,8 +32,9 @@ asks for.  Every number is measured in the run that prints it.  Our fit budgets:
 120 s).  A budget sizes our fit's work limits and caps its clock (see
 ``fairspec/models/rule_set/estimator.py``, "Time and work"); the script counts the fits that
 ended by work limits alone, which give the same model on any machine.  Measured here with
-``--jobs 2 --protected-feature``: everything in 1,919 s; 74 of our 75 fits ended by work
-limits; our slowest fit 21.7 s on compas, 94.2 s on adult and 94.9 s on default.
+``--jobs 2 --protected-feature``: everything in 1,873 s; 74 of our 75 fits ended by work
+limits; our slowest fit 17.2 s on compas, 74.3 s on adult and 100.7 s on default (the one
+the clock cut: its final IP).
 """
 from __future__ import annotations
 

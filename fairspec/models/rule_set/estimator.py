@@ -42,7 +42,7 @@ So ``time_limit`` both sizes the work and bounds the wall clock.  A stage the cl
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  Measured here: in the issue-4 benchmark
 (75 fits; compas at 28 s, adult and default at 100 s; two fits at a time), 74 fits ended by
-work limits alone and the clock cut one final IP; eight compas fits run twice each returned
+work limits alone and the clock cut one final IP (in two runs); eight compas fits run twice each returned
 the same rule set both times.
 """
 from __future__ import annotations
@@ -469,7 +469,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
         best = None
         for order, (ks, source) in enumerate(candidates):
-            if sum(pool.complexities(ks)) > self.max_complexity:
+            complexity = sum(pool.complexities(ks))
+            if complexity > self.max_complexity:
                 continue
             covered = np.zeros(len(patterns.y), dtype=bool)
             for k in ks:
@@ -481,7 +482,6 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 gap = criterion.gap(patterns.y, pred, patterns.group, sample_weight=patterns.count)
                 if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
                     continue
-            complexity = sum(pool.complexities(ks))
             key = (loss + problem.complexity_cost * complexity, complexity, order)
             if best is None or key < best[0]:
                 best = (key, ks, source, gap)
