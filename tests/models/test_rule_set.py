@@ -119,10 +119,10 @@ def test_complexity_cost_enters_the_ip_objective_as_brute_force_says(seed, crite
     assert loss + rho * sum(1 + len(rules[k]) for k in chosen) == pytest.approx(costed)
     assert costed > plain
     # the local search scores the same objective and reaches it on this small pool
-    scorer = RuleSetScorer(patterns.y, patterns.count, fairness_rows(patterns, criterion))
+    scorer = RuleSetScorer(patterns.y, patterns.count, fairness_rows(patterns, criterion), complexity_cost=rho)
     complexity = np.array([1 + len(r) for r in rules], dtype=float)
     found = iterated_local_search(cov, complexity, scorer, 5, [[]], deadline=np.inf, seed=seed,
-                                  max_iterations=300, complexity_cost=rho)
+                                  max_iterations=300)
     best = min((r for r in found if r[1] <= 0), key=lambda r: r[2])
     assert best[2] == pytest.approx(costed)
 

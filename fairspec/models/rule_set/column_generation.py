@@ -137,7 +137,8 @@ class MasterLP:
         if self.w_cols:
             cov = pool.matrix(range(len(self.w_cols)))
             neg = np.where(self.problem.patterns.y == 0, negative_cost, 0.0)
-            costs = neg @ cov + self.problem.complexity_cost * np.asarray(pool.complexities(range(len(self.w_cols))))
+            complexity = np.asarray(pool.complexities(range(len(self.w_cols))), dtype=float)
+            costs = neg @ cov + self.problem.complexity_cost * complexity
             self.h.changeColsCost(len(self.w_cols), np.array(self.w_cols, dtype=np.int32), costs.astype(float))
 
     def set_fairness_active(self, active: bool) -> None:

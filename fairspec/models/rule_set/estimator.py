@@ -42,8 +42,8 @@ So ``time_limit`` both sizes the work and bounds the wall clock.  A stage the cl
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  Measured here: in the issue-4 benchmark
 (75 fits; compas at 28 s, adult and default at 100 s; two fits at a time), 74 fits ended by
-work limits alone and the clock cut one final IP (in two runs); eight compas fits run twice each returned
-the same rule set both times.
+work limits alone and the clock cut one final IP (in each of two runs); eight compas fits run
+twice each returned the same rule set both times.
 """
 from __future__ import annotations
 
@@ -405,21 +405,19 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         position = {k: p for p, k in enumerate(ks)}
         cov = patterns.literals
         complexity = np.array(pool.complexities(ks), dtype=float)
-        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
+        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness, problem.complexity_cost)
         starts = {tuple(sorted(position[k] for k in c)) for c, _ in candidates if all(k in position for k in c)}
         starts = sorted(starts)
         if len(starts) > n_starts:
             cover = np.column_stack([cov[:, list(s)].any(axis=1) if s else np.zeros(len(patterns.y), bool)
                                      for s in starts])
-            excess, loss = scorer.score(cover)
-            loss = loss + problem.complexity_cost * np.array([complexity[list(s)].sum() for s in starts])
+            excess, loss = scorer.score(cover, [complexity[list(s)].sum() for s in starts])
             keep = np.lexsort((loss, excess))[:n_starts]
             starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
         search_log = {}
         found = iterated_local_search(cov, complexity, scorer, self.max_complexity, starts, deadline=deadline,
                                       seed=int(self.random_state), max_iterations=int(self.search_iterations),
-                                      max_cells=self._search_cells(), log=search_log,
-                                      complexity_cost=problem.complexity_cost)
+                                      max_cells=self._search_cells(), log=search_log)
         search_log["cells"] = scorer.cells
         return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0], search_log
 

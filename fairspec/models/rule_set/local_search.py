@@ -24,20 +24,27 @@ class RuleSetScorer:
     coefficients sum to ±1, ``coef·(1 − ŷ) = −coef·ŷ``) or ``x = ŷ`` on negatives (``fpr``).
     """
 
-    def __init__(self, y, count, rows):
+    def __init__(self, y, count, rows, complexity_cost: float = 0.0):
         self.pos_w = np.where(y == 1, count, 0.0)
         self.neg_w = np.where(y == 0, count, 0.0)
         # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
         self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
         self.bounds = np.array([r.bound for r in rows]) if rows else None
+        #: objective cost of a unit of complexity (:attr:`.master.MasterProblem.complexity_cost`)
+        self.complexity_cost = complexity_cost
         #: (pattern, candidate) cells scored so far: the search's work, counted the same on every run
         self.cells = 0
 
-    def score(self, cover: np.ndarray):
-        """``cover`` bool (n_patterns, M) → (largest excess over a bound, loss), each shape (M,)."""
+    def score(self, cover: np.ndarray, complexity=0.0):
+        """``cover`` bool (n_patterns, M) → (largest excess over a bound, loss), each shape (M,).
+
+        ``loss`` is the weighted 0-1 loss plus ``complexity_cost`` times ``complexity`` (each
+        candidate's total complexity, shape (M,) or a scalar): the master's objective."""
         self.cells += cover.shape[0] * cover.shape[1]
         cf = cover.astype(np.float64)
         loss = self.pos_w.sum() - self.pos_w @ cf + self.neg_w @ cf
+        if self.complexity_cost:
+            loss = loss + self.complexity_cost * np.asarray(complexity, dtype=float)
         if self.matrix is None:
             return np.zeros(cf.shape[1]), loss
         excess = np.maximum((cf.T @ self.matrix - self.bounds[None, :]).max(axis=1), 0.0)
@@ -45,21 +52,17 @@ class RuleSetScorer:
 
 
 def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer, max_complexity: float,
-            start, *, max_moves: int = 60, deadline: float | None = None,
-            complexity_cost: float = 0.0) -> tuple[list[int], float, float]:
+            start, *, max_moves: int = 60, deadline: float | None = None) -> tuple[list[int], float, float]:
     """Hill-climb from ``start`` (pool column indices); return (rules, excess, loss).
 
-    ``loss`` is the weighted 0-1 loss plus ``complexity_cost`` times the rule set's complexity
-    (the master's objective, :attr:`.master.MasterProblem.complexity_cost`).  ``deadline`` (a
-    ``time.perf_counter()`` value) stops the climb early, keeping the best so far.
+    ``loss`` is the scorer's (with its complexity cost).  ``deadline`` (a ``time.perf_counter()``
+    value) stops the climb early, keeping the best so far.
     """
     n, K = coverage.shape
     selected = sorted(set(int(k) for k in start))
     counts = coverage[:, selected].sum(axis=1) if selected else np.zeros(n, dtype=int)
     used = float(complexity[selected].sum()) if selected else 0.0
-    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None]))
-    rho = complexity_cost
-    loss += rho * used
+    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None], used))
     tol = 1e-9
     for _ in range(max_moves):
         if deadline is not None and time.perf_counter() > deadline:
@@ -72,21 +75,18 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
         fits = (~in_set) & (used + complexity <= max_complexity + tol)
         if fits.any():
             ks = np.flatnonzero(fits)
-            e, lo = scorer.score(base[:, None] | coverage[:, ks])
-            lo = lo + rho * (used + complexity[ks])
+            e, lo = scorer.score(base[:, None] | coverage[:, ks], used + complexity[ks])
             i = int(np.lexsort((lo, e))[0])
             best = (e[i], lo[i], "add", None, int(ks[i]))
         for out in selected:
             without = (counts - coverage[:, out]) > 0
-            e, lo = scorer.score(without[:, None])
-            lo = lo + rho * (used - complexity[out])
+            e, lo = scorer.score(without[:, None], used - complexity[out])
             if best is None or (e[0], lo[0]) < best[:2]:
                 best = (e[0], lo[0], "drop", out, None)
             fits = (~in_set) & (used - complexity[out] + complexity <= max_complexity + tol)
             if fits.any():
                 ks = np.flatnonzero(fits)
-                e, lo = scorer.score(without[:, None] | coverage[:, ks])
-                lo = lo + rho * (used - complexity[out] + complexity[ks])
+                e, lo = scorer.score(without[:, None] | coverage[:, ks], used - complexity[out] + complexity[ks])
                 i = int(np.lexsort((lo, e))[0])
                 if (e[i], lo[i]) < best[:2]:
                     best = (e[i], lo[i], "swap", out, int(ks[i]))
@@ -108,7 +108,7 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
 def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
                           max_complexity: float, starts, *, deadline: float, seed: int, max_iterations: int = 400,
                           max_drop: int = 3, max_cells: int | None = None,
-                          log: dict | None = None, complexity_cost: float = 0.0) -> list[tuple[list[int], float, float]]:
+                          log: dict | None = None) -> list[tuple[list[int], float, float]]:
     """Hill-climb from every start, then kick the best and climb again until ``deadline``.
 
     An iterated local search (Lourenço, Martin and Stützle 2003): a kick drops up to
@@ -128,8 +128,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     the deadline may stop at a different kick.  ``max_cells`` is a work limit counted by the
     scorer (:attr:`RuleSetScorer.cells`): the search stops before the first kick after the
     scorer has scored that many (pattern, candidate) cells, the same point on every run.
-    ``complexity_cost`` is passed to :func:`improve`.  ``log``, when given, receives
-    ``iterations`` (kicks climbed) and ``cut_by_clock`` (whether the deadline stopped the search).
+    ``log``, when given, receives ``iterations`` (kicks climbed) and ``cut_by_clock`` (whether
+    the deadline stopped the search).
     """
     rng = np.random.default_rng(seed)
     log = {} if log is None else log
@@ -139,8 +139,7 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
         if found and time.perf_counter() > deadline:
             log["cut_by_clock"] = True
             break
-        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline,
-                             complexity_cost=complexity_cost))
+        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline))
     if not found:
         return []
     best = min(found, key=lambda r: (r[1], r[2]))
@@ -161,8 +160,7 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
             fits = fits[~np.isin(fits, kicked)]
             if len(fits):
                 kicked.append(int(rng.choice(fits)))
-        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline,
-                         complexity_cost=complexity_cost)
+        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline)
         if result[1] < best[1] - 1e-12 or (result[1] <= best[1] + 1e-12 and result[2] < best[2] - 1e-9):
             best = result
             found.append(result)

@@ -11,8 +11,9 @@ reduced cost in the master LP of :mod:`.master` is
 (``μ`` the duals of the cover rows (11), ``π_C ≤ 0`` of the complexity row (12), ``π_r ≤ 0``
 of the equalized-odds FPR rows (17–18) with coefficients ``f_ri``; the equal-opportunity
 rows (15–16) hold only ζ, so they act on new columns through ``μ``; ``ρ ≥ 0`` the cost of a
-unit of complexity in the objective, :attr:`.master.MasterProblem.complexity_cost`, 0 in the paper).  Both pricers minimise
-this over patterns, so ``v`` is per pattern and already carries the counts.
+unit of complexity in the objective, :attr:`.master.MasterProblem.complexity_cost`, 0 in the
+paper).  Both pricers minimise this over patterns, so ``v`` is per pattern and already
+carries the counts.
 
 * :func:`beam_search` — the default: a vectorised beam search over literals (one
   matrix product per depth scores every one-literal extension of every beam rule);
