@@ -36,12 +36,13 @@ def compile_spec(doc, table=None):
     return _compile(doc, table)
 
 
-def train(plan, progress=None):
-    """Train every point of ``plan``; returns a :class:`~fairspec.pipeline.train.TrainingResult`."""
+def train(plan, progress=None, table=None):
+    """Train every point of ``plan``; returns a :class:`~fairspec.pipeline.train.TrainingResult`.
+    ``table``: the spec's data table when already read (it is read from ``plan`` otherwise)."""
     from fairspec.pipeline.progress import SILENT
     from fairspec.pipeline.train import train as _train
 
-    return _train(plan, progress or SILENT)
+    return _train(plan, progress or SILENT, table)
 
 
 def write_outputs(result, out_dir=None):

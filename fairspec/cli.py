@@ -52,9 +52,15 @@ def _progress(args, stderr):
 
 
 def _compile(spec_path: str):
-    from fairspec import compile_spec, load_spec
+    return _compile_with_table(spec_path)[0]
 
-    return compile_spec(load_spec(spec_path))
+
+def _compile_with_table(spec_path: str):
+    """The plan and the data table it was checked against (read once, used for training too)."""
+    from fairspec import load_spec
+    from fairspec.plan.compile import compile_with_table
+
+    return compile_with_table(load_spec(spec_path))
 
 
 def cmd_check(args, out, err) -> int:
@@ -69,7 +75,7 @@ def cmd_check(args, out, err) -> int:
 def cmd_compile(args, out, err) -> int:
     from fairspec.plan.families import FAMILIES
 
-    plan = _compile(args.spec)
+    plan, table = _compile_with_table(args.spec)
     family = FAMILIES[plan.model.family]
     if args.emit_model and not family.solver_backed:
         backed = ", ".join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)
@@ -80,7 +86,7 @@ def cmd_compile(args, out, err) -> int:
         from fairspec.pipeline.artifact import family_module
         from fairspec.pipeline.train import prepare_data, training_matrix
 
-        data = prepare_data(plan, _progress(args, err))
+        data = prepare_data(plan, _progress(args, err), table)
         criterion = plan.fairness[0] if plan.fairness else None
         _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)
         written = family_module(family.name).emit_model(estimator, X, y, groups, args.emit_model)
@@ -93,8 +99,8 @@ def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
 
     progress = _progress(args, err)
-    plan = _compile(args.spec)
-    result = train(plan, progress)
+    plan, table = _compile_with_table(args.spec)
+    result = train(plan, progress, table)
     out_dir = Path(args.out) if args.out else plan.output_dir
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)

@@ -126,10 +126,12 @@ class PreparedData:
     summary: dict
 
 
-def prepare_data(plan: Plan, progress: Progress = SILENT) -> PreparedData:
-    """Read the data, keep the spec's rows, derive target and groups, and split them."""
-    progress.step(f"reading {plan.data.path}")
-    table = read_table(plan.data.path)
+def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None) -> PreparedData:
+    """Read the data (unless ``table``, the file as compiled against, is given), keep the spec's
+    rows, derive target and groups, and split them."""
+    if table is None:
+        progress.step(f"reading {plan.data.path}")
+        table = read_table(plan.data.path)
     data_sha = file_sha256(plan.data.path)
     frame = apply_filters(table, plan.data.filters)
     y_all = target_vector(frame, plan.data.target, plan.data.positive)
@@ -157,10 +159,12 @@ def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None 
     return _prepare(plan, frame, criterion) + (data.y[train_idx], data.groups[train_idx])
 
 
-def train(plan: Plan, progress: Progress = SILENT) -> TrainingResult:
-    """Fit one model per fairness point of ``plan`` and measure each on train and test rows."""
+def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None) -> TrainingResult:
+    """Fit one model per fairness point of ``plan`` and measure each on train and test rows;
+    ``table`` is the data file's table when the caller has read it already (see
+    :func:`fairspec.plan.compile.compile_with_table`)."""
     t_start = time.perf_counter()
-    data = prepare_data(plan, progress)
+    data = prepare_data(plan, progress, table)
     frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
     data_sha, summary = data.data_sha256, data.summary
     load_seconds = time.perf_counter() - t_start

@@ -116,6 +116,13 @@ def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:
     Every problem is collected before anything is raised: when the data file cannot be
     found, the checks that need no data still run and their problems are listed with it.
     """
+    return compile_with_table(doc, table)[0]
+
+
+def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> tuple[Plan, pd.DataFrame]:
+    """:func:`compile_spec`, and the data table the spec was checked against (read from the
+    spec's data file unless given), so that training uses the very rows that were checked
+    without reading the file a second time."""
     problems = []
     data_path = None
     try:
@@ -130,4 +137,4 @@ def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:
         problems += exc.diagnostics
     if problems:
         raise SpecSemanticError(problems, doc.text, doc.filename)
-    return build_plan(doc, table, Path(os.path.normpath(data_path)))
+    return build_plan(doc, table, Path(os.path.normpath(data_path))), table

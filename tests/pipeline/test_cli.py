@@ -66,6 +66,16 @@ def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp
     assert code == 1 and "not solver-backed" in err and not (tmp_path / "m.lp").exists()
 
 
+def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
+    # the spec is checked against the same table it is trained on: one read, not two
+    spec, data, tmp = toy
+    reads = []
+    read_csv = pd.read_csv
+    monkeypatch.setattr(pd, "read_csv", lambda path, *a, **k: reads.append(Path(path)) or read_csv(path, *a, **k))
+    code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
+    assert code == 0 and reads == [data]
+
+
 def test_compile_and_train_writes_three_files_and_they_agree(toy, capsys):
     spec, data, tmp = toy
     out = tmp / "run"
@@ -194,7 +204,7 @@ def test_ctrl_c_exit_130(toy, capsys, monkeypatch):
     def interrupt(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(train_module, "read_table", interrupt)
+    monkeypatch.setattr(train_module, "_fit", interrupt)
     spec, _, tmp = toy
     code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
     assert code == 130
