@@ -198,7 +198,8 @@ def run_ours(task):
                 train_gap=crit.gap(ytr, pred_tr, gtr), seconds=seconds,
                 complexity=est.fit_log_["complexity"], status=est.fit_log_["status"],
                 selected_from=est.fit_log_["selected_from"], mip_gap=est.fit_log_["mip_gap"],
-                reproducible=est.fit_log_["reproducible"], cut_by_clock=",".join(est.fit_log_["cut_by_clock"]))
+                reproducible=est.fit_log_["reproducible"], cut_by_clock=",".join(est.fit_log_["cut_by_clock"]),
+                tilts_skipped="tilts_skipped" in est.fit_log_)
 
 
 def run_eg(task):
@@ -311,6 +312,10 @@ def report(rows):
               f"{int((fits.reproducible == True).sum())} of {len(fits)}")  # noqa: E712
         for stage, n in cut.cut_by_clock.str.split(",").explode().value_counts().items():
             print(f"  the clock cut {stage} in {n} fits")
+        if "tilts_skipped" in fits:
+            skipped = fits[fits.tilts_skipped == True]  # noqa: E712
+            print(f"fits whose bound was slack after the paper's phase (tilts skipped): {len(skipped)}"
+                  + "".join(f"; {d} {s} {b:g}: {n}" for (d, s, b), n in skipped.groupby(["dataset", "setting", "bound"]).size().items()))
     print("\nratios and targets")
     for dataset in agg.dataset.unique():
         a = agg[agg.dataset == dataset]

@@ -224,6 +224,22 @@ def test_bound_holds_on_the_returned_classifier(seed, name, bound, groups):
     assert crit.gap(y, unconstrained.predict(X), g) > bound
 
 
+@pytest.mark.parametrize("bound, tilted", [(0.05, True), (1.0, False)])
+def test_tilted_phases_run_only_when_the_bound_binds(bound, tilted):
+    # the tilts price for a fairness multiplier λ ≠ 0; a slack bound (λ = 0) skips them
+    rng = np.random.default_rng(10)
+    n = 300
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + 0.7 * g, rng.normal(size=n)])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + X[:, 1])))).astype(int)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", bound), max_complexity=12,
+                                max_rounds=5, max_ip_columns=40, time_limit=4.0).fit(X, y, sensitive_features=g)
+    phases = [p["name"] for p in est.fit_log_["phases"]]
+    assert phases[0] == "fair_master" and est.fit_log_["bound_met_on_train"]
+    assert any(p.startswith("tilt_") for p in phases) == tilted
+    assert ("tilts_skipped" in est.fit_log_) != tilted
+
+
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_export_round_trips_through_highs(tmp_path, suffix):
     X, y, g = tiny_problem(6, n=80)

@@ -17,7 +17,8 @@ Phases (see :class:`ColumnGenerator`):
    ``a`` costs ``1 + λ·n/|P_a|`` per row), so these passes price the columns the exact
    problem's Lagrangian relaxation would want — rules that raise one group's TPR without
    the other's, which the relaxed master never needs because it can meet its fairness rows by
-   inflating ζ (see :mod:`.master`).  The final exact IP combines them.
+   inflating ζ (see :mod:`.master`).  The final exact IP combines them.  When the bound is
+   slack (λ = 0) there is nothing to tilt for: the estimator then skips these phases.
 """
 from __future__ import annotations
 
@@ -110,6 +111,7 @@ class MasterLP:
         self.zeta_patterns = np.array(list(model.positives), dtype=int)
         self.w_cols = [session.col_index(model.w[k]) for k in model.rules]
         self.fairness_active = True
+        self.fairness_dual = 0.0
 
     def _row(self, key) -> int:
         if key not in self.rows:
@@ -168,6 +170,9 @@ class MasterLP:
                 fr = next(r for r in self.problem.fairness if r.name == key[1])
                 if fr.rate == "fpr":
                     v -= row_dual[row] * fr.coef
+        #: largest |dual| of a fairness row: 0 when no fairness row shapes this LP solution
+        self.fairness_dual = max((abs(row_dual[row]) for key, row in self.rows.items() if key[0] == "fairness"),
+                                 default=0.0)
         penalty = -row_dual[self.rows[("complexity",)]] if ("complexity",) in self.rows else 0.0
         w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
         # a column's complexity costs its dual price plus its cost in the objective
