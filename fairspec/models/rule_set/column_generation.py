@@ -163,16 +163,16 @@ class MasterLP:
         col_value = np.asarray(sol.col_value)
         pats = self.problem.patterns
         v = np.where(pats.y == 0, self.problem.negative_cost, 0.0).astype(float)
+        #: largest |dual| of a fairness row: 0 when no fairness row shapes this LP solution
+        self.fairness_dual = 0.0
         for key, row in self.rows.items():
             if key[0] == "cover":
                 v[key[1]] -= row_dual[row]
             elif key[0] == "fairness":
+                self.fairness_dual = max(self.fairness_dual, abs(row_dual[row]))
                 fr = next(r for r in self.problem.fairness if r.name == key[1])
                 if fr.rate == "fpr":
                     v -= row_dual[row] * fr.coef
-        #: largest |dual| of a fairness row: 0 when no fairness row shapes this LP solution
-        self.fairness_dual = max((abs(row_dual[row]) for key, row in self.rows.items() if key[0] == "fairness"),
-                                 default=0.0)
         penalty = -row_dual[self.rows[("complexity",)]] if ("complexity",) in self.rows else 0.0
         w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
         # a column's complexity costs its dual price plus its cost in the objective
