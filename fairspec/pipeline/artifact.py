@@ -91,13 +91,31 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
 
 
 @dataclass
-class LoadedModel:
-    """A model read back from ``model.json``, ready to predict on a table."""
+class FittedPipeline:
+    """What turns a table into predictions: the feature encoder, the imputer (when the spec
+    imputes) and the estimator.  Training scores its rows with it; ``LoadedModel`` is one read
+    back from ``model.json``."""
 
-    doc: dict
     encoder: FeatureEncoder
     imputer: Imputer | None
     estimator: object
+
+    def matrix(self, frame: pd.DataFrame, source: str = "data") -> np.ndarray:
+        """The feature matrix the estimator reads."""
+        X = self.encoder.transform(frame, source=source)
+        return X if self.imputer is None else self.imputer.transform(X)
+
+    def predict(self, frame: pd.DataFrame, source: str = "data") -> tuple[np.ndarray, np.ndarray]:
+        """(labels in {0, 1}, positive-class scores) for every row of ``frame``."""
+        X = self.matrix(frame, source)
+        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
+
+
+@dataclass
+class LoadedModel(FittedPipeline):
+    """A model read back from ``model.json``, ready to predict on a table."""
+
+    doc: dict
 
     @classmethod
     def from_document(cls, doc: dict, source: str = "model.json") -> "LoadedModel":
@@ -116,7 +134,7 @@ class LoadedModel:
             estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
         except (KeyError, TypeError, ValueError) as exc:
             raise ModelFileError(f"{source}: error: damaged model file ({type(exc).__name__}: {exc})") from None
-        return cls(doc, encoder, imputer, estimator)
+        return cls(encoder, imputer, estimator, doc)
 
     @classmethod
     def read(cls, path: Path) -> "LoadedModel":
@@ -137,18 +155,11 @@ class LoadedModel:
 
     def matrix(self, frame: pd.DataFrame, source: str = "data") -> np.ndarray:
         """The feature matrix the estimator reads; checks columns and missing values."""
-        X = self.encoder.transform(frame, source=source)
-        if self.strategy == "drop":
+        X = super().matrix(frame, source)
+        if self.strategy == "drop":  # no imputer then: the rows keep their missing values
             hit = first_missing(X, self.encoder.names)
             if hit is not None:
                 column, row = hit
                 raise DataError(f"{source}: error: column {column!r}, row {row + 1}: missing value, and this "
                                 f"model was trained with `missing drop`, so it cannot score such a row")
-        if self.imputer is not None:
-            X = self.imputer.transform(X)
         return X
-
-    def predict(self, frame: pd.DataFrame, source: str = "data") -> tuple[np.ndarray, np.ndarray]:
-        """(labels in {0, 1}, positive-class scores) for every row of ``frame``."""
-        X = self.matrix(frame, source)
-        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]

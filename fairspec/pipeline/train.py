@@ -17,7 +17,7 @@ from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_wi
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
-from fairspec.pipeline.artifact import family_module, model_document
+from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
 from fairspec.pipeline.progress import SILENT, Progress
 from fairspec.plan.fairness import Criterion
 from fairspec.plan.families import NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
@@ -41,17 +41,8 @@ class TrainingResult:
 
 
 @dataclass
-class _Fitted:
-    encoder: FeatureEncoder
-    imputer: Imputer | None
-    estimator: object
+class _Fitted(FittedPipeline):
     seconds: float
-
-    def scores(self, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-        X = self.encoder.transform(frame)
-        if self.imputer is not None:
-            X = self.imputer.transform(X)
-        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
 
 
 def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
@@ -180,7 +171,7 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
             for k, (tr, te) in enumerate(splits):
                 progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
                 fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion)
-                pred[te], score[te] = fold.scores(frame.iloc[te])
+                pred[te], score[te] = fold.predict(frame.iloc[te])
             progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
             train_idx, test_eval = np.arange(len(y_all)), (y_all, pred, score, groups_all)
         else:
@@ -190,11 +181,11 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
         fitted = _fit(plan, frame.iloc[train_idx], y_all[train_idx], groups_all[train_idx], criterion)
         fit_seconds = time.perf_counter() - t_fit
         t_eval = time.perf_counter()
-        tr_pred, tr_score = fitted.scores(frame.iloc[train_idx])
+        tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
         train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
         test_block = None
         if plan.evaluation.kind == "holdout":
-            te_pred, te_score = fitted.scores(frame.iloc[test_idx])
+            te_pred, te_score = fitted.predict(frame.iloc[test_idx])
             test_block = evaluate_predictions(y_all[test_idx], te_pred, te_score, groups_all[test_idx])
         elif test_eval is not None:
             test_block = evaluate_predictions(*test_eval)
