@@ -86,7 +86,7 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
                   "text": estimator.describe(names, cats)},
-        "training": {"seed": plan.seed, "fit_log": fit_log},
+        "training": {"seed": plan.solver.seed, "fit_log": fit_log},
     }
 
 

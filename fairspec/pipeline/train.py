@@ -80,7 +80,7 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
     recipe = replace(plan.model, params={**plan.model.params, "missing": native})
     estimator = family_module(plan.model.family).build_estimator(
-        recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.seed)
+        recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
     return encoder, imputer, estimator, X
 
 

@@ -5,7 +5,7 @@ Defaults a spec may leave out:
 * a feature's type: ``numeric`` when the column holds numbers, else ``categorical``;
 * ``missing``: the family's own default (``mia`` for trees and rule sets, ``impute(median)``
   for the baseline);
-* ``solver``: 60 s, 1 thread, relative MIP gap 1e-4, seed 0;
+* ``solver``: 60 s, 1 thread, relative MIP gap 1e-4; seed: the evaluation's when only it is given, else 0;
 * ``evaluate``: a stratified 30 % holdout; the seed is the solver's unless given;
 * ``output``: ``reports/<spec name>`` (relative to the current directory).
 """
@@ -79,11 +79,12 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
             missing = MissingPlan("impute", "knn", 5)
 
     solver_given = _settings(spec.solver)
+    ev = _settings(spec.evaluate)
+    # one seed given seeds both the model and the split; two given are each respected
     solver = SolverSettings(time_limit=float(solver_given.get("time_limit", 60.0)),
                             threads=int(solver_given.get("threads", 1)),
                             mip_gap=float(solver_given.get("mip_gap", 1e-4)),
-                            seed=int(solver_given.get("seed", 0)))
-    ev = _settings(spec.evaluate)
+                            seed=int(solver_given.get("seed", ev.get("seed", 0))))
     seed = int(ev.get("seed", solver.seed))
     if ev.get("none"):
         evaluation = EvaluationPlan(kind="none", test_size=0.0, folds=0, stratify=False, seed=seed)
@@ -107,7 +108,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     output = Path(spec.output) if spec.output else Path("reports") / spec.name.value
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
-                evaluation=evaluation, output_dir=output, seed=seed)
+                evaluation=evaluation, output_dir=output)
 
 
 def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:

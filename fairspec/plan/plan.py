@@ -82,7 +82,6 @@ class Plan:
     solver: SolverSettings
     evaluation: EvaluationPlan
     output_dir: Path
-    seed: int = 0
 
     @property
     def is_sweep(self) -> bool:

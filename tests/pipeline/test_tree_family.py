@@ -65,3 +65,14 @@ def test_python_api_matches_the_cli_model(adult_sample, tmp_path, capsys):
     assert labels.shape == (3000,) and np.all((scores >= 0) & (scores <= 1))
     np.testing.assert_array_equal(labels, result.points[0].estimator.predict(model.matrix(frame)))
     capsys.readouterr()
+
+
+def test_solver_seed_reaches_the_estimator_and_evaluate_seed_the_split(adult_sample, tmp_path):
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(strategy="mia", data=adult_sample, extra="forest { trees 3 }")
+                    + "solver { seed 3 }\n")
+    result = fairspec.train(fairspec.compile_spec(fairspec.load_spec(spec)))
+    point = result.points[0]
+    assert point.estimator.get_params()["random_state"] == 3
+    assert point.model_doc["training"]["seed"] == 3
+    assert point.metrics_doc["evaluation"]["seed"] == 2

@@ -59,8 +59,21 @@ def test_nested_block_and_solver_and_cv(table, tmp_path):
                    + "missing impute(knn k=3)\nmodel tree { depth 3 forest { trees 7 } }\n"
                      "solver { time_limit 2m threads 2 seed 9 }\nevaluate { cv 4 }\n", table)
     assert plan.model.params["forest"] == {"trees": 7, "max_features": "sqrt", "bootstrap": True}
-    assert plan.solver.time_limit == 120.0 and plan.seed == 9 and plan.evaluation.seed == 9
+    assert plan.solver.time_limit == 120.0 and plan.solver.seed == 9 and plan.evaluation.seed == 9
     assert (plan.evaluation.kind, plan.evaluation.folds) == ("cv", 4)
     assert (plan.missing.impute_method, plan.missing.k) == ("knn", 3)
     text = plan.describe()
     assert "cv          4 folds" in text and "forest" in text and "impute(knn k=3)" in text
+
+
+@pytest.mark.parametrize("blocks, model_seed, split_seed", [
+    ("solver { seed 3 }\nevaluate { holdout 0.3 seed 7 }\n", 3, 7),  # both given: each is respected
+    ("evaluate { holdout 0.3 seed 7 }\n", 7, 7),  # one given seeds the whole run
+    ("solver { seed 3 }\n", 3, 3),
+    ("", 0, 0),
+])
+def test_solver_seed_seeds_the_model_and_evaluate_seed_the_split(table, tmp_path, blocks, model_seed, split_seed):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "model tree\n" + blocks, table)
+    assert (plan.solver.seed, plan.evaluation.seed) == (model_seed, split_seed)
+    assert f"seed={model_seed}" in plan.describe()
