@@ -7,7 +7,9 @@ that did not change) and HiGHS warm-starts from the previous basis.
 Status is mapped, not guessed: a time limit with an incumbent is ``time_limit`` and keeps
 that incumbent; a time limit without one is ``time_limit_no_solution`` (the caller turns it
 into exit code 3); a work limit (``max_checkpoints``, below) is ``work_limit`` or
-``work_limit_no_solution``; the MIP gap reported is the one HiGHS computed.
+``work_limit_no_solution``; limits fairspec does not set itself keep their own names
+(``iteration_limit``, ``objective_limit``, ``interrupted``), so only the clock counts as
+the clock; the MIP gap reported is the one HiGHS computed.
 
 Work limits.  A MIP stopped by the clock returns whatever incumbent it had at that instant,
 so the same model solved twice on a busy machine can give two answers.  HiGHS has no
@@ -32,9 +34,16 @@ from pyomo.contrib.appsi.solvers.highs import Highs
 #: statuses, and whether each leaves a usable solution loaded in the model
 OPTIMAL = "optimal"
 TIME_LIMIT = "time_limit"  # stopped at the limit, best incumbent kept
-TIME_LIMIT_NO_SOLUTION = "time_limit_no_solution"
+TIME_LIMIT_NO_SOLUTION = TIME_LIMIT + "_no_solution"
 WORK_LIMIT = "work_limit"  # stopped at max_checkpoints, best incumbent kept
 WORK_LIMIT_NO_SOLUTION = "work_limit_no_solution"
+#: limits fairspec does not set but a HiGHS option can: an iteration, node or solution-count
+#: limit (APPSI's maxIterations), an objective bound or target, an interrupt from elsewhere.
+#: Each keeps its incumbent; without one the status gets NO_SOLUTION_SUFFIX, as time_limit does
+ITERATION_LIMIT = "iteration_limit"
+OBJECTIVE_LIMIT = "objective_limit"
+INTERRUPTED = "interrupted"
+NO_SOLUTION_SUFFIX = "_no_solution"
 INFEASIBLE = "infeasible"
 UNBOUNDED = "unbounded"
 ERROR = "error"
@@ -42,13 +51,14 @@ ERROR = "error"
 _STATUS_MAP = {
     TC.optimal: OPTIMAL,
     TC.maxTimeLimit: TIME_LIMIT,
-    TC.maxIterations: TIME_LIMIT,
-    TC.objectiveLimit: TIME_LIMIT,
-    TC.interrupted: TIME_LIMIT,
+    TC.maxIterations: ITERATION_LIMIT,
+    TC.objectiveLimit: OBJECTIVE_LIMIT,
+    TC.interrupted: INTERRUPTED,
     TC.infeasible: INFEASIBLE,
     TC.unbounded: UNBOUNDED,
     TC.infeasibleOrUnbounded: INFEASIBLE,
 }
+_STOPPED_EARLY = (TIME_LIMIT, ITERATION_LIMIT, OBJECTIVE_LIMIT, INTERRUPTED)
 
 
 # HiGHS runs MIPs on one process-wide thread pool whose size is fixed when it is first
@@ -104,9 +114,11 @@ class HighsSession:
     """A persistent HiGHS solver for one Pyomo model (re-solve after edits is incremental)."""
 
     def __init__(self, *, time_limit: float = 60.0, mip_gap: float = 1e-4, threads: int = 1, seed: int = 0,
-                 max_checkpoints: int | None = None):
+                 max_checkpoints: int | None = None, options: dict | None = None):
+        """``options``: further HiGHS options by name (e.g. ``{"mip_max_nodes": 100}``)."""
         self._opt = Highs()
         self._opt.config.load_solution = False
+        self._opt.highs_options = dict(options or {})
         self.max_checkpoints = max_checkpoints
         self._checkpoints = 0
         self._hooked = None  # the highspy object whose interrupt callback counts checkpoints
@@ -163,8 +175,8 @@ class HighsSession:
         status = _STATUS_MAP.get(res.termination_condition, ERROR)
         objective = res.best_feasible_objective
         has_solution = objective is not None and status not in (INFEASIBLE, UNBOUNDED, ERROR)
-        if status == TIME_LIMIT and not has_solution:
-            status = TIME_LIMIT_NO_SOLUTION
+        if status in _STOPPED_EARLY and not has_solution:
+            status += NO_SOLUTION_SUFFIX
         if has_solution:
             res.solution_loader.load_vars()
         bound = res.best_objective_bound

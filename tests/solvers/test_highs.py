@@ -127,3 +127,24 @@ def test_highs_time_limit_counts_every_earlier_run_so_re_solves_need_an_offset()
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
     assert highs.time_limit_from_now(h, 2.0) == pytest.approx(h.getRunTime() + 2.0)
+
+
+@pytest.mark.parametrize("options, status", [
+    ({"mip_max_nodes": 1}, highs.ITERATION_LIMIT),  # a node limit: the root's incumbent is kept
+    ({"mip_max_leaves": 1}, highs.ITERATION_LIMIT),
+])
+def test_limits_other_than_the_clock_keep_their_own_name(options, status):
+    m, _ = multi_knapsack()
+    res = highs.HighsSession(time_limit=30.0, mip_gap=0.0, options=options).solve(m)
+    assert res.status == status and res.has_solution and res.mip_gap > 0
+    assert not highs.stopped_by_clock(res.status)
+
+
+def test_an_iteration_limit_without_a_solution_says_so():
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(30), bounds=(0, 1))
+    m.rows = pyo.Constraint(range(30), rule=lambda m, i: sum((i * j % 7 + 1) * m.x[j] for j in range(30)) <= 10 + i)
+    m.value = pyo.Objective(expr=sum((j % 5 + 1) * m.x[j] for j in range(30)), sense=pyo.maximize)
+    res = highs.HighsSession(time_limit=30.0, options={"simplex_iteration_limit": 1}).solve(m)
+    assert res.status == highs.ITERATION_LIMIT + highs.NO_SOLUTION_SUFFIX and not res.has_solution
+    assert not highs.stopped_by_clock(res.status)
