@@ -288,6 +288,12 @@ def test_describe_renders_readable_rules_with_category_names():
     assert est.predict(X).tolist() == [1, 0, 1, 0, 0]
 
 
+@pytest.mark.parametrize("cut", [1234567.0, 0.000123457, 37353.4, -2.0, 1 / 3])
+def test_rule_text_states_the_exact_cut_the_model_applies(cut):
+    text = Literal(0, ">", cut).describe(["income"])
+    assert float(text.split(" > ")[1]) == cut and "e" not in text.split(" > ")[1]
+
+
 def test_json_round_trip_predicts_identically_and_seed_reproduces():
     rng = np.random.default_rng(7)
     n = 250

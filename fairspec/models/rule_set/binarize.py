@@ -73,7 +73,9 @@ class Literal:
             code = int(self.value)
             value = str(cats[code]) if cats is not None and 0 <= code < len(cats) else f"{code}"
         else:
-            value = f"{self.value:g}"
+            # the shortest text that reads back as the same float: what the reviewer reads is
+            # the cut the model applies (``:g`` wrote 1234567 as 1.23457e+06)
+            value = np.format_float_positional(self.value, trim="-")
         text = f"{name} {self.op} {value}"
         if self.missing_true:
             text += " (or missing)"
