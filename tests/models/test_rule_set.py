@@ -417,3 +417,18 @@ def test_a_group_without_positive_training_rows_is_a_data_error(criterion):
     est = FairRuleSetClassifier(criterion=make_criterion(criterion, 0.05), time_limit=2.0)
     with pytest.raises(DataError, match="group\\(s\\) 'b' have no positive training rows"):
         est.fit(X, y, groups)
+
+
+@pytest.mark.parametrize("criterion", [make_criterion("demographic_parity", 0.01),
+                                       make_criterion("equal_opportunity", penalty=2.0)])
+def test_a_criterion_the_family_cannot_enforce_is_an_error_not_a_silent_audit(criterion):
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match="cannot enforce"):
+        FairRuleSetClassifier(criterion=criterion, time_limit=2).fit(X, [0, 1, 0, 1], ["a", "a", "b", "b"])
+
+
+def test_a_criterion_without_a_bound_is_audited_not_enforced():
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    est = FairRuleSetClassifier(criterion=make_criterion("demographic_parity"), time_limit=2)
+    est.fit(X, [0, 1, 0, 1], ["a", "a", "b", "b"])
+    assert est.fit_log_["enforced"] is False and est.fit_log_["bound"] is None

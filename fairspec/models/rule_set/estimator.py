@@ -170,9 +170,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fit
     def _enforced_criterion(self):
+        """The criterion the fit enforces, or None when it only audits one (no bound given).
+
+        A bound this family cannot enforce is an error, not a silent audit: the spec checker
+        says the same for specs, and a Python caller deserves it too."""
         c = self.criterion
-        if c is None or c.bound is None or not set(c.rates) <= {"tpr", "fpr"}:
+        if c is None or (c.bound is None and c.penalty is None):
             return None
+        if c.bound is None or not set(c.rates) <= {"tpr", "fpr"}:
+            raise ValueError(f"FairRuleSetClassifier enforces a bound on true- and false-positive-rate gaps "
+                             f"(equal_opportunity, equalized_odds); it cannot enforce {c.label()}")
         return c
 
     def _prepare(self, X, y, sensitive_features):
