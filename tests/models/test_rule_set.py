@@ -192,11 +192,36 @@ def test_pricing_ip_finds_the_most_negative_reduced_cost():
 
 def test_fit_reaches_brute_force_optimum_on_tiny_data():
     X, y, g = tiny_problem(4, n=50)
-    est = FairRuleSetClassifier(max_complexity=5, max_conditions=2, thresholds=3, missing="none", time_limit=10.0)
+    # column generation, not enumeration of the small rule space, reaches the optimum
+    est = FairRuleSetClassifier(max_complexity=5, max_conditions=2, thresholds=3, missing="none", time_limit=10.0,
+                                max_enumerated_rules=0)
     est.fit(X, y)
+    assert not est.fit_log_["enumerated"]
     patterns = Patterns.from_rows(est.binarizer_.transform(X), y, np.zeros(len(y), dtype=int))
     best = brute_force(patterns, all_rules(patterns.literals.shape[1], 2), 5, None)
     assert (est.predict(X) != y).sum() == best
+
+
+@pytest.mark.parametrize("seed, name, bound, groups", [
+    (4, "equal_opportunity", 0.05, 2),
+    (5, "equalized_odds", 0.1, 2),
+    (17, "equal_opportunity", 0.1, 3),  # pairwise rows over three groups
+])
+def test_fair_fit_over_a_small_rule_space_returns_the_brute_force_fair_optimum(seed, name, bound, groups):
+    X, y, g = tiny_problem(seed, n=60, groups=groups)
+    crit = make_criterion(name, bound)
+    est = FairRuleSetClassifier(criterion=crit, max_complexity=5, max_conditions=2, thresholds=3,
+                                missing="none", fairness_folds=0, time_limit=10.0)
+    est.fit(X, y, sensitive_features=g)
+    assert est.fit_log_["enumerated"]
+    patterns = Patterns.from_rows(est.binarizer_.transform(X), y, g)
+    rules = all_rules(patterns.literals.shape[1], 2)
+    best = brute_force(patterns, rules, 5, crit)
+    assert crit.gap(y, est.predict(X), g) <= bound
+    assert (est.predict(X) != y).sum() == best
+    # the bound binds (else this is the unconstrained test again) and the optimum is not empty
+    assert best > brute_force(patterns, rules, 5, None)
+    assert best < min(y.sum(), len(y) - y.sum())
 
 
 @pytest.mark.parametrize("seed,name,bound,groups", [
@@ -219,7 +244,9 @@ def test_bound_holds_on_the_returned_classifier(seed, name, bound, groups):
     gap = crit.gap(y, est.predict(X), g)
     assert gap <= bound
     assert est.fit_log_["train_gap"] == pytest.approx(gap)
-    assert est.fit_log_["bound_met_on_train"]
+    assert est.fit_log_["bound_met_on_train"] and not est.fit_log_["enumerated"]
+    # all-negative and all-positive are fair and within the complexity limit: never worse than both
+    assert (est.predict(X) == y).mean() >= max(y.mean(), 1 - y.mean())
     # the bound binds: the unconstrained rule set violates it (else the test proves nothing)
     assert crit.gap(y, unconstrained.predict(X), g) > bound
 
@@ -432,3 +459,40 @@ def test_a_criterion_without_a_bound_is_audited_not_enforced():
     est = FairRuleSetClassifier(criterion=make_criterion("demographic_parity"), time_limit=2)
     est.fit(X, [0, 1, 0, 1], ["a", "a", "b", "b"])
     assert est.fit_log_["enforced"] is False and est.fit_log_["bound"] is None
+
+
+def test_final_ip_is_not_started_when_no_time_is_left():
+    import time
+
+    from fairspec.models.rule_set.column_generation import RulePool
+    from fairspec.solvers.highs import OPTIMAL, TIME_LIMIT_NO_SOLUTION, stopped_by_clock
+
+    patterns, rules, cov = tiny_rules(0)
+    pool = RulePool()
+    for r in rules:
+        pool.add(r, patterns.coverage(r), "test")
+    ks = list(range(len(pool.rules)))
+    merged = patterns.merged_by(pool.matrix(ks))
+    problem = MasterProblem(merged, fairness_rows(merged, None), 5)
+    est = FairRuleSetClassifier(max_complexity=5, ip_checkpoints=10000)
+    late = est._final_ip(problem, pool, ks, (), time.perf_counter() - 1.0, exact_negatives=True)
+    assert late["status"] == TIME_LIMIT_NO_SOLUTION and late["rules"] is None and stopped_by_clock(late["status"])
+    in_time = est._final_ip(problem, pool, ks, (), time.perf_counter() + 20.0, exact_negatives=True)
+    assert in_time["status"] == OPTIMAL and in_time["rules"] is not None
+
+
+def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
+    # 60 % positives, three groups whose scores differ: at equalized odds <= 0.05 the search's
+    # fair rule sets scored 0.49-0.54 on train; predicting everyone positive is fair and scores 0.60
+    rng = np.random.default_rng(101)
+    n = 240
+    g = rng.integers(0, 3, n)
+    X = np.column_stack([rng.normal(size=n) + 0.6 * g, rng.normal(size=n), rng.integers(0, 4, n)]).astype(float)
+    X[rng.random(n) < 0.15, 1] = np.nan
+    logit = 1.4 * X[:, 0] + np.nan_to_num(X[:, 1], nan=1.0) - 0.3 * X[:, 2]
+    y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
+    est = FairRuleSetClassifier(criterion=make_criterion("equalized_odds", 0.05), categorical_features=(2,),
+                                max_complexity=12, time_limit=3.0, random_state=1).fit(X, y, g)
+    assert est.fit_log_["selected_from"] == "all_positive"
+    assert est.predict(X).all() and (est.predict(X) == y).mean() == pytest.approx(y.mean())
+    assert len(est.rules_) == 2 and est.fit_log_["complexity"] == 4  # x <= t OR x > t
