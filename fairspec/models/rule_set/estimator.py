@@ -67,7 +67,7 @@ from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
-from fairspec.models.rule_set.warm_start import tree_rules
+from fairspec.models.rule_set.warm_start import complement_map, tree_rules
 from fairspec.solvers.highs import TIME_LIMIT_NO_SOLUTION, HighsSession, stopped_by_clock
 
 FORMAT_VERSION = 1
@@ -548,17 +548,13 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         "always" with two complementary one-literal rules, ``x <= t`` OR ``x > t`` (complexity
         4), when the literals have such a pair on the training rows.  It is added after the
         search and the IP, so it cannot change what they do, only be chosen when it is best."""
-        if self.max_complexity < 4:
+        complements = complement_map(patterns.literals) if self.max_complexity >= 4 else {}
+        if not complements:
             return []
-        literals = patterns.literals
-        seen = {literals[:, j].tobytes(): j for j in range(literals.shape[1])}
-        for j in range(literals.shape[1]):
-            k = seen.get((~literals[:, j]).tobytes())
-            if k is not None:
-                for rule in ((j,), (k,)):
-                    pool.add(rule, patterns.coverage(rule), "cover_all")
-                return [((pool.index[(j,)], pool.index[(k,)]), "all_positive")]
-        return []
+        j, k = min(complements.items())
+        for rule in ((j,), (k,)):
+            pool.add(rule, patterns.coverage(rule), "cover_all")
+        return [((pool.index[(j,)], pool.index[(k,)]), "all_positive")]
 
     def _select(self, candidates, pool: RulePool, patterns: Patterns, criterion, problem):
         """Lowest training 0-1 loss (plus the complexity cost, when there is one) among
