@@ -496,3 +496,51 @@ def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
     assert est.fit_log_["selected_from"] == "all_positive"
     assert est.predict(X).all() and (est.predict(X) == y).mean() == pytest.approx(y.mean())
     assert len(est.rules_) == 2 and est.fit_log_["complexity"] == 4  # x <= t OR x > t
+
+
+def _generator(columns_per_round, seed=3):
+    from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(300, 6))
+    y = (X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=300) > 0.3).astype(int)
+    patterns = Patterns.from_rows(Binarizer(thresholds=5).fit(X).transform(X), y, np.zeros(300, dtype=int))
+    pool = RulePool()
+    pool.add((0,), patterns.coverage((0,)), "test")
+    problem = MasterProblem(patterns, [], 30.0)
+    return ColumnGenerator(problem, pool, max_conditions=3, beam_width=10, columns_per_round=columns_per_round,
+                           max_rounds=30, pricing_patterns=None, threads=1, seed=0)
+
+
+@pytest.mark.parametrize("per_round", [1, 7, 100])
+def test_a_pricing_round_adds_up_to_columns_per_round_columns(per_round):
+    import time
+
+    generator = _generator(per_round)
+    log = generator.run_phase("master", time.perf_counter() + 30.0, certify=False, max_rounds=1)
+    # one round adds the new negative-reduced-cost columns the beam found, at most per_round
+    # (here 60 of them when up to 100 are allowed)
+    assert log.rounds == 1 and 1 <= log.columns <= per_round
+    assert per_round < 100 or log.columns > 7
+
+
+def test_the_master_lp_never_bounds_rule_weights_by_one():
+    import time
+
+    generator = _generator(100)
+    generator.run_phase("master", time.perf_counter() + 30.0, certify=False, max_rounds=3)
+    upper = np.asarray(generator.lp.h.getLp().col_upper_)[generator.lp.w_cols]
+    assert len(upper) > 1 and np.all(upper >= highspy.kHighsInf)  # the paper: w <= 1 makes CG cycle
+
+
+def test_warm_start_rules_include_the_positive_leaves_of_an_exact_tree():
+    from fairspec.models.rule_set.warm_start import tree_rules
+
+    rng = np.random.default_rng(0)
+    literals = rng.random((400, 8)) < 0.5
+    y = (literals[:, 1] & ~literals[:, 4]).astype(int)  # a depth-2 tree is exact
+    literals = np.column_stack([literals, ~literals[:, 4]])  # the complement of literal 4 is literal 8
+    rules = tree_rules(literals, y, np.ones(400), max_conditions=3, seed=0)
+    coverages = [literals[:, list(r)].all(axis=1) for r in rules]
+    assert any(np.array_equal(c, y.astype(bool)) for c in coverages)
+    assert all(len(r) <= 3 for r in rules)
