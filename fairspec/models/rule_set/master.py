@@ -74,6 +74,16 @@ import pyomo.environ as pyo
 EPS_SAFETY = 1e-9
 
 
+def distinct_rows(literals: np.ndarray, *labels) -> tuple[np.ndarray, np.ndarray]:
+    """Rows alike in ``literals`` (bool, one row per pattern) and in every per-row array of
+    ``labels``: the index of each distinct row's first occurrence (in sorted key order) and,
+    for every row, the number of its distinct row."""
+    key = np.column_stack([np.packbits(literals, axis=1).astype(np.int64)]
+                          + [np.asarray(label).astype(np.int64) for label in labels])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
 @dataclass
 class Patterns:
     """Training rows merged by (literal vector, label, group).
@@ -100,12 +110,9 @@ class Patterns:
     def from_rows(cls, literal_matrix: np.ndarray, y: np.ndarray, groups: np.ndarray, folds=None) -> "Patterns":
         group_labels, group_codes = np.unique(groups, return_inverse=True)
         folds = np.zeros(len(y), dtype=np.int64) if folds is None else np.asarray(folds, dtype=np.int64)
-        packed = np.packbits(literal_matrix, axis=1)
-        key = np.column_stack([packed, y.astype(np.uint8), group_codes.astype(np.int64), folds]).astype(np.int64)
-        _, first, inverse, counts = np.unique(key, axis=0, return_index=True, return_inverse=True,
-                                              return_counts=True)
+        first, inverse = distinct_rows(literal_matrix, y, group_codes, folds)
         return cls(literals=literal_matrix[first], y=y[first].astype(int), group=group_codes[first],
-                   count=counts.astype(float), row_pattern=inverse.ravel(), group_labels=group_labels,
+                   count=np.bincount(inverse).astype(float), row_pattern=inverse, group_labels=group_labels,
                    fold=folds[first])
 
     def merged_by(self, columns: np.ndarray) -> "Patterns":
@@ -121,9 +128,7 @@ class Patterns:
         """
         columns = np.asarray(columns, dtype=bool).reshape(len(self.y), -1)
         fold = self.fold if self.fold is not None else np.zeros(len(self.y), dtype=np.int64)
-        key = np.column_stack([np.packbits(columns, axis=1).astype(np.int64), self.y, self.group, fold])
-        _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
-        inverse = inverse.ravel()
+        first, inverse = distinct_rows(columns, self.y, self.group, fold)
         return Patterns(literals=columns[first], y=self.y[first], group=self.group[first],
                         count=np.bincount(inverse, weights=self.count), row_pattern=inverse[self.row_pattern],
                         group_labels=self.group_labels, fold=fold[first])
