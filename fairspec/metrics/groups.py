@@ -59,9 +59,16 @@ def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> list[float | None]
     return [float(n / d) if d > 0 else None for n, d in zip(numerator, denominator)]
 
 
-def _gap(values: Sequence[float | None]) -> float:
+def _gap(values: Sequence[float | None]) -> float | None:
+    """Largest minus smallest rate over the groups that have it; ``None`` (not measurable)
+    when fewer than two do — a gap of 0 there would certify a bound nobody could check."""
     present = [v for v in values if v is not None]
-    return float(max(present) - min(present)) if len(present) >= 2 else 0.0
+    return float(max(present) - min(present)) if len(present) >= 2 else None
+
+
+def _worst_gap(gaps: Sequence[float | None]) -> float | None:
+    """A gap over several rates (equalized odds: TPR and FPR) is measurable only if each is."""
+    return None if any(g is None for g in gaps) else max(gaps)
 
 
 def _json_float(value) -> float | None:
@@ -112,7 +119,7 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
         str(name): {"count": int(count[i]), **{r: rates[r][i] for r in GROUP_RATES}}
         for i, name in enumerate(names)
     }
-    gaps = {gap: max(_gap(rates[r]) for r in rs) for gap, rs in GAP_RATES.items()}
+    gaps = {gap: _worst_gap([_gap(rates[r]) for r in rs]) for gap, rs in GAP_RATES.items()}
     both_classes = 0 < int(positive.sum()) < n
     gaps["abroca"] = None if score is None else _json_float(abroca(y_true, score, labels))
     auc = None

@@ -532,6 +532,10 @@ def fairness_view(fairness: dict | None, has_test: bool) -> FairnessView:
                      if met_test else
                      Badge("NOT MET", "not-met",
                            f"The test gap {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}."))
+        elif has_test:
+            badge = Badge("NOT MEASURED ON TEST", "neutral",
+                          "Fewer than two groups have, in the test rows, the rate this criterion compares, "
+                          "so the test gap cannot be measured; read the training gap and the group table.")
         elif met_train is not None:
             badge = (Badge("MET ON TRAIN", "met", "There is no test split; the verdict is on the training rows.")
                      if met_train else

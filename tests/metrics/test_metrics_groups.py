@@ -109,14 +109,15 @@ def test_group_without_positives_is_left_out_of_tpr_gaps():
     json.dumps(block, allow_nan=False)
 
 
-def test_single_group_with_rate_gives_zero_gap_and_one_class_gives_null_auc():
+def test_a_gap_fewer_than_two_groups_have_is_not_measurable_and_one_class_gives_null_auc():
     y = np.array([0, 0, 0, 0, 0, 0])
     pred = np.array([0, 1, 0, 1, 1, 0])
     score = np.linspace(0, 1, 6)
     groups = np.array(["a", "a", "a", "b", "b", "b"])
     block = evaluate_predictions(y, pred, score, groups)
     assert block["auc"] is None and block["gaps"]["abroca"] is None
-    assert block["gaps"]["equal_opportunity"] == 0.0  # no group has a TPR
+    assert block["gaps"]["equal_opportunity"] is None  # no group has a TPR: nothing to compare
+    assert block["gaps"]["equalized_odds"] is None  # its TPR half cannot be measured
     assert block["gaps"]["fpr_parity"] == pytest.approx(2 / 3 - 1 / 3)
     assert block["balanced_accuracy"] == pytest.approx(0.5)
     text = json.dumps(block, allow_nan=False)  # raises on NaN

@@ -110,6 +110,24 @@ def test_met_and_not_met_follow_the_test_gap():
     assert badge_of(rendered(criterion=None, bound=None)) == "neutral:NO CRITERION"
 
 
+def test_a_test_gap_that_cannot_be_measured_is_not_called_met():
+    import numpy as np
+
+    from fairspec.metrics import evaluate_predictions, fairness_summary
+    from fairspec.plan.fairness import make_criterion
+
+    model_doc, metrics_doc = make_docs(bound=0.05)
+    # two test rows, one positive: only one group has a TPR, so there is no gap to compare
+    test = evaluate_predictions(np.array([1, 0]), np.array([1, 0]), np.array([0.9, 0.1]), np.array(["a", "b"]))
+    assert test["gaps"]["equal_opportunity"] is None
+    metrics_doc["test"] = test
+    metrics_doc["fairness"] = fairness_summary(make_criterion("equal_opportunity", bound=0.05),
+                                               metrics_doc["train"], test)
+    assert metrics_doc["fairness"]["met_test"] is None
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert badge_of(page) == "neutral:NOT MEASURED ON TEST"
+
+
 def test_without_test_split_the_verdict_is_on_train_and_says_so():
     page = rendered(bound=0.9, with_test=False)
     assert badge_of(page) == "met:MET ON TRAIN"
