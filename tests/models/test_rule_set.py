@@ -544,3 +544,21 @@ def test_warm_start_rules_include_the_positive_leaves_of_an_exact_tree():
     coverages = [literals[:, list(r)].all(axis=1) for r in rules]
     assert any(np.array_equal(c, y.astype(bool)) for c in coverages)
     assert all(len(r) <= 3 for r in rules)
+
+
+@pytest.mark.parametrize("tamper", [
+    lambda d: d["rules"][0]["conditions"][0].update(feature=3),  # only features 0-2 exist
+    lambda d: d["rules"][0]["conditions"][0].update(feature=-1),
+    lambda d: d["rules"][0]["conditions"][0].update(value=None),
+    lambda d: d["rules"][0]["conditions"][0].update(value=float("nan")),
+    lambda d: d["rules"][0].update(conditions=[]),
+])
+def test_a_tampered_rule_fails_at_load_not_at_predict(tamper):
+    doc = {"kind": "rule_set", "format_version": 1, "params": {}, "criterion": None, "n_features_in": 3,
+           "uncovered_positive_rate": 0.2,
+           "rules": [{"conditions": [{"feature": 0, "op": "<=", "value": 25.0, "missing": "false"}],
+                      "precision": 0.7, "support": 10}]}
+    estimator_from_json(json.loads(json.dumps(doc)))  # the untouched document loads
+    tamper(doc)
+    with pytest.raises(ValueError):
+        estimator_from_json(doc)

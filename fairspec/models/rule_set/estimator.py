@@ -665,6 +665,15 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est = cls(**params, criterion=None if crit is None else make_criterion(crit["name"], crit["bound"],
                                                                                 crit["penalty"]))
         est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in doc["rules"]]
+        n_features = int(doc["n_features_in"])
+        for lit in (lit for rule in est.rules_ for lit in rule):
+            # a tampered index would read another column, or fail only at predict time
+            if not 0 <= lit.feature < n_features:
+                raise ValueError(f"a rule reads feature {lit.feature}, but the model has {n_features}")
+            if lit.op not in ("is_missing", "is_present") and (lit.value is None or not np.isfinite(lit.value)):
+                raise ValueError(f"a rule compares feature {lit.feature} with {lit.value!r}, not a number")
+        if any(len(r["conditions"]) == 0 for r in doc["rules"]):
+            raise ValueError("a rule without conditions")
         est.rule_precision_ = [float(r["precision"]) for r in doc["rules"]]
         est.rule_support_ = [int(r["support"]) for r in doc["rules"]]
         est.uncovered_positive_rate_ = float(doc["uncovered_positive_rate"])
