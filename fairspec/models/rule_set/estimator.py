@@ -16,15 +16,17 @@ Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrin
    Steps 4 and 5 work on the training patterns merged by the columns they choose from
    (:meth:`.master.Patterns.merged_by`): same objective and rows, far fewer variables;
 6. the candidate pool: the IP's incumbent, the local-search results, every LP solution of
-   step 3 rounded at 1/2 (when it fits the complexity limit) and the empty rule set are
+   step 3 rounded at 1/2 (when it fits the complexity limit), the empty rule set and the
+   all-positive one (:meth:`FairRuleSetClassifier._cover_all`) are
    re-measured on the training rows with :meth:`Criterion.gap`; the candidate with the lowest
    0-1 loss among those meeting the bound is returned (HiGHS has no solution pool; this is
    ours).
 
 The empty rule set predicts every row negative: all TPRs and FPRs are 0, so it meets any
-equal-opportunity or equalized-odds bound.  The fit therefore always returns a rule set that
-meets the bound on the training data; when nothing better was found, it is the empty one and
-``fit_log_["selected_from"] == "empty"`` says so.
+equal-opportunity or equalized-odds bound (as the all-positive one does, with rates 1).  The
+fit therefore always returns a rule set that meets the bound on the training data; when
+nothing better was found, it is one of these two and ``fit_log_["selected_from"]`` says so
+(``empty`` or ``all_positive``).
 
 Time and work.  Every stage stops by a *work* limit, counted the same way on every run, so
 the same data, parameters and seed give the same rule set on any machine; the wall clock is
