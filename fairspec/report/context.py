@@ -700,7 +700,8 @@ READING_NOTES = (
     "Rates are shares of that group's rows: base rate = P(y = positive), selection rate = P(prediction = positive), "
     "TPR = P(prediction positive | truly positive), FPR = P(prediction positive | truly negative), FNR = 1 − TPR.",
     "A gap is the largest difference of a rate between any two groups (0 is perfect parity). "
-    "A group with no positives has no TPR (shown as —) and is left out of that gap.",
+    "A group with no positives has no TPR (shown as —) and is left out of that gap; with fewer than two "
+    "groups left the gap cannot be measured (—).",
     "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
     "can still be missed on new data. Small groups make test gaps noisy.",
     "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
