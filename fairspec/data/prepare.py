@@ -5,7 +5,9 @@ Encoding (one rule for every family, so a model file stays readable):
 * a numeric feature is a float column, ``NaN`` where the value is missing;
 * a categorical feature is the integer code of its value among the categories seen in
   training (sorted by their text); a value never seen in training is treated as missing,
-  because no split or rule of the model can speak about it.
+  because no split or rule of the model can speak about it.  A value's text does not depend
+  on the column's dtype (see :func:`category_text`): pandas reads a column of whole numbers
+  with one empty cell as floats, and ``2.0`` must still be the category ``"2"``.
 
 Imputation (``missing impute(...)``) is fitted on the training rows only and stored in
 the model file as plain numbers: means or medians per numeric column and the most
@@ -22,10 +24,36 @@ import pandas as pd
 from fairspec.errors import DataError
 
 
-def _line_of(frame: pd.DataFrame, position: int) -> int:
+def line_of(frame: pd.DataFrame | pd.Series, position: int) -> int:
     """The line of the CSV a row came from (header is line 1), when the index is the row number."""
     label = frame.index[position]
     return int(label) + 2 if isinstance(label, (int, np.integer)) else position + 2
+
+
+#: the feature kinds a model file may name
+FEATURE_KINDS = ("numeric", "categorical")
+
+
+def category_text(value) -> str:
+    """The text of a (present) categorical value, the same whatever the column's dtype.
+
+    One empty cell turns a CSV column of whole numbers into floats, so the same cell ``2``
+    arrives as ``2`` or ``2.0`` depending on the other rows; both must be the category "2".
+    """
+    if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
+        return str(int(value))
+    return str(value)
+
+
+def _integral_float_text(text: str) -> str | None:
+    """``"2"`` for ``"2.0"`` (the text older model files hold for a whole float); else None."""
+    if not text.endswith(".0"):
+        return None
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return category_text(number) if category_text(number) + ".0" == text else None
 
 
 @dataclass
@@ -41,8 +69,7 @@ class FeatureEncoder:
         categories = []
         for name, kind in zip(names, kinds):
             if kind == "categorical":
-                values = frame[name].dropna().astype(str).unique().tolist()
-                categories.append(sorted(values))
+                categories.append(sorted({category_text(v) for v in frame[name].dropna()}))
             else:
                 categories.append(None)
         return cls(list(names), list(kinds), categories)
@@ -63,15 +90,15 @@ class FeatureEncoder:
         for j, (name, kind, cats) in enumerate(zip(self.names, self.kinds, self.categories)):
             col = frame[name]
             if kind == "categorical":
-                lookup = {c: i for i, c in enumerate(cats)}
-                text = col.astype("string")
-                X[:, j] = [lookup.get(v, np.nan) if v is not pd.NA else np.nan for v in text]
+                lookup = _category_lookup(cats)
+                X[:, j] = [np.nan if pd.isna(v) else lookup.get(category_text(v), np.nan)
+                           for v in col.to_numpy(dtype=object)]
             else:
                 numbers = pd.to_numeric(col, errors="coerce")
                 bad = numbers.isna().to_numpy() & col.notna().to_numpy()
                 if bad.any():
                     pos = int(np.flatnonzero(bad)[0])
-                    raise DataError(f"{source}: error: column {name!r}, line {_line_of(frame, pos)}: "
+                    raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
                                     f"{col.iloc[pos]!r} is not a number (the column is numeric)")
                 X[:, j] = numbers.to_numpy(dtype=float)
         return X
@@ -81,7 +108,40 @@ class FeatureEncoder:
 
     @classmethod
     def from_json(cls, doc: dict) -> "FeatureEncoder":
-        return cls(list(doc["names"]), list(doc["kinds"]), [None if c is None else list(c) for c in doc["categories"]])
+        """The encoder stored in a model file; ``ValueError`` if it cannot be the one training wrote.
+
+        A model file is data from outside: columns that do not line up would leave columns of
+        the matrix unset and score garbage, so every feature must have one kind it knows and
+        categories exactly when it is categorical.
+        """
+        names, kinds, categories = doc["names"], doc["kinds"], doc["categories"]
+        for key, value in (("names", names), ("kinds", kinds), ("categories", categories)):
+            if not isinstance(value, list):
+                raise ValueError(f"encoder {key} must be a list, got {type(value).__name__}")
+        if not all(isinstance(n, str) for n in names):
+            raise ValueError("encoder names must be text")
+        if not len(names) == len(kinds) == len(categories):
+            raise ValueError(f"encoder lists differ in length: {len(names)} names, {len(kinds)} kinds, "
+                             f"{len(categories)} categories")
+        for name, kind, cats in zip(names, kinds, categories):
+            if kind not in FEATURE_KINDS:
+                raise ValueError(f"feature {name!r} has unknown kind {kind!r} (kinds: {', '.join(FEATURE_KINDS)})")
+            if kind == "numeric" and cats is not None:
+                raise ValueError(f"numeric feature {name!r} must have categories null")
+            if kind == "categorical" and not (isinstance(cats, list) and all(isinstance(c, str) for c in cats)):
+                raise ValueError(f"categorical feature {name!r} must have a list of text categories")
+        return cls(list(names), list(kinds), [None if c is None else list(c) for c in categories])
+
+
+def _category_lookup(categories: list[str]) -> dict[str, int]:
+    """Category text -> code.  Model files written before :func:`category_text` stored a whole
+    float as ``"2.0"``; such a category also answers to ``"2"`` so those models still score."""
+    lookup = {c: i for i, c in enumerate(categories)}
+    for i, c in enumerate(categories):
+        alias = _integral_float_text(c)
+        if alias is not None:
+            lookup.setdefault(alias, i)
+    return lookup
 
 
 @dataclass

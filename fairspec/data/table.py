@@ -25,7 +25,10 @@ def read_table(path: Path) -> pd.DataFrame:
     if not path.is_file():
         raise DataError(f"{path}: error: data file not found")
     try:
-        frame = pd.read_csv(path, skipinitialspace=True)
+        # Only an empty cell is missing (as the README says): pandas' default NA words ("NA",
+        # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
+        # in a feature declared numeric they are text, and the checker says where.
+        frame = pd.read_csv(path, skipinitialspace=True, keep_default_na=False, na_values=[""])
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
     if frame.shape[1] == 0 or len(frame) == 0:

@@ -17,7 +17,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
-from fairspec.data.prepare import group_labels
+from fairspec.data.prepare import group_labels, line_of
 from fairspec.data.table import column_kind, value_mask
 from fairspec.errors import Diagnostic, Span, SpecSemanticError
 from fairspec.plan import families as fam
@@ -60,8 +60,12 @@ GROUP_LACKS_LABEL = ("{criterion} compares {rate}s, but {groups} of '{column}' {
                      "silently leave {it} out")
 HINT_GROUP_LACKS_LABEL = ("drop the group with a where filter, e.g. where {column} in [{kept}], or use a criterion "
                           "defined for every group (demographic_parity, accuracy_parity)")
-NUMERIC_NOT_NUMERIC = "feature '{column}' is declared numeric, but the column holds text such as {examples}"
+NUMERIC_NOT_NUMERIC = ("feature '{column}' is declared numeric, but the column holds text such as {examples} "
+                       "(first on line {line} of the data)")
 HINT_NUMERIC_NOT_NUMERIC = "declare it categorical, or leave out the type to let fairspec infer it"
+NUMERIC_NOT_FINITE = ("feature '{column}' is numeric, but the column holds {count} infinite value(s), "
+                      "the first {value} on line {line} of the data")
+HINT_NUMERIC_NOT_FINITE = "a numeric feature needs finite numbers; leave a cell empty for a missing value"
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
@@ -461,12 +465,14 @@ class _Checker:
         columns = [a.value for a in spec.protected.attributes]
         if len(rows) and columns and set(columns + [target.column.value]) <= set(table.columns):
             self.check_rates_defined(rows, columns)
-        for feature in spec.features:
-            if self.column_exists(feature.name, "feature") and feature.kind == "numeric":
-                self.check_numeric(feature, rows[feature.name.value])
-        for feature in spec.privileged:
-            if self.column_exists(feature.name, "privileged feature") and feature.kind == "numeric":
-                self.check_numeric(feature, rows[feature.name.value])
+        for block, role in ((spec.features, "feature"), (spec.privileged, "privileged feature")):
+            for feature in block:
+                if not self.column_exists(feature.name, role):
+                    continue
+                series = rows[feature.name.value]
+                # an untyped feature is numeric when its column is, and needs finite values too
+                if feature.kind == "numeric" or (feature.kind is None and column_kind(series) == "numeric"):
+                    self.check_numeric(feature, series)
 
     def check_filter_values_present(self, i: int, flt: ast.Filter, series: pd.Series) -> None:
         """A listed value that matches no row is most likely a typo (``"Caucasain"``) that would
@@ -539,15 +545,25 @@ class _Checker:
                      HINT_GROUP_LACKS_LABEL.format(column=columns[0], kept=kept) if len(columns) == 1 else None)
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
-        if ptypes.is_numeric_dtype(series.dtype):
+        """Text in a numeric column, or an infinite value: the families would each fail (or
+        not) in their own way on it, so the data is refused here, with the line to fix."""
+        if ptypes.is_bool_dtype(series.dtype):
             return
         present = series.dropna()
-        bad = present[pd.to_numeric(present, errors="coerce").isna()]
-        if len(bad) == 0:
-            return  # numbers stored as text convert cleanly
-        examples = ", ".join(repr(str(v)) for v in pd.unique(bad)[:3])
-        self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples), feature.name.span,
-                 HINT_NUMERIC_NOT_NUMERIC)
+        numbers = present if ptypes.is_numeric_dtype(series.dtype) else pd.to_numeric(present, errors="coerce")
+        text = numbers.isna().to_numpy()  # numbers stored as text convert cleanly
+        if text.any():
+            bad = present[text]
+            examples = ", ".join(repr(str(v)) for v in pd.unique(bad)[:3])
+            self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples,
+                                                line=line_of(present, int(np.flatnonzero(text)[0]))),
+                     feature.name.span, HINT_NUMERIC_NOT_NUMERIC)
+        infinite = ~text & ~np.isfinite(numbers.to_numpy(dtype=float, na_value=0.0))
+        if infinite.any():
+            first = int(np.flatnonzero(infinite)[0])
+            self.add(NUMERIC_NOT_FINITE.format(column=feature.name.value, count=int(infinite.sum()),
+                                               value=str(present.iloc[first]), line=line_of(present, first)),
+                     feature.name.span, HINT_NUMERIC_NOT_FINITE)
 
 
 def _distinct(series: pd.Series) -> list:

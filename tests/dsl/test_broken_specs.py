@@ -9,9 +9,9 @@ from __future__ import annotations
 import pathlib
 import re
 
-import pandas as pd
 import pytest
 
+from fairspec.data.table import read_table
 from fairspec.dsl import check_spec, load_spec, resolve_data_path
 from fairspec.errors import SpecError
 
@@ -34,7 +34,7 @@ def _expectation(path: pathlib.Path):
 
 def _load_and_check(path: pathlib.Path) -> None:
     doc = load_spec(path)
-    table = pd.read_csv(resolve_data_path(doc))
+    table = read_table(resolve_data_path(doc))  # read as the commands read it
     check_spec(doc, table)
 
 

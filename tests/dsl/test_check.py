@@ -116,7 +116,7 @@ def test_intersectional_protected_attributes_are_each_checked():
 
 def test_numeric_feature_on_a_text_column():
     (diag,) = problems(spec(features="features { city numeric }"), table())
-    assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="city", examples="'x', 'y', 'z'")
+    assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="city", examples="'x', 'y', 'z'", line=2)
     # numbers stored as text are accepted; untyped and categorical features never complain
     assert problems(spec(features="features { city numeric }"), table(city=["1", "2", "3", "4", "5", "6"])) == []
     assert problems(spec(features="features { city  sex categorical }"), table()) == []

@@ -1,0 +1,81 @@
+"""The feature encoder: category text independent of dtype, and model files that cannot be right."""
+from __future__ import annotations
+
+import copy
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairspec.data.prepare import FeatureEncoder, category_text
+from fairspec.data.table import read_table
+from fairspec.errors import ModelFileError
+from fairspec.pipeline.artifact import LoadedModel
+
+
+def _csv(path, text: str):
+    path.write_text(text)
+    return read_table(path)
+
+
+def test_whole_number_categories_encode_the_same_with_and_without_blank_cells(tmp_path):
+    # one blank cell makes pandas read the column as floats (2.0); the category is still "2"
+    complete = _csv(tmp_path / "complete.csv", "grade,x\n1,0\n2,0\n1,0\n")
+    with_blank = _csv(tmp_path / "blank.csv", "grade,x\n1,0\n,0\n2,0\n")
+    assert with_blank["grade"].dtype == float and complete["grade"].dtype != float
+
+    trained_complete = FeatureEncoder.fit(complete, ["grade"], ["categorical"])
+    trained_blank = FeatureEncoder.fit(with_blank, ["grade"], ["categorical"])
+    assert trained_complete.categories == trained_blank.categories == [["1", "2"]]
+    np.testing.assert_array_equal(trained_complete.transform(with_blank)[:, 0], [0, np.nan, 1])
+    np.testing.assert_array_equal(trained_blank.transform(complete)[:, 0], [0, 1, 0])
+
+
+def test_category_text_keeps_every_other_value_as_written():
+    assert [category_text(v) for v in (2.0, np.float64(-3.0), 7, np.int64(7), "2.0", "F", 2.5, True)] == [
+        "2", "-3", "7", "7", "2.0", "F", "2.5", "True"]
+
+
+def test_text_categories_of_a_model_file_keep_working():
+    encoder = FeatureEncoder.from_json({"names": ["sex", "workclass"], "kinds": ["categorical", "categorical"],
+                                        "categories": [["F", "M"], ["Private", "State-gov"]]})
+    frame = pd.DataFrame({"sex": ["M", "F", None, "X"], "workclass": ["State-gov", "Private", "Private", None]})
+    np.testing.assert_array_equal(encoder.transform(frame), [[1, 1], [0, 0], [np.nan, 0], [np.nan, np.nan]])
+
+
+def test_a_model_file_that_stored_whole_floats_as_x_point_0_still_scores():
+    encoder = FeatureEncoder.from_json({"names": ["grade"], "kinds": ["categorical"], "categories": [["1.0", "2.0"]]})
+    frame = pd.DataFrame({"grade": [2.0, 1.0, np.nan, 3.0]})
+    np.testing.assert_array_equal(encoder.transform(frame)[:, 0], [1, 0, np.nan, np.nan])
+
+
+GOOD = {"names": ["age", "sex"], "kinds": ["numeric", "categorical"], "categories": [None, ["F", "M"]]}
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"kinds": ["numeric"]}, "differ in length"),
+    ({"categories": [None]}, "differ in length"),
+    ({"names": ["age"]}, "differ in length"),
+    ({"kinds": ["bogus", "categorical"]}, "unknown kind 'bogus'"),
+    ({"categories": [None, None]}, "categorical feature 'sex' must have a list of text categories"),
+    ({"categories": [None, [1, 2]]}, "categorical feature 'sex' must have a list of text categories"),
+    ({"categories": [None, "FM"]}, "categorical feature 'sex' must have a list of text categories"),
+    ({"categories": [["a"], ["F", "M"]]}, "numeric feature 'age' must have categories null"),
+    ({"names": "age"}, "names must be a list"),
+    ({"names": ["age", 3]}, "names must be text"),
+])
+def test_encoder_from_json_refuses_what_training_cannot_have_written(change, fragment):
+    with pytest.raises(ValueError, match=fragment):
+        FeatureEncoder.from_json({**GOOD, **change})
+    assert FeatureEncoder.from_json(GOOD).to_json() == GOOD
+
+
+def test_a_damaged_encoder_is_a_damaged_model_file(root):
+    path = root / "reports" / "compas_baseline" / "model.json"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    LoadedModel.from_document(doc, str(path))
+    damaged = copy.deepcopy(doc)
+    damaged["preprocessing"]["encoder"]["kinds"] = damaged["preprocessing"]["encoder"]["kinds"][:-1]
+    with pytest.raises(ModelFileError, match=r"model\.json: error: damaged model file \(ValueError: .*length"):
+        LoadedModel.from_document(damaged, str(path))
