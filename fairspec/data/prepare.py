@@ -100,7 +100,14 @@ class FeatureEncoder:
                     pos = int(np.flatnonzero(bad)[0])
                     raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
                                     f"{col.iloc[pos]!r} is not a number (the column is numeric)")
-                X[:, j] = numbers.to_numpy(dtype=float)
+                values = numbers.to_numpy(dtype=float)
+                infinite = np.isinf(values)
+                if infinite.any():
+                    # the checker refuses these in training data; a scored file must not slip one past
+                    pos = int(np.flatnonzero(infinite)[0])
+                    raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
+                                    f"{col.iloc[pos]!r} is not a finite number")
+                X[:, j] = values
         return X
 
     def to_json(self) -> dict:

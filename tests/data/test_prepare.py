@@ -79,3 +79,12 @@ def test_a_damaged_encoder_is_a_damaged_model_file(root):
     damaged["preprocessing"]["encoder"]["kinds"] = damaged["preprocessing"]["encoder"]["kinds"][:-1]
     with pytest.raises(ModelFileError, match=r"model\.json: error: damaged model file \(ValueError: .*length"):
         LoadedModel.from_document(damaged, str(path))
+
+
+def test_an_infinite_value_in_a_scored_file_names_its_column_and_line(tmp_path):
+    from fairspec.errors import DataError
+
+    encoder = FeatureEncoder.fit(_csv(tmp_path / "train.csv", "age,x\n20,0\n30,1\n"), ["age"], ["numeric"])
+    scored = _csv(tmp_path / "score.csv", "age,x\n25,0\n-inf,1\n")
+    with pytest.raises(DataError, match=r"column 'age', line 3: .*not a finite number"):
+        encoder.transform(scored, source="score.csv")
