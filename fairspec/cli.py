@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from fairspec import __version__
-from fairspec.errors import FairspecError
+from fairspec.errors import FairspecError, UsageError
 
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
 
@@ -72,36 +72,84 @@ def cmd_check(args, out, err) -> int:
     return EXIT_OK
 
 
+def _check_emit_path(path: str | None) -> None:
+    """Refuse an --emit-model path before the spec is compiled and the model built: a wrong
+    suffix or place found only at the end would have cost all of that work."""
+    if path is None:
+        return
+    if not path:
+        raise UsageError("fairspec compile: error: argument --emit-model: empty path")
+    target = Path(path)
+    if target.suffix.lower() not in (".lp", ".mps"):
+        raise UsageError(f"fairspec compile: error: argument --emit-model: {path!r}: the suffix chooses the "
+                         f"format and must be .lp or .mps")
+    from fairspec.models.rule_set import pricing_path
+    from fairspec.pipeline.files import check_writable_dir
+
+    check_writable_dir(target.parent, [target.name, pricing_path(target).name])
+
+
+def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
+    """Write the family's model files beside ``target`` together: each into a private
+    directory first, then all renamed into place, so a failure (the rule-set pricing problem
+    is built after the master is written) never leaves a master without its pricing file."""
+    import shutil
+
+    from fairspec.pipeline.artifact import family_module
+    from fairspec.pipeline.files import FileSet, cannot_write
+
+    with FileSet() as files:
+        files.make_parents(target)
+        try:
+            staging = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        except OSError as exc:
+            raise cannot_write(target, exc) from None
+        try:
+            try:
+                written = family_module(family.name).emit_model(estimator, X, y, groups, staging / target.name)
+            except OSError as exc:
+                raise cannot_write(target, exc) from None
+            for path in written or [staging / target.name]:
+                files.add_file(path, target.parent / Path(path).name)
+            return files.commit()
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
 def cmd_compile(args, out, err) -> int:
     from fairspec.plan.families import FAMILIES
 
+    _check_emit_path(args.emit_model)
     plan, table = _compile_with_table(args.spec)
     family = FAMILIES[plan.model.family]
-    if args.emit_model and not family.solver_backed:
+    if args.emit_model is not None and not family.solver_backed:
         backed = ", ".join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)
         raise FairspecError(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
                             f"--emit-model works for: {backed}")
     out.write(plan.describe() + "\n")
-    if args.emit_model:
-        from fairspec.pipeline.artifact import family_module
+    if args.emit_model is not None:
         from fairspec.pipeline.train import prepare_data, training_matrix
 
         data = prepare_data(plan, _progress(args, err), table)
         criterion = plan.fairness[0] if plan.fairness else None
         _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)
-        written = family_module(family.name).emit_model(estimator, X, y, groups, args.emit_model)
-        for path in written or [args.emit_model]:
+        for path in _emit_model(family, estimator, X, y, groups, Path(args.emit_model)):
             out.write(f"wrote {path}\n")
     return EXIT_OK
 
 
 def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
+    from fairspec.pipeline.outputs import check_output_dir
 
+    if args.out is not None and not args.out:
+        raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
     progress = _progress(args, err)
     plan, table = _compile_with_table(args.spec)
-    result = train(plan, progress, table)
     out_dir = Path(args.out) if args.out else plan.output_dir
+    # a place the outputs cannot go is found now, not after a training run of minutes
+    check_output_dir(out_dir, max(1, len(plan.fairness)))
+    result = train(plan, progress, table)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:
@@ -110,10 +158,13 @@ def cmd_compile_and_train(args, out, err) -> int:
         acc = f"test accuracy {test['accuracy']:.3f}" if test else f"train accuracy {point.metrics_doc['train']['accuracy']:.3f}"
         gap = ""
         if f["criterion"]:
-            achieved = f["achieved_test"] if f["achieved_test"] is not None else f["achieved_train"]
-            gap = f", {f['criterion']} gap {achieved:.3f}"
-            if f["bound"] is not None:
-                gap += f" (bound {f['bound']:g}: {'met' if (f['met_test'] if f['met_test'] is not None else f['met_train']) else 'NOT met'})"
+            # the verdict is on test when there is a test split, as in the report; a gap fewer
+            # than two groups can show is "not measurable", never a number
+            split, achieved, met = (("test", f["achieved_test"], f["met_test"]) if test else
+                                    ("train", f["achieved_train"], f["met_train"]))
+            gap = f", {f['criterion']} {split} gap " + ("not measurable" if achieved is None else f"{achieved:.3f}")
+            if f["bound"] is not None and met is not None:
+                gap += f" (bound {f['bound']:g}: {'met' if met else 'NOT met'})"
         out.write(f"{plan.name}: {acc}{gap}\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
     return EXIT_OK
@@ -125,13 +176,30 @@ def cmd_predict(args, out, err) -> int:
     from fairspec import load_model
     from fairspec.data.table import read_table
     from fairspec.files import write_atomic
+    from fairspec.pipeline.files import OutputError, cannot_write, check_writable_dir
 
+    if args.output is not None:
+        # checked before the model is loaded and the data read and scored
+        if not args.output:
+            raise UsageError("fairspec predict: error: argument -o/--output: empty path")
+        target = Path(args.output)
+        model_file = Path(args.model) / "model.json" if os.path.isdir(args.model) else Path(args.model)
+        for name, source in (("data", Path(args.data)), ("model", model_file)):
+            if os.path.exists(target) and os.path.exists(source) and os.path.samefile(target, source):
+                raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} is the {name} "
+                                 f"file {source}; it would be overwritten")
+        if os.path.isdir(target):
+            raise OutputError(f"{target}: error: cannot write (it is a directory; give a file name)")
+        check_writable_dir(target.parent, [target.name])
     model = load_model(args.model)
     frame = read_table(Path(args.data))
     labels, scores = model.predict(frame, source=args.data)
     text = pd.DataFrame({"prediction": labels, "score": scores}).to_csv(index=False, float_format="%.6g")
     if args.output:
-        write_atomic(Path(args.output), text)
+        try:
+            write_atomic(Path(args.output), text)
+        except OSError as exc:
+            raise cannot_write(args.output, exc) from None
         err.write(f"wrote {len(labels)} predictions to {args.output}\n")
     else:
         out.write(text)

@@ -6,7 +6,7 @@ import tempfile
 from pathlib import Path
 
 
-def _new_file_mode(path: Path) -> int:
+def new_file_mode(path: Path) -> int:
     """The mode ``open(path, "w")`` would give: the old file's when replacing one, otherwise
     0666 less the umask.  ``mkstemp`` creates 0600, and a report or model file is handed to
     reviewers like any other output."""
@@ -31,7 +31,7 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, _new_file_mode(path))
+        os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
         try:

@@ -1,8 +1,17 @@
-"""Canonical JSON for output files (written with :func:`fairspec.files.write_atomic`)."""
+"""Canonical JSON for output files, and :class:`FileSet`: the files of one run written together."""
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import math
+import os
+import secrets
+import tempfile
+from pathlib import Path
+
+from fairspec.errors import FairspecError
+from fairspec.files import new_file_mode
 
 
 def _json_safe(value):
@@ -20,3 +29,201 @@ def _json_safe(value):
 def dumps(doc) -> str:
     """Canonical JSON: sorted keys, 2-space indent, no NaN (``null`` instead)."""
     return json.dumps(_json_safe(doc), sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+# --- writing a set of files ---------------------------------------------------------------
+#
+# write_atomic makes each file atomic, not the set: a run whose third file fails to write
+# would leave a new model.json beside an old report.html.  FileSet writes every file under a
+# temporary name first and renames them into place only once all were written.
+
+
+class OutputError(FairspecError):
+    """An output location that cannot be written: a file where a directory must be, no
+    permission, a name too long.  The place is wrong, not fairspec (exit code 1)."""
+
+
+def cannot_write(path, exc: OSError) -> OutputError:
+    """The error a user sees for ``exc`` raised while writing ``path``."""
+    reason = exc.strerror or str(exc) or type(exc).__name__
+    return OutputError(f"{path}: error: cannot write ({reason})")
+
+
+#: a file is first written as .NAME.XXXXXXXX.tmp, so its name must leave room for these bytes
+_TEMP_EXTRA = len(".") + len(".XXXXXXXX.tmp")
+
+
+def check_writable_dir(path, file_names=()) -> None:
+    """Raise :class:`OutputError` when directory ``path`` could not be created or written, or
+    one of ``file_names`` in it is a directory.  Creates nothing: it runs before the work, and
+    a run that then fails must not leave an empty directory behind."""
+    path = Path(path)
+    try:
+        existing, missing = path, []
+        while not os.path.lexists(existing):  # lexists: False, not an error, for a too-long name
+            missing.append(existing.name)
+            if existing.parent == existing:
+                break
+            existing = existing.parent
+        if existing.is_symlink() and not existing.exists():
+            raise OutputError(f"{path}: error: cannot create the directory ({existing} is a broken symbolic link)")
+        if not existing.is_dir():
+            if existing == path:
+                raise OutputError(f"{path}: error: cannot write there: it is a file, not a directory")
+            raise OutputError(f"{path}: error: cannot create the directory: {existing} is not a directory")
+        if not os.access(existing, os.W_OK | os.X_OK):
+            raise OutputError(f"{path}: error: cannot write in {existing} (permission denied)")
+        try:
+            name_max = os.pathconf(existing, "PC_NAME_MAX")
+        except (OSError, ValueError, AttributeError):
+            name_max = 255
+        for name in missing:
+            if len(os.fsencode(name)) > name_max:
+                raise OutputError(f"{path}: error: cannot create the directory: the name {name[:20]}... is longer "
+                                  f"than {name_max} bytes")
+        for name in file_names:
+            if len(os.fsencode(Path(name).name)) + _TEMP_EXTRA > name_max:
+                raise OutputError(f"{path / name}: error: cannot write: the file name is longer than "
+                                  f"{name_max - _TEMP_EXTRA} bytes")
+            if os.path.isdir(path / name):
+                raise OutputError(f"{path / name}: error: cannot write (a directory is in the way)")
+    except OSError as exc:  # a component that cannot even be looked at
+        raise cannot_write(exc.filename or path, exc) from None
+
+
+def _free_name(path: Path, suffix: str) -> Path:
+    """A name beside ``path`` that nothing uses yet (the caller creates it without replacing)."""
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}{suffix}")
+
+
+class FileSet:
+    """Files that appear together or not at all.
+
+    ``add_text`` writes each file under a temporary name beside its final one; ``remove``
+    schedules a file (an earlier run's) to go; ``commit`` then renames everything into place,
+    and on a failure part-way puts back what it had replaced or removed.  Used as a context
+    manager, an exception before ``commit`` removes the temporaries.
+    """
+
+    def __init__(self):
+        self._staged: list[tuple[Path, Path]] = []  # (temporary, final)
+        self._remove: list[Path] = []
+        self._remove_dirs: list[Path] = []
+        self._made_dirs: list[Path] = []
+        self.written: list[Path] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        if exc_type is not None:
+            self.discard()
+        return False
+
+    def make_parents(self, path: Path) -> None:
+        """Create the missing directories above ``path``; a discarded set removes them again."""
+        todo = []
+        parent = path.parent
+        while not parent.exists() and parent.parent != parent:
+            todo.append(parent)
+            parent = parent.parent
+        for d in reversed(todo):
+            try:
+                d.mkdir()
+            except OSError as exc:
+                raise cannot_write(d, exc) from None
+            self._made_dirs.append(d)
+
+    def add_text(self, path, text: str) -> None:
+        path = Path(path)
+        self.make_parents(path)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
+        self._staged.append((Path(tmp), path))
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.chmod(tmp, new_file_mode(path))
+        except OSError as exc:
+            raise cannot_write(path, exc) from None
+
+    def add_file(self, tmp, path) -> None:
+        """Take a file already written at ``tmp`` (same file system as ``path``) into the set."""
+        self._staged.append((Path(tmp), Path(path)))
+
+    def remove(self, path, rmdir_after: bool = False) -> None:
+        """Remove file ``path`` on commit; with ``rmdir_after``, ``path`` is a directory to
+        remove once the files scheduled in it are gone (kept if anything else is left)."""
+        (self._remove_dirs if rmdir_after else self._remove).append(Path(path))
+
+    def discard(self) -> None:
+        for tmp, _ in self._staged:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+        for d in reversed(self._made_dirs):
+            with contextlib.suppress(OSError):
+                d.rmdir()  # only when empty: someone else may have put a file there meanwhile
+        self._staged.clear()
+
+    def commit(self) -> list[Path]:
+        """Rename every file into place; returns the final paths."""
+        for _, final in self._staged:
+            if final.is_dir():  # checked first: os.replace would fail on it half-way through the set
+                self.discard()
+                raise cannot_write(final, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+        removed: list[tuple[Path, Path]] = []  # (path, where it waits until the commit is done)
+        replaced: list[tuple[Path, Path | None, bool]] = []  # (final, backup, existed)
+        current = None
+        try:
+            for current in self._remove:
+                aside = _free_name(current, ".old")
+                os.rename(current, aside)
+                removed.append((current, aside))
+            for tmp, current in self._staged:
+                existed, backup = os.path.lexists(current), None
+                if existed:
+                    backup = _free_name(current, ".old")
+                    try:
+                        os.link(current, backup, follow_symlinks=False)
+                    except OSError:  # no hard links here: that one file cannot be put back
+                        backup = None
+                try:
+                    os.replace(tmp, current)
+                except OSError:
+                    if backup is not None:
+                        with contextlib.suppress(OSError):
+                            backup.unlink()
+                    raise
+                replaced.append((current, backup, existed))
+        except BaseException as exc:  # Ctrl-C too: half a set renamed is what this class prevents
+            for final, backup, existed in reversed(replaced):
+                with contextlib.suppress(OSError):
+                    if backup is not None:
+                        os.replace(backup, final)
+                    elif not existed:
+                        final.unlink()
+            for path, aside in reversed(removed):
+                with contextlib.suppress(OSError):
+                    os.rename(aside, path)
+            self.discard()
+            if isinstance(exc, OSError):
+                raise cannot_write(current, exc) from None
+            raise
+        for _, backup, _ in replaced:
+            if backup is not None:
+                with contextlib.suppress(OSError):
+                    backup.unlink()
+        for _, aside in removed:
+            with contextlib.suppress(OSError):
+                aside.unlink()
+        for d in self._remove_dirs:
+            with contextlib.suppress(OSError):
+                d.rmdir()
+        self.written = [final for _, final in self._staged]
+        self._staged, self._made_dirs = [], []
+        return self.written
+

@@ -255,5 +255,31 @@ def solve(model: pyo.ConcreteModel, *, time_limit: float = 60.0, mip_gap: float 
 
 
 def write_model(model: pyo.ConcreteModel, path: str) -> None:
-    """Write ``model`` as LP or MPS, chosen by the file's suffix (``.lp`` / ``.mps``)."""
-    model.write(str(path), io_options={"symbolic_solver_labels": True})
+    """Write ``model`` as LP or MPS, chosen by the file's suffix (``.lp`` / ``.mps``, in any case).
+
+    The file is written under a temporary name and renamed into place: a failed write leaves
+    no half model file, and an existing file as it was.
+    """
+    import contextlib
+    import os
+    import tempfile
+    from pathlib import Path
+
+    from fairspec.files import new_file_mode
+
+    path = Path(path)
+    # Pyomo infers the format from a lower-case suffix only, and would infer none from the
+    # temporary name: the format is passed explicitly
+    fmt = {".lp": "lp", ".mps": "mps"}.get(path.suffix.lower())
+    if fmt is None:
+        raise ValueError(f"{path}: a model file is written as LP or MPS, so its name must end in .lp or .mps")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        model.write(tmp, format=fmt, io_options={"symbolic_solver_labels": True})
+        os.chmod(tmp, new_file_mode(path))  # mkstemp's 0600 would hide the file from others
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,287 @@
+"""Output directories: what `fairspec report` accepts, what a run leaves behind, what a failed
+write leaves, and output paths refused before the work instead of crashing after it."""
+import errno
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+import fairspec
+from fairspec.cli import main
+from fairspec.pipeline.outputs import read_outputs, write_outputs
+from fairspec.pipeline.train import TrainingResult
+from tests.conftest import sample_csv
+from tests.pipeline.test_cli import SPEC, make_data
+from tests.pipeline.test_emit_model import SPEC as RULES_SPEC
+
+SWEEP_SPEC = """spec toy_sweep
+data "{data}"
+target y positive 1
+protected group
+features {{ x1 numeric  x2 numeric  color categorical }}
+fairness equal_opportunity <= [0.05, 0.1, 0.2]
+model tree {{ depth 2  min_samples_leaf 20 }}
+solver {{ time_limit 5s  threads 1  seed 1 }}
+evaluate {{ holdout 0.3 stratify seed 5 }}
+"""
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """One single run and one three-point sweep, trained once; tests copy them."""
+    tmp = tmp_path_factory.mktemp("trained")
+    data = make_data(tmp / "toy.csv")
+    (tmp / "toy.fair").write_text(SPEC.format(data=data, missing="impute(median)"))
+    (tmp / "sweep.fair").write_text(SWEEP_SPEC.format(data=data))
+    single = fairspec.train(fairspec.compile_spec(fairspec.load_spec(tmp / "toy.fair")))
+    sweep = fairspec.train(fairspec.compile_spec(fairspec.load_spec(tmp / "sweep.fair")))
+    write_outputs(single, tmp / "single")
+    write_outputs(sweep, tmp / "sweep")
+    return {"tmp": tmp, "data": data, "spec": tmp / "toy.fair", "single": single, "sweep": sweep}
+
+
+def run(argv, capsys):
+    code = main(argv)
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def files_of(directory: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(directory)): p.read_bytes() for p in sorted(directory.rglob("*")) if p.is_file()}
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_text())
+    doc = change(doc)
+    path.write_text(json.dumps(doc))
+
+
+def _swap(d: Path) -> None:
+    model, metrics = (d / "model.json").read_text(), (d / "metrics.json").read_text()
+    (d / "model.json").write_text(metrics)
+    (d / "metrics.json").write_text(model)
+
+
+# --- 1. `fairspec report` checks what it reads ------------------------------------------------
+
+DAMAGED = {
+    "metrics is another JSON": ("single", "metrics.json", lambda d: (d / "metrics.json").write_text('{"a": 1}')),
+    "model and metrics swapped": ("single", "model.json", _swap),
+    "model is a list": ("single", "model.json", lambda d: (d / "model.json").write_text("[]")),
+    "model from another run": ("single", "metrics.json",
+                               lambda d: _edit(d / "model.json", lambda m: {**m, "created": "2001-01-01T00:00:00Z"})),
+    "model of a newer format": ("single", "model.json",
+                                lambda d: _edit(d / "model.json", lambda m: {**m, "format_version": 99})),
+    "metrics with a damaged block": ("single", "metrics.json", lambda d: _edit(
+        d / "metrics.json", lambda m: {**m, "train": {"groups": [1]}})),
+    "sweep without points": ("sweep", "sweep.json", lambda d: _edit(
+        d / "sweep.json", lambda s: {k: v for k, v in s.items() if k != "points"})),
+    "sweep with no points": ("sweep", "sweep.json", lambda d: _edit(d / "sweep.json", lambda s: {**s, "points": []})),
+    "sweep leading outside": ("sweep", "sweep.json", lambda d: _edit(
+        d / "sweep.json", lambda s: {**s, "points": [{**s["points"][0], "dir": "../../../etc"}] + s["points"][1:]})),
+    "sweep point from another run": ("sweep", "point-1/metrics.json",
+                                     lambda d: shutil.copy(d / "point-2" / "metrics.json", d / "point-1" / "metrics.json")),
+}
+
+
+@pytest.mark.parametrize("case", DAMAGED, ids=list(DAMAGED))
+def test_report_refuses_files_that_are_not_one_run(trained, tmp_path, capsys, case):
+    kind, named, damage = DAMAGED[case]
+    d = tmp_path / "run"
+    shutil.copytree(trained["tmp"] / kind, d)
+    damage(d)
+    before = (d / "report.html").read_bytes()
+    code, _, err = run(["report", str(d)], capsys)
+    assert code == 1 and f"{d / named}: error:" in err, err
+    assert (d / "report.html").read_bytes() == before
+
+
+def test_report_of_a_file_is_an_error_not_a_crash(trained, capsys):
+    path = trained["tmp"] / "single" / "model.json"
+    code, _, err = run(["report", str(path)], capsys)
+    assert code == 1 and f"{path}: error: not a directory" in err
+
+
+def test_report_reads_files_written_before_they_had_a_format(trained, tmp_path, capsys):
+    # metrics.json and sweep.json had no format, version or model digest before: still read
+    for kind in ("single", "sweep"):
+        d = tmp_path / kind
+        shutil.copytree(trained["tmp"] / kind, d)
+        for path in [d / "sweep.json", *d.rglob("metrics.json")]:
+            if path.exists():
+                _edit(path, lambda doc: {k: v for k, v in doc.items()
+                                         if k not in ("format", "format_version", "model_sha256")})
+        assert len(read_outputs(d)) == (1 if kind == "single" else 3)
+        assert run(["report", str(d)], capsys)[0] == 0
+
+
+# --- 2. a run replaces everything an earlier run left -----------------------------------------
+
+def _point(result, i) -> TrainingResult:
+    return TrainingResult(result.plan, [result.points[i]])
+
+
+def test_single_run_after_a_sweep_removes_the_sweep(trained, tmp_path, capsys):
+    d = tmp_path / "run"
+    write_outputs(trained["sweep"], d)
+    write_outputs(trained["single"], d)
+    assert sorted(files_of(d)) == ["metrics.json", "model.json", "report.html"]
+    assert run(["report", str(d)], capsys)[0] == 0
+    assert "Point 0" not in (d / "report.html").read_text()
+
+
+def test_sweep_after_a_single_run_removes_the_old_model_but_not_a_users_files(trained, tmp_path, capsys):
+    d = tmp_path / "run"
+    write_outputs(trained["single"], d)
+    (d / "point-7").mkdir()
+    (d / "point-7" / "notes.txt").write_text("mine")
+    write_outputs(trained["sweep"], d)
+    assert not (d / "model.json").exists() and not (d / "metrics.json").exists()
+    assert (d / "point-7" / "notes.txt").read_text() == "mine"
+    code, _, err = run(["predict", str(d), str(trained["data"])], capsys)
+    assert code == 1 and "model.json" in err
+
+
+def test_shorter_sweep_removes_the_points_beyond_it(trained, tmp_path):
+    d = tmp_path / "run"
+    write_outputs(trained["sweep"], d)
+    shorter = TrainingResult(trained["sweep"].plan, trained["sweep"].points[:2])
+    write_outputs(shorter, d)
+    assert sorted(p.name for p in d.iterdir()) == ["point-0", "point-1", "report.html", "sweep.json"]
+    assert len(read_outputs(d)) == 2
+
+
+# --- 3. the files of a run are replaced together ----------------------------------------------
+
+def _fail_on_call(monkeypatch, module, name, n):
+    real, calls = getattr(module, name), []
+
+    def fake(*a, **k):
+        calls.append(a)
+        if len(calls) == n:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real(*a, **k)
+
+    monkeypatch.setattr(module, name, fake)
+
+
+@pytest.mark.parametrize("failing", ["fsync", "replace"])
+def test_a_write_failing_part_way_leaves_the_previous_run_whole(trained, tmp_path, capsys, monkeypatch, failing):
+    d = tmp_path / "run"
+    write_outputs(_point(trained["sweep"], 0), d)
+    before = files_of(d)
+    # the second file fails (disk full): while being written, or while being renamed into place
+    _fail_on_call(monkeypatch, os, failing, 2)
+    with pytest.raises(fairspec.errors.FairspecError, match="No space left"):
+        write_outputs(_point(trained["sweep"], 2), d)
+    monkeypatch.undo()
+    assert files_of(d) == before
+    assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]  # no temporaries
+
+
+def test_a_directory_in_the_way_is_found_before_training(trained, tmp_path, capsys, monkeypatch):
+    d = tmp_path / "run"
+    write_outputs(trained["single"], d)
+    (d / "metrics.json").unlink()
+    (d / "metrics.json").mkdir()
+    before = files_of(d)
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
+    assert code == 1 and f"{d / 'metrics.json'}: error: cannot write" in err
+    assert files_of(d) == before
+
+
+# --- 4. output paths refused up front, and write errors that name the path --------------------
+
+def _no_training(*a, **k):
+    raise AssertionError("trained although the output could not be written")
+
+
+@pytest.mark.parametrize("out", ["afile", "afile/sub", "x" * 300, "x" * 300 + "/sub"])
+def test_an_output_directory_that_cannot_be_written_is_refused_before_training(trained, tmp_path, capsys,
+                                                                               monkeypatch, out):
+    monkeypatch.chdir(tmp_path)
+    Path("afile").write_text("not a directory")
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", out, "-q"], capsys)
+    assert code == 1 and f"{out}: error: " in err and "internal error" not in err
+    assert Path("afile").read_text() == "not a directory"
+
+
+def test_an_unwritable_output_directory_is_refused_before_training(trained, tmp_path, capsys, monkeypatch):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **k: Path(p) != locked and real_access(p, mode, **k))
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(locked / "run"), "-q"], capsys)
+    assert code == 1 and "permission denied" in err and not (locked / "run").exists()
+
+
+def test_empty_output_names_are_usage_errors(trained, capsys):
+    assert run(["compile-and-train", str(trained["spec"]), "--out", ""], capsys)[0] == 2
+    assert run(["predict", str(trained["tmp"] / "single"), str(trained["data"]), "-o", ""], capsys)[0] == 2
+
+
+def test_predict_output_checks(trained, tmp_path, capsys):
+    model = trained["tmp"] / "single"
+    data = tmp_path / "data.csv"
+    shutil.copy(trained["data"], data)
+    original = data.read_bytes()
+    code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path)], capsys)
+    assert code == 1 and f"{tmp_path}: error: cannot write" in err
+    code, _, err = run(["predict", str(model), str(data), "-o", str(data)], capsys)
+    assert code == 2 and "data file" in err and data.read_bytes() == original
+    code, _, err = run(["predict", str(model), str(data), "-o", str(model / "model.json")], capsys)
+    assert code == 2 and "model file" in err and json.loads((model / "model.json").read_text())["format"]
+
+
+# --- 5. --emit-model ----------------------------------------------------------------------------
+
+@pytest.fixture
+def rules_spec(tmp_path):
+    data = sample_csv("compas", 300, tmp_path / "compas.csv")
+    spec = tmp_path / "rules.fair"
+    spec.write_text(RULES_SPEC.format(data=data))
+    return spec
+
+
+@pytest.mark.parametrize("target", ["m.txt", "m", "m.mps.gz", ""])
+def test_emit_model_with_a_suffix_that_is_no_format_is_a_usage_error_before_any_work(
+        rules_spec, tmp_path, capsys, monkeypatch, target):
+    import fairspec.plan.compile
+
+    def no_compile(*a, **k):
+        raise AssertionError("compiled although the command line was wrong")
+
+    monkeypatch.setattr(fairspec.plan.compile, "compile_with_table", no_compile)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["compile", str(rules_spec), "--emit-model", target, "-q"], capsys)
+    assert code == 2 and "--emit-model" in err and out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["compas.csv", "rules.fair"]
+
+
+def test_emit_model_suffix_in_capitals_into_a_new_directory(rules_spec, tmp_path, capsys):
+    target = tmp_path / "new" / "M.LP"
+    code, out, err = run(["compile", str(rules_spec), "--emit-model", str(target), "-q"], capsys)
+    assert code == 0, err
+    assert sorted(p.name for p in target.parent.iterdir()) == ["M.LP", "M.pricing.LP"]
+    import highspy
+
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    # HiGHS too chooses the format by the suffix: read under the lower-case name it knows
+    shutil.copy(target, tmp_path / "m.lp")
+    assert h.readModel(str(tmp_path / "m.lp")) == highspy.HighsStatus.kOk and h.getNumRow() > 0
+
+
+def test_emit_model_leaves_no_master_without_its_pricing_problem(rules_spec, tmp_path, capsys, monkeypatch):
+    import fairspec.solvers.highs as highs
+
+    # the master is written, then the disk fills up while the pricing problem is
+    _fail_on_call(monkeypatch, highs, "write_model", 2)
+    code, _, err = run(["compile", str(rules_spec), "--emit-model", str(tmp_path / "m.lp"), "-q"], capsys)
+    assert code == 1 and f"{tmp_path / 'm.lp'}: error: cannot write (No space left" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["compas.csv", "rules.fair"]
