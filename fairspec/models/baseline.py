@@ -188,15 +188,125 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
 
 
 def estimator_from_json(doc: dict) -> BaselineClassifier:
+    """The fitted estimator ``to_json`` wrote; ``ValueError`` saying what is wrong otherwise.
+
+    A model file comes from outside: ``predict_proba`` walks the tree's child links until a
+    leaf and indexes columns by the stored numbers, so links that loop would never end and
+    indices out of range would crash at predict time.  Everything it reads is checked here.
+    """
+    if not isinstance(doc, dict) or doc.get("kind") != "baseline":
+        raise ValueError(f"not a baseline model: kind {doc.get('kind') if isinstance(doc, dict) else None!r}")
+    if not isinstance(doc.get("params"), dict):
+        raise ValueError("'params' must be an object")
     params = dict(doc["params"])
-    params["categorical_features"] = tuple(params.get("categorical_features", ()))
-    est = BaselineClassifier(**params)
-    est.layout_ = [{"column": int(e["column"]), "code": e["code"]} for e in doc["layout"]]
-    est.n_features_in_ = int(doc["n_features_in"])
+    if params.get("learner", "tree") not in ("tree", "logistic"):
+        raise ValueError(f"learner must be 'tree' or 'logistic', got {_show(params['learner'])}")
+    n_features = doc.get("n_features_in")
+    if not _is_int(n_features) or n_features < 1:
+        raise ValueError(f"n_features_in must be a positive integer, got {_show(n_features)}")
+    categorical = params.get("categorical_features", ())
+    if not isinstance(categorical, (list, tuple)) or not all(_is_int(j) and 0 <= j < n_features for j in categorical):
+        raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
+    params["categorical_features"] = tuple(categorical)
+    try:
+        est = BaselineClassifier(**params)
+    except TypeError as exc:  # a parameter this version does not have
+        raise ValueError(f"params: {exc}") from None
+    est.layout_ = _layout_from_json(doc.get("layout"), n_features, set(categorical))
+    est.n_features_in_ = n_features
     est.classes_ = np.array([0, 1])
+    width = len(est.layout_)
     if est.learner == "tree":
-        est.tree_ = doc["tree"]
+        est.tree_ = _tree_from_json(doc.get("tree"), width)
     else:
-        est.linear_ = doc["linear"]
+        linear = doc.get("linear")
+        if not isinstance(linear, dict):
+            raise ValueError("a logistic baseline needs a 'linear' object")
+        coef = linear.get("coef")
+        if not isinstance(coef, list) or len(coef) != width:
+            raise ValueError(f"linear.coef must be a list of {width} numbers (one per layout column)")
+        est.linear_ = {"coef": [_finite(c, "linear.coef") for c in coef],
+                       "intercept": _finite(linear.get("intercept"), "linear.intercept")}
     est.fit_log_ = {}
     return est
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _finite(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    try:
+        x = float(value) if ok else np.nan
+    except OverflowError:
+        x = np.nan
+    if not (np.isfinite(x) and low <= x <= high):
+        raise ValueError(f"{what} must be a finite number"
+                         + ("" if (low, high) == (-np.inf, np.inf) else f" in [{low:g}, {high:g}]")
+                         + f", got {_show(value)}")
+    return x
+
+
+def _layout_from_json(layout, n_features: int, categorical: set) -> list[dict]:
+    # fit writes one pass-through column per numeric feature and one indicator per category
+    # code of a categorical feature; a column of another kind would read the wrong values
+    if not isinstance(layout, list) or not layout:
+        raise ValueError("layout must be a non-empty list of columns")
+    out = []
+    for k, e in enumerate(layout):
+        if not isinstance(e, dict) or not _is_int(e.get("column")) or not 0 <= e["column"] < n_features:
+            raise ValueError(f"layout[{k}] must name a feature column 0..{n_features - 1}")
+        code = e.get("code")
+        if (code is None) == (e["column"] in categorical):
+            raise ValueError(f"layout[{k}]: feature {e['column']} is "
+                             + ("categorical but has no category code" if code is None
+                                else "numeric but has a category code"))
+        if code is not None:
+            code = _finite(code, f"layout[{k}].code", 0.0)
+        out.append({"column": e["column"], "code": code})
+    return out
+
+
+def _tree_from_json(tree, width: int) -> dict:
+    keys = ("left", "right", "feature", "threshold", "p_positive", "n")
+    if not isinstance(tree, dict) or not all(isinstance(tree.get(k), list) for k in keys):
+        raise ValueError(f"tree must be an object with lists {', '.join(keys)}")
+    m = len(tree["left"])
+    if m == 0 or any(len(tree[k]) != m for k in keys):
+        raise ValueError("tree lists must be non-empty and of one length; got "
+                         + ", ".join(f"{k} {len(tree[k])}" for k in keys))
+    left, right, feature, n = (list(tree[k]) for k in ("left", "right", "feature", "n"))
+    for k, values in (("left", left), ("right", right), ("feature", feature), ("n", n)):
+        bad = next((v for v in values if not _is_int(v)), None)
+        if bad is not None:
+            raise ValueError(f"tree.{k} must hold integers, got {_show(bad)}")
+    threshold = [_finite(t, "tree.threshold") for t in tree["threshold"]]
+    p_positive = [_finite(p, "tree.p_positive", 0.0, 1.0) for p in tree["p_positive"]]
+    # scikit-learn numbers nodes as it creates them, so a child always comes after its parent;
+    # with every node but the root the child of exactly one node, each row reaches a leaf in
+    # fewer than m steps
+    parent = [-1] * m
+    for i in range(m):
+        if left[i] == -1 and right[i] == -1:
+            continue
+        if not 0 <= feature[i] < width:
+            raise ValueError(f"tree node {i}: feature {feature[i]} is out of range (the layout has {width} columns)")
+        for side, c in (("left", left[i]), ("right", right[i])):
+            if not i < c < m:
+                raise ValueError(f"tree node {i}: {side} child {c} is not a node after it (the tree has nodes "
+                                 f"0..{m - 1}; children always follow their parent)")
+            if parent[c] >= 0:
+                raise ValueError(f"tree node {c} is reached twice (a child of node {parent[c]}, "
+                                 f"then of node {i} again)")
+            parent[c] = i
+    orphan = next((i for i in range(1, m) if parent[i] < 0), None)
+    if orphan is not None:
+        raise ValueError(f"tree node {orphan} is no node's child, so no row can reach it")
+    return {"left": left, "right": right, "feature": feature, "threshold": threshold, "p_positive": p_positive,
+            "n": n}

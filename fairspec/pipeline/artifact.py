@@ -119,21 +119,34 @@ class LoadedModel(FittedPipeline):
 
     @classmethod
     def from_document(cls, doc: dict, source: str = "model.json") -> "LoadedModel":
+        """The model ``doc`` describes, checked so that a damaged or edited file is refused here,
+        as a ``ModelFileError`` naming ``source``, instead of failing or scoring garbage later."""
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ModelFileError(f"{source}: error: not a fairspec model file")
         if doc.get("format_version") != FORMAT_VERSION:
             raise ModelFileError(f"{source}: error: model file format {doc.get('format_version')!r} "
                                  f"is not supported (this fairspec reads format {FORMAT_VERSION})")
+        from fairspec.errors import FairspecError
+
+        # what reading a damaged document can raise: anything a lookup, conversion or check of
+        # the families (or a too deeply nested document) throws; other errors are bugs and stay so
+        damage = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError, FairspecError)
+        family = None
         try:
             pre = doc["preprocessing"]
             encoder = FeatureEncoder.from_json(pre["encoder"])
             imputer = None if pre.get("imputer") is None else Imputer.from_json(pre["imputer"])
+            cls._check_preprocessing(pre, encoder, imputer)
             family = doc["model"]["family"]
-            if family not in FAMILIES or not FAMILIES[family].implemented:
-                raise ModelFileError(f"{source}: error: unknown model family {family!r}")
-            estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ModelFileError(f"{source}: error: damaged model file ({type(exc).__name__}: {exc})") from None
+            if isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented:
+                estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
+                cls._check_estimator(estimator, encoder)
+        except damage as exc:
+            # the families' own errors already say what is wrong; others need their type to be read
+            why = str(exc) if isinstance(exc, FairspecError) else f"{type(exc).__name__}: {exc}"
+            raise ModelFileError(f"{source}: error: damaged model file ({why})") from None
+        if not (isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented):
+            raise ModelFileError(f"{source}: error: unknown model family {family!r}")
         return cls(encoder, imputer, estimator, doc)
 
     @classmethod
@@ -147,7 +160,55 @@ class LoadedModel(FittedPipeline):
             raise ModelFileError(f"{path}: error: model file not found") from None
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
+        except RecursionError:  # the decoder recurses once per nesting level
+            raise ModelFileError(f"{path}: error: damaged model file (JSON nested too deeply)") from None
+        except OSError as exc:
+            raise ModelFileError(f"{path}: error: cannot read the model file ({exc.strerror or exc})") from None
         return cls.from_document(doc, str(path))
+
+    @staticmethod
+    def _check_preprocessing(pre: dict, encoder: FeatureEncoder, imputer: Imputer | None) -> None:
+        """``ValueError`` unless the preprocessing entries fit together (predict relies on them)."""
+        missing = pre.get("missing")
+        if not isinstance(missing, dict) or not isinstance(missing.get("strategy"), str):
+            raise ValueError("preprocessing.missing must be an object with a 'strategy'")
+        # training imputes exactly under `missing impute(...)`; without the imputer the rows'
+        # missing values would reach an estimator that was never fitted on any
+        if (missing["strategy"] == "impute") != (imputer is not None):
+            raise ValueError(f"missing strategy {missing['strategy']!r} "
+                             + ("needs an imputer" if imputer is None else "has no use for an imputer"))
+        if imputer is None:
+            return
+        p = len(encoder.names)
+        if imputer.method not in ("mean", "median", "knn"):
+            raise ValueError(f"unknown imputation method {imputer.method!r}")
+        if len(imputer.fill) != p or not np.all(np.isfinite(imputer.fill)):
+            raise ValueError(f"the imputer needs {p} finite fill values (one per feature), got {len(imputer.fill)}")
+        if not all(isinstance(j, int) and 0 <= j < p for j in imputer.categorical):
+            raise ValueError(f"imputer categorical indices must be in 0..{p - 1}")
+        if imputer.method == "knn":
+            ref = imputer.reference
+            def usable(v):
+                return v is None or (isinstance(v, (int, float)) and np.isfinite(v))
+
+            if imputer.k < 1 or not isinstance(ref, list) or not ref or not all(
+                    isinstance(row, list) and len(row) == p and all(usable(v) for v in row) for row in ref):
+                raise ValueError(f"a knn imputer needs k >= 1 and reference rows of {p} numbers or nulls")
+
+    @staticmethod
+    def _check_estimator(estimator, encoder: FeatureEncoder) -> None:
+        """``ValueError`` unless the estimator reads the encoder's matrix and scores the positive class."""
+        p = len(encoder.names)
+        if getattr(estimator, "n_features_in_", None) != p:
+            raise ValueError(f"the estimator reads {getattr(estimator, 'n_features_in_', None)!r} features; "
+                             f"the encoder makes {p}")
+        if not callable(getattr(estimator, "predict_proba", None)):
+            raise ValueError(f"{type(estimator).__name__} gives no class probabilities")
+        # training codes the target 0/1; other labels would break `predict` or swap the classes
+        classes = getattr(estimator, "classes_", None)
+        classes = None if classes is None else np.asarray(classes).tolist()
+        if classes != [0, 1]:
+            raise ValueError(f"the classes must be [0, 1], got {classes!r}")
 
     @property
     def strategy(self) -> str:

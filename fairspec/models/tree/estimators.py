@@ -52,7 +52,14 @@ def _criterion_to_json(c: Criterion | None):
 
 
 def _criterion_from_json(d):
-    return None if d is None else make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
+    if d is None:
+        return None
+    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+        raise ValueError("'fairness' must be null or an object with a 'name'")
+    try:
+        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
+    except KeyError:  # the table of criteria is keyed by name
+        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
 
 
 def _group_codes(sensitive_features, n):
@@ -447,30 +454,71 @@ def _tree_doc(est, kind):
 
 
 def estimator_from_json(doc: dict):
-    """Rebuild a fitted estimator from ``to_json()`` output (data only)."""
-    try:
-        cls = _KINDS[doc["kind"]]
-    except KeyError:
-        raise ModelFileError(f"not a missing-aware tree model: kind {doc.get('kind')!r}") from None
+    """Rebuild a fitted estimator from ``to_json()`` output (data only).
+
+    ``ModelFileError`` saying what is wrong when ``doc`` is not something ``to_json`` writes:
+    a model file comes from outside, and a damaged one must fail here with a reason rather
+    than crash, loop or score garbage at predict time.
+    """
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    cls = _KINDS.get(kind) if isinstance(kind, str) else None
+    if cls is None:
+        raise ModelFileError(f"not a missing-aware tree model: kind {kind!r}")
     if doc.get("format_version") != FORMAT_VERSION:
-        raise ModelFileError(f"model format version {doc.get('format_version')!r}; this fairspec reads {FORMAT_VERSION}")
-    params = dict(doc["params"])
-    if "fairness" in params:
-        params["fairness"] = _criterion_from_json(params["fairness"])
-    if params.get("categorical_features") is not None:
-        params["categorical_features"] = tuple(params["categorical_features"])
-    est = cls(**params)
-    est.n_features_in_ = int(doc["n_features_in"])
-    if doc.get("classes") is not None:
-        est.classes_ = np.asarray(doc["classes"])
-    est.fit_log_ = dict(doc.get("fit_log") or {})
+        raise ModelFileError(f"tree model format version {doc.get('format_version')!r}; "
+                             f"this fairspec reads {FORMAT_VERSION}")
     try:
-        if "trees" in doc:
-            est.trees_ = [TreeStructure.from_nodes(t["nodes"], t["relabelled"]) for t in doc["trees"]]
+        params = doc["params"]
+        if not isinstance(params, dict):
+            raise ValueError("'params' must be an object")
+        params = dict(params)
+        if "fairness" in params:
+            params["fairness"] = _criterion_from_json(params["fairness"])
+        est = cls(**params)
+        n_features = doc["n_features_in"]
+        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
+            raise ValueError(f"n_features_in must be a positive integer, got {n_features!r}")
+        est.n_features_in_ = n_features
+        categorical = params.get("categorical_features")
+        if categorical is not None:
+            if not isinstance(categorical, list) or not all(
+                    isinstance(j, int) and not isinstance(j, bool) and 0 <= j < n_features for j in categorical):
+                raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
+            est.categorical_features = tuple(categorical)
+        classes = doc.get("classes")
+        if cls._task_kind == "classification":
+            # predict indexes classes_ by the vote (0 or 1): anything but two distinct labels
+            # fails there or scores every row the same
+            if not (isinstance(classes, list) and len(classes) == 2
+                    and all(isinstance(c, (str, int, float)) for c in classes) and classes[0] != classes[1]):
+                raise ValueError(f"a classifier needs two distinct classes, got {classes!r}")
+            est.classes_ = np.asarray(classes)
+        elif classes is not None:
+            raise ValueError(f"a regressor has no classes, got {classes!r}")
+        fit_log = doc.get("fit_log")
+        if fit_log is not None and not isinstance(fit_log, dict):
+            raise ValueError("'fit_log' must be an object")
+        est.fit_log_ = dict(fit_log or {})
+        shape = dict(n_features=n_features, categorical=categorical or (),
+                     classification=cls._task_kind == "classification")
+        if cls is MissingAwareForestClassifier:
+            trees = doc["trees"]
+            if not isinstance(trees, list) or not trees:
+                raise ValueError("a forest needs a non-empty list of trees")
+            est.trees_ = []
+            for k, t in enumerate(trees):
+                if not isinstance(t, dict) or "nodes" not in t or "relabelled" not in t:
+                    raise ValueError(f"tree {k} must be an object with 'nodes' and 'relabelled'")
+                try:
+                    est.trees_.append(TreeStructure.from_nodes(t["nodes"], t["relabelled"], **shape))
+                except ValueError as exc:
+                    raise ValueError(f"tree {k}: {exc}") from None
         else:
-            est.tree_ = TreeStructure.from_nodes(doc["nodes"], doc["relabelled"])
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelFileError(f"malformed tree in model file: {exc}") from exc
+            est.tree_ = TreeStructure.from_nodes(doc["nodes"], doc["relabelled"], **shape)
+    except KeyError as exc:
+        raise ModelFileError(f"malformed tree model: no {exc.args[0]!r} entry") from None
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        raise ModelFileError(f"malformed tree model: {exc}") from None
     return est
 
 

@@ -69,18 +69,18 @@ class TreeStructure:
         feat = np.asarray(self.feature, dtype=np.int64)
         thr = np.asarray([np.inf if t is None else t for t in self.threshold], dtype=float)
         cat_nodes = [i for i in range(self.n_nodes) if self.left_codes[i] is not None and feat[i] >= 0]
-        kmax = 1
-        for i in cat_nodes:
-            codes = np.concatenate([np.asarray(self.left_codes[i], float), np.asarray(self.right_codes[i], float)])
-            if len(codes):
-                kmax = max(kmax, int(codes.max()) + 1)
+        # Columns of the side table are the codes some node names, not 0..max code: a table
+        # sized by the largest code would let one large code in a model file exhaust memory.
+        codes = np.unique(np.concatenate([np.asarray(c, dtype=np.int64).ravel() for i in cat_nodes
+                                          for c in (self.left_codes[i], self.right_codes[i])]
+                                         + [np.empty(0, np.int64)]))
         cat_row = np.full(self.n_nodes, -1, dtype=np.int64)
-        table = np.full((max(len(cat_nodes), 1), kmax), 2, dtype=np.int8)  # 0 left, 1 right, 2 unseen
+        table = np.full((max(len(cat_nodes), 1), max(len(codes), 1)), 2, dtype=np.int8)  # 0 left, 1 right, 2 unseen
         for r, i in enumerate(cat_nodes):
             cat_row[i] = r
-            table[r, np.asarray(self.left_codes[i], dtype=np.int64)] = 0
-            table[r, np.asarray(self.right_codes[i], dtype=np.int64)] = 1
-        arrs = dict(feature=feat, threshold=thr, cat_row=cat_row, table=table, kmax=kmax,
+            table[r, np.searchsorted(codes, np.asarray(self.left_codes[i], dtype=np.int64))] = 0
+            table[r, np.searchsorted(codes, np.asarray(self.right_codes[i], dtype=np.int64))] = 1
+        arrs = dict(feature=feat, threshold=thr, cat_row=cat_row, table=table, codes=codes,
                     route=np.asarray(self.route, dtype=np.int64), frac=np.asarray(self.frac_left, float),
                     left=np.asarray(self.left, dtype=np.int64), right=np.asarray(self.right, dtype=np.int64),
                     middle=np.asarray(self.middle, dtype=np.int64))
@@ -95,7 +95,13 @@ class TreeStructure:
         nodes = np.zeros(n, dtype=np.int64)
         wts = np.ones(n)
         out_r, out_l, out_w = [], [], []
+        hops = 0
         while len(rows):
+            # A root-to-leaf path visits each node at most once, so more hops than nodes means
+            # the child links loop: fail instead of spinning forever.
+            hops += 1
+            if hops > self.n_nodes:
+                raise ValueError("the tree's child links form a cycle")
             f = a["feature"][nodes]
             done = f < 0
             if done.any():
@@ -111,9 +117,11 @@ class TreeStructure:
             if is_cat.any():
                 xc = x[is_cat]
                 code = np.where(np.isnan(xc), -1, xc).astype(np.int64)
-                known = (code >= 0) & (code < a["kmax"]) & (code == xc)
+                col = np.searchsorted(a["codes"], code)
+                known = (code >= 0) & (code == xc) & (col < len(a["codes"]))
+                known[known] = a["codes"][col[known]] == code[known]
                 side = np.full(len(xc), 2, dtype=np.int8)
-                side[known] = a["table"][cr[is_cat][known], code[known]]
+                side[known] = a["table"][cr[is_cat][known], col[known]]
                 go_left[is_cat] = side == 0
                 missing[is_cat] = side == 2  # a category this node never saw routes like a missing value
             route = a["route"][nodes]
@@ -133,6 +141,8 @@ class TreeStructure:
                 rows = np.concatenate([rows, rows[m_frac]])
                 nxt = np.concatenate([nxt, a["right"][nodes[m_frac]]])
                 new_w = np.concatenate([new_w, wts[m_frac] * (1.0 - fl)])
+            if len(nxt) and not (0 <= nxt.min() and nxt.max() < self.n_nodes):
+                raise ValueError("a split node of the tree has a child link outside the tree")
             nodes, wts = nxt, new_w
             keep = wts > 0
             if not keep.all():
@@ -178,30 +188,159 @@ class TreeStructure:
         return out
 
     @classmethod
-    def from_nodes(cls, nodes: list[dict], relabelled: bool) -> "TreeStructure":
+    def from_nodes(cls, nodes: list[dict], relabelled: bool, *, n_features: int | None = None,
+                   categorical=None, classification: bool = True) -> "TreeStructure":
+        """The tree ``to_nodes`` wrote; ``ValueError`` saying which node is wrong otherwise.
+
+        The nodes come from a file that may have been damaged or edited, and routing follows
+        child links until a leaf: a link out of range would crash, a loop would never end.
+        So the shape ``grow_tree`` always writes is checked here, once: every child comes after
+        its parent in the list (nodes are numbered as they are created) and every node but the
+        root is the child of exactly one node.  Then every row reaches a leaf in fewer hops
+        than there are nodes.  ``n_features`` bounds the feature indices and ``categorical``
+        (indices) says which features split on categories rather than a threshold.
+        """
+        if not isinstance(nodes, list) or not nodes:
+            raise ValueError("a tree needs a non-empty list of nodes")
+        if not isinstance(relabelled, bool):
+            raise ValueError(f"'relabelled' must be true or false, got {_show(relabelled)}")
+        cats = None if categorical is None else {int(j) for j in categorical}
         t = cls()
+        labels = []
         for k, nd in enumerate(nodes):
-            if nd["id"] != k:
-                raise ValueError(f"node ids must be 0..{len(nodes) - 1} in order; found {nd['id']} at {k}")
-            i = t.new_node(int(nd["depth"]))
-            t.n[i], t.weight[i], t.value[i] = int(nd["n"]), float(nd["weight"]), float(nd["value"])
-            if nd["leaf"]:
+            if not isinstance(nd, dict):
+                raise ValueError(f"node {k} is not a JSON object")
+            node_id = _field(nd, "id", k)
+            if isinstance(node_id, bool) or node_id != k:
+                raise ValueError(f"node ids must be 0..{len(nodes) - 1} in order; found {_show(node_id)} at {k}")
+            i = t.new_node(_integer(_field(nd, "depth", k), f"node {k}: depth", 0))
+            t.n[i] = _integer(_field(nd, "n", k), f"node {k}: n", 0)
+            t.weight[i] = _number(_field(nd, "weight", k), f"node {k}: weight", 0.0)
+            # a probability for a classifier: anything else would make scores outside [0, 1]
+            t.value[i] = _number(_field(nd, "value", k), f"node {k}: value",
+                                 *((0.0, 1.0) if classification else ()))
+            leaf = _field(nd, "leaf", k)
+            if not isinstance(leaf, bool):
+                raise ValueError(f"node {k}: 'leaf' must be true or false, got {_show(leaf)}")
+            if leaf:
+                label = nd.get("label")
+                if label is None and relabelled:
+                    raise ValueError(f"node {k}: a relabelled tree's leaf needs a 'label'")
+                if label is not None and (isinstance(label, bool) or label not in (0, 1)):
+                    raise ValueError(f"node {k}: label must be 0 or 1, got {_show(label)}")
+                labels.append(0.0 if label is None else float(label))
                 continue
-            t.feature[i] = int(nd["feature"])
+            labels.append(0.0)
+            f = _integer(_field(nd, "feature", k), f"node {k}: feature", 0)
+            if n_features is not None and f >= n_features:
+                raise ValueError(f"node {k}: feature {f} is out of range (the model has {n_features} features)")
+            t.feature[i] = f
             if "left_categories" in nd:
-                t.left_codes[i] = np.asarray(nd["left_categories"], dtype=np.int64)
-                t.right_codes[i] = np.asarray(nd["right_categories"], dtype=np.int64)
+                if cats is not None and f not in cats:
+                    raise ValueError(f"node {k}: splits numeric feature {f} by categories")
+                left_codes = _codes(_field(nd, "left_categories", k), f"node {k}: left_categories")
+                right_codes = _codes(_field(nd, "right_categories", k), f"node {k}: right_categories")
+                if set(left_codes) & set(right_codes):
+                    raise ValueError(f"node {k}: a category goes both left and right")
+                t.left_codes[i] = np.asarray(left_codes, dtype=np.int64)
+                t.right_codes[i] = np.asarray(right_codes, dtype=np.int64)
             else:
-                t.threshold[i] = np.inf if nd["threshold"] is None else float(nd["threshold"])
-            t.present_vs_missing[i] = nd["split"] == "present_vs_missing"
-            t.route[i] = ROUTE_CODES[nd["missing"]]
+                if cats is not None and f in cats:
+                    raise ValueError(f"node {k}: splits categorical feature {f} by a threshold")
+                thr = _field(nd, "threshold", k)
+                t.threshold[i] = np.inf if thr is None else _number(thr, f"node {k}: threshold")
+            split = _field(nd, "split", k)
+            if split not in ("value", "present_vs_missing"):
+                raise ValueError(f"node {k}: split must be 'value' or 'present_vs_missing', got {_show(split)}")
+            t.present_vs_missing[i] = split == "present_vs_missing"
+            route = _field(nd, "missing", k)
+            if not isinstance(route, str) or route not in ROUTE_CODES:
+                raise ValueError(f"node {k}: missing must be one of {', '.join(ROUTE_CODES)}; got {_show(route)}")
+            t.route[i] = ROUTE_CODES[route]
             if t.route[i] == FRACTIONAL:
-                t.frac_left[i] = float(nd["missing_weights"]["left"])
-            t.left[i], t.right[i] = int(nd["left"]), int(nd["right"])
-            t.middle[i] = int(nd.get("middle", -1))
+                weights = _field(nd, "missing_weights", k)
+                if not isinstance(weights, dict) or "left" not in weights:
+                    raise ValueError(f"node {k}: missing_weights must be an object with a 'left' share")
+                t.frac_left[i] = _number(weights["left"], f"node {k}: missing_weights.left", 0.0, 1.0)
+            t.left[i] = _integer(_field(nd, "left", k), f"node {k}: left")
+            t.right[i] = _integer(_field(nd, "right", k), f"node {k}: right")
+            # a middle link on a node that never routes there would be a node no row reaches
+            if (t.route[i] == MIDDLE) != ("middle" in nd):
+                raise ValueError(f"node {k}: a 'middle' child is needed exactly when missing values go to the middle")
+            if "middle" in nd:
+                t.middle[i] = _integer(nd["middle"], f"node {k}: middle")
+        _check_links(t)
         if relabelled:
-            t.leaf_label = [float(nd.get("label", 0)) for nd in nodes]
+            t.leaf_label = labels
         return t
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _field(node: dict, key: str, k: int):
+    try:
+        return node[key]
+    except KeyError:
+        raise ValueError(f"node {k} has no {key!r}") from None
+
+
+def _integer(value, what: str, low: int | None = None, high: int | None = None) -> int:
+    # bool is an int in Python, and int("3") or int(2.7) would quietly accept what no writer wrote
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{what} must be an integer, got {_show(value)}")
+    if low is not None and value < low:
+        raise ValueError(f"{what} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{what} must be at most {high}, got {_show(value)}")
+    return value
+
+
+def _number(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {_show(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an integer literal too large for a float
+        x = np.inf
+    if not (np.isfinite(x) and low <= x <= high):
+        span = "" if (low, high) == (-np.inf, np.inf) else f" in [{low:g}, {high:g}]"
+        raise ValueError(f"{what} must be a finite number{span}, got {_show(value)}")
+    return x
+
+
+#: category codes are compared with float features, which hold integers exactly only up to 2**53
+_MAX_CODE = 2 ** 53
+
+
+def _codes(values, what: str) -> list[int]:
+    if not isinstance(values, list):
+        raise ValueError(f"{what} must be a list of category codes, got {_show(values)}")
+    return [_integer(v, f"{what}: code", 0, _MAX_CODE) for v in values]
+
+
+def _check_links(t: TreeStructure) -> None:
+    """``ValueError`` unless the child links make one tree rooted at node 0 (see ``from_nodes``)."""
+    n = t.n_nodes
+    parent = [-1] * n
+    for i in range(n):
+        if t.feature[i] < 0:
+            continue
+        kids = [("left", t.left[i]), ("right", t.right[i])]
+        if t.middle[i] >= 0:
+            kids.append(("middle", t.middle[i]))
+        for side, c in kids:
+            if not i < c < n:
+                raise ValueError(f"node {i}: {side} child {c} is not a node after it (the tree has nodes 0..{n - 1}; "
+                                 f"children always follow their parent)")
+            if parent[c] >= 0:
+                raise ValueError(f"node {c} is reached twice (a child of node {parent[c]}, then of node {i} again)")
+            parent[c] = i
+    orphan = next((i for i in range(1, n) if parent[i] < 0), None)
+    if orphan is not None:
+        raise ValueError(f"node {orphan} is no node's child, so no row can reach it")
 
 
 @dataclass

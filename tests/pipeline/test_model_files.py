@@ -1,0 +1,127 @@
+"""A damaged or edited model.json is refused when it is loaded: a ModelFileError that names the
+file ("damaged model file"), exit code 1 from `fairspec predict`, never an internal error (70),
+a hang, or predictions from a file that does not hold together.
+
+The bundled reports' model files are the undamaged starting points (no training needed).
+Damage that would make an unguarded predict loop (a cycle) is only ever loaded here, never
+scored, so these tests cannot hang.
+"""
+from __future__ import annotations
+
+import copy
+import json
+
+import pandas as pd
+import pytest
+
+from fairspec.cli import main
+from fairspec.errors import ModelFileError
+from fairspec.pipeline.artifact import LoadedModel
+
+DATA = {"adult_tree": "adult", "compas_baseline": "compas", "compas_rules": "compas", "german_logistic": "german"}
+
+
+def _model(root, name) -> dict:
+    return json.loads((root / "reports" / name / "model.json").read_text(encoding="utf-8"))
+
+
+def _write(tmp_path, doc, text=None):
+    path = tmp_path / "model.json"
+    path.write_text(text if text is not None else json.dumps(doc), encoding="utf-8")
+    return path
+
+
+def _scored_csv(root, tmp_path, name):
+    path = tmp_path / "rows.csv"
+    pd.read_csv(root / "data" / f"{DATA[name]}.csv.gz", nrows=20).to_csv(path, index=False)
+    return path
+
+
+def _est(doc):
+    return doc["model"]["estimator"]
+
+
+def _first_split(nodes):
+    return next(k for k, nd in enumerate(nodes) if not nd["leaf"])
+
+
+DAMAGE = [
+    ("adult_tree", "empty node list", lambda d: _est(d).update(nodes=[]), "a tree needs a non-empty list of nodes"),
+    ("adult_tree", "child out of range", lambda d: _est(d)["nodes"][0].update(left=999), "left child 999"),
+    ("adult_tree", "feature out of range",
+     lambda d: _est(d)["nodes"][_first_split(_est(d)["nodes"])].update(feature=99), "feature 99 is out of range"),
+    ("adult_tree", "one class", lambda d: _est(d).update(classes=["a"]), "two distinct classes"),
+    ("adult_tree", "classes swapped", lambda d: _est(d).update(classes=[1, 0]), "classes must be [0, 1]"),
+    ("adult_tree", "no missing strategy", lambda d: d["preprocessing"].pop("missing"),
+     "preprocessing.missing must be an object"),
+    ("adult_tree", "estimator reads other features", lambda d: _est(d).update(n_features_in=11),
+     "the estimator reads 11 features; the encoder makes 10"),
+    ("adult_tree", "tree format version", lambda d: _est(d).update(format_version=9),
+     "tree model format version 9; this fairspec reads 1"),
+    ("adult_tree", "not a tree", lambda d: _est(d)["nodes"][0].update(missing="sideways"), "malformed tree model"),
+    ("compas_baseline", "child out of range", lambda d: _est(d)["tree"]["right"].__setitem__(0, 999),
+     "right child 999"),
+    ("compas_baseline", "feature out of range", lambda d: _est(d)["tree"]["feature"].__setitem__(0, 99),
+     "feature 99 is out of range"),
+    ("compas_baseline", "layout column out of range", lambda d: _est(d)["layout"][0].update(column=99),
+     "must name a feature column"),
+    ("compas_baseline", "imputer without fill values", lambda d: d["preprocessing"]["imputer"].update(fill=[]),
+     "the imputer needs 6 finite fill values"),
+    ("compas_baseline", "imputing without an imputer", lambda d: d["preprocessing"].update(imputer=None),
+     "missing strategy 'impute' needs an imputer"),
+    ("german_logistic", "coefficient missing", lambda d: _est(d)["linear"]["coef"].pop(), "linear.coef must be"),
+    ("compas_rules", "rule feature out of range",
+     lambda d: _est(d)["rules"][0]["conditions"][0].update(feature=99), "a rule reads feature 99"),
+    ("compas_rules", "rule model format", lambda d: _est(d).update(format_version=9), "rule_set model format 9"),
+]
+
+
+@pytest.mark.parametrize("name, what, change, fragment", DAMAGE, ids=[f"{n}: {w}" for n, w, _, _ in DAMAGE])
+def test_predict_with_a_damaged_model_file_exits_1_naming_the_file(root, tmp_path, capsys, name, what, change,
+                                                                    fragment):
+    doc = _model(root, name)
+    change(doc)
+    path = _write(tmp_path, doc)
+    code = main(["predict", str(path), str(_scored_csv(root, tmp_path, name)), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1, err
+    assert err.startswith(f"{path}: error: damaged model file (") and fragment in err.split("\n")[0], err
+    assert "internal error" not in err
+
+
+def test_the_undamaged_models_score_the_rows(root, tmp_path, capsys):
+    for name in DATA:
+        path = _write(tmp_path, _model(root, name))
+        assert main(["predict", str(path), str(_scored_csv(root, tmp_path, name)), "-q"]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("name, change", [
+    ("adult_tree", lambda d: _est(d)["nodes"][0].update(left=0)),
+    ("adult_tree", lambda d: _est(d)["nodes"][0].update(right=0)),
+    ("compas_baseline", lambda d: _est(d)["tree"]["left"].__setitem__(0, 0)),
+])
+def test_a_model_file_whose_tree_loops_is_refused_at_load(root, tmp_path, name, change):
+    # asserted on the load alone: scoring such a file used to spin forever
+    doc = _model(root, name)
+    change(doc)
+    path = _write(tmp_path, doc)
+    with pytest.raises(ModelFileError, match=rf"^{path}: error: damaged model file \(.*child 0 is not a node after it"):
+        LoadedModel.read(path)
+
+
+def test_a_deeply_nested_model_file_is_a_damaged_model_file(root, tmp_path, capsys):
+    doc = _model(root, "adult_tree")
+    doc["training"]["fit_log"] = "NESTED"
+    text = json.dumps(doc).replace('"NESTED"', "[" * 100_000 + "]" * 100_000)
+    path = _write(tmp_path, None, text)
+    code = main(["predict", str(path), str(_scored_csv(root, tmp_path, "adult_tree")), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith(f"{path}: error: damaged model file (JSON nested too deeply)"), err
+
+
+def test_from_document_names_the_source_for_the_families_own_errors(root):
+    doc = copy.deepcopy(_model(root, "adult_tree"))
+    _est(doc)["kind"] = "something_else"
+    with pytest.raises(ModelFileError,
+                       match=r"^elsewhere/model\.json: error: damaged model file \(not a missing-aware"):
+        LoadedModel.from_document(doc, "elsewhere/model.json")
