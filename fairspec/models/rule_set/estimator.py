@@ -329,6 +329,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
         if stopped_by_clock(ip_info["status"]):
             cut_by_clock.append("final_ip")
+        n_columns = len(pool.rules)  # the all-positive pair below is no generated column
         candidates += self._cover_all(pool, patterns)
         chosen, source, measured = self._select(candidates, pool, patterns, criterion, problem)
 
@@ -353,7 +354,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "ip_start_objective": ip_info.get("start_objective"),
             "ip_build_seconds": ip_info.get("build_seconds"),
             "exact_negatives": ip_info.get("exact_negatives"),
-            "columns_generated": len(pool.rules) - n_initial, "columns_total": len(pool.rules),
+            "columns_generated": n_columns - n_initial, "columns_total": n_columns,
             "rounds": 0 if generator is None else sum(p.rounds for p in generator.phases),
             "phases": [] if generator is None else [p.__dict__ for p in generator.phases],
             "selected_from": source, "candidates": len(candidates),
