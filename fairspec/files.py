@@ -1,6 +1,7 @@
 """The one atomic file writer every output goes through: a reader never sees half a file."""
 from __future__ import annotations
 
+import contextlib
 import os
 import tempfile
 from pathlib import Path
@@ -17,6 +18,23 @@ def new_file_mode(path: Path) -> int:
     return 0o666 & ~mask
 
 
+def write_beside(path: Path, text: str) -> Path:
+    """Write ``text`` to a new temporary file beside ``path``, synced to disk and with the mode
+    ``path`` would get; returns the temporary file.  A failure removes it."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, new_file_mode(path))
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
 def write_atomic(path: str | os.PathLike, text: str) -> Path:
     """Write ``text`` to a temporary file beside ``path``, then rename it into place.
 
@@ -25,18 +43,11 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    tmp = write_beside(path, text)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
     except BaseException:
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        except FileNotFoundError:
-            pass
         raise
     return path

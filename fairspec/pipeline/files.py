@@ -7,11 +7,10 @@ import json
 import math
 import os
 import secrets
-import tempfile
 from pathlib import Path
 
 from fairspec.errors import FairspecError
-from fairspec.files import new_file_mode
+from fairspec.files import write_beside
 
 
 def _json_safe(value):
@@ -138,18 +137,10 @@ class FileSet:
         path = Path(path)
         self.make_parents(path)
         try:
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            tmp = write_beside(path, text)
         except OSError as exc:
             raise cannot_write(path, exc) from None
-        self._staged.append((Path(tmp), path))
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.chmod(tmp, new_file_mode(path))
-        except OSError as exc:
-            raise cannot_write(path, exc) from None
+        self._staged.append((tmp, path))
 
     def add_file(self, tmp, path) -> None:
         """Take a file already written at ``tmp`` (same file system as ``path``) into the set."""
