@@ -17,6 +17,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
+from fairspec.models.model_file import check_tree_links, is_integer, number, show
 
 
 class BaselineClassifier(ClassifierMixin, BaseEstimator):
@@ -200,12 +201,12 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         raise ValueError("'params' must be an object")
     params = dict(doc["params"])
     if params.get("learner", "tree") not in ("tree", "logistic"):
-        raise ValueError(f"learner must be 'tree' or 'logistic', got {_show(params['learner'])}")
+        raise ValueError(f"learner must be 'tree' or 'logistic', got {show(params['learner'])}")
     n_features = doc.get("n_features_in")
-    if not _is_int(n_features) or n_features < 1:
-        raise ValueError(f"n_features_in must be a positive integer, got {_show(n_features)}")
+    if not is_integer(n_features) or n_features < 1:
+        raise ValueError(f"n_features_in must be a positive integer, got {show(n_features)}")
     categorical = params.get("categorical_features", ())
-    if not isinstance(categorical, (list, tuple)) or not all(_is_int(j) and 0 <= j < n_features for j in categorical):
+    if not isinstance(categorical, (list, tuple)) or not all(is_integer(j) and 0 <= j < n_features for j in categorical):
         raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
     params["categorical_features"] = tuple(categorical)
     try:
@@ -225,32 +226,10 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         coef = linear.get("coef")
         if not isinstance(coef, list) or len(coef) != width:
             raise ValueError(f"linear.coef must be a list of {width} numbers (one per layout column)")
-        est.linear_ = {"coef": [_finite(c, "linear.coef") for c in coef],
-                       "intercept": _finite(linear.get("intercept"), "linear.intercept")}
+        est.linear_ = {"coef": [number(c, "linear.coef") for c in coef],
+                       "intercept": number(linear.get("intercept"), "linear.intercept")}
     est.fit_log_ = {}
     return est
-
-
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _finite(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    try:
-        x = float(value) if ok else np.nan
-    except OverflowError:
-        x = np.nan
-    if not (np.isfinite(x) and low <= x <= high):
-        raise ValueError(f"{what} must be a finite number"
-                         + ("" if (low, high) == (-np.inf, np.inf) else f" in [{low:g}, {high:g}]")
-                         + f", got {_show(value)}")
-    return x
 
 
 def _layout_from_json(layout, n_features: int, categorical: set) -> list[dict]:
@@ -260,7 +239,7 @@ def _layout_from_json(layout, n_features: int, categorical: set) -> list[dict]:
         raise ValueError("layout must be a non-empty list of columns")
     out = []
     for k, e in enumerate(layout):
-        if not isinstance(e, dict) or not _is_int(e.get("column")) or not 0 <= e["column"] < n_features:
+        if not isinstance(e, dict) or not is_integer(e.get("column")) or not 0 <= e["column"] < n_features:
             raise ValueError(f"layout[{k}] must name a feature column 0..{n_features - 1}")
         code = e.get("code")
         if (code is None) == (e["column"] in categorical):
@@ -268,7 +247,7 @@ def _layout_from_json(layout, n_features: int, categorical: set) -> list[dict]:
                              + ("categorical but has no category code" if code is None
                                 else "numeric but has a category code"))
         if code is not None:
-            code = _finite(code, f"layout[{k}].code", 0.0)
+            code = number(code, f"layout[{k}].code", 0.0)
         out.append({"column": e["column"], "code": code})
     return out
 
@@ -283,30 +262,15 @@ def _tree_from_json(tree, width: int) -> dict:
                          + ", ".join(f"{k} {len(tree[k])}" for k in keys))
     left, right, feature, n = (list(tree[k]) for k in ("left", "right", "feature", "n"))
     for k, values in (("left", left), ("right", right), ("feature", feature), ("n", n)):
-        bad = next((v for v in values if not _is_int(v)), None)
+        bad = next((v for v in values if not is_integer(v)), None)
         if bad is not None:
-            raise ValueError(f"tree.{k} must hold integers, got {_show(bad)}")
-    threshold = [_finite(t, "tree.threshold") for t in tree["threshold"]]
-    p_positive = [_finite(p, "tree.p_positive", 0.0, 1.0) for p in tree["p_positive"]]
-    # scikit-learn numbers nodes as it creates them, so a child always comes after its parent;
-    # with every node but the root the child of exactly one node, each row reaches a leaf in
-    # fewer than m steps
-    parent = [-1] * m
+            raise ValueError(f"tree.{k} must hold integers, got {show(bad)}")
+    threshold = [number(t, "tree.threshold") for t in tree["threshold"]]
+    p_positive = [number(p, "tree.p_positive", 0.0, 1.0) for p in tree["p_positive"]]
     for i in range(m):
-        if left[i] == -1 and right[i] == -1:
-            continue
-        if not 0 <= feature[i] < width:
+        if (left[i], right[i]) != (-1, -1) and not 0 <= feature[i] < width:
             raise ValueError(f"tree node {i}: feature {feature[i]} is out of range (the layout has {width} columns)")
-        for side, c in (("left", left[i]), ("right", right[i])):
-            if not i < c < m:
-                raise ValueError(f"tree node {i}: {side} child {c} is not a node after it (the tree has nodes "
-                                 f"0..{m - 1}; children always follow their parent)")
-            if parent[c] >= 0:
-                raise ValueError(f"tree node {c} is reached twice (a child of node {parent[c]}, "
-                                 f"then of node {i} again)")
-            parent[c] = i
-    orphan = next((i for i in range(1, m) if parent[i] < 0), None)
-    if orphan is not None:
-        raise ValueError(f"tree node {orphan} is no node's child, so no row can reach it")
+    check_tree_links([[] if (left[i], right[i]) == (-1, -1) else [("left", left[i]), ("right", right[i])]
+                      for i in range(m)], label="tree node")
     return {"left": left, "right": right, "feature": feature, "threshold": threshold, "p_positive": p_positive,
             "n": n}

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from fairspec.models.model_file import check_tree_links, integer as _integer, number as _number, show as _show
 from fairspec.models.tree.split_search import (FRACTIONAL, LEFT, MIDDLE, RIGHT, ROUTE_CODES, ROUTE_NAMES,
                                                TIE_TOL, VOTE_TOL, EncodedFeatures, SplitScorer, Task)
 
@@ -275,40 +276,11 @@ class TreeStructure:
         return t
 
 
-def _show(value) -> str:
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
 def _field(node: dict, key: str, k: int):
     try:
         return node[key]
     except KeyError:
         raise ValueError(f"node {k} has no {key!r}") from None
-
-
-def _integer(value, what: str, low: int | None = None, high: int | None = None) -> int:
-    # bool is an int in Python, and int("3") or int(2.7) would quietly accept what no writer wrote
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"{what} must be an integer, got {_show(value)}")
-    if low is not None and value < low:
-        raise ValueError(f"{what} must be at least {low}, got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{what} must be at most {high}, got {_show(value)}")
-    return value
-
-
-def _number(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{what} must be a number, got {_show(value)}")
-    try:
-        x = float(value)
-    except OverflowError:  # an integer literal too large for a float
-        x = np.inf
-    if not (np.isfinite(x) and low <= x <= high):
-        span = "" if (low, high) == (-np.inf, np.inf) else f" in [{low:g}, {high:g}]"
-        raise ValueError(f"{what} must be a finite number{span}, got {_show(value)}")
-    return x
 
 
 #: category codes are compared with float features, which hold integers exactly only up to 2**53
@@ -323,24 +295,9 @@ def _codes(values, what: str) -> list[int]:
 
 def _check_links(t: TreeStructure) -> None:
     """``ValueError`` unless the child links make one tree rooted at node 0 (see ``from_nodes``)."""
-    n = t.n_nodes
-    parent = [-1] * n
-    for i in range(n):
-        if t.feature[i] < 0:
-            continue
-        kids = [("left", t.left[i]), ("right", t.right[i])]
-        if t.middle[i] >= 0:
-            kids.append(("middle", t.middle[i]))
-        for side, c in kids:
-            if not i < c < n:
-                raise ValueError(f"node {i}: {side} child {c} is not a node after it (the tree has nodes 0..{n - 1}; "
-                                 f"children always follow their parent)")
-            if parent[c] >= 0:
-                raise ValueError(f"node {c} is reached twice (a child of node {parent[c]}, then of node {i} again)")
-            parent[c] = i
-    orphan = next((i for i in range(1, n) if parent[i] < 0), None)
-    if orphan is not None:
-        raise ValueError(f"node {orphan} is no node's child, so no row can reach it")
+    check_tree_links([[] if t.feature[i] < 0 else
+                      [("left", t.left[i]), ("right", t.right[i])] + ([("middle", t.middle[i])] if t.middle[i] >= 0 else [])
+                      for i in range(t.n_nodes)])
 
 
 @dataclass

@@ -1,0 +1,66 @@
+"""Checks shared by the families' model-file loaders: a model file is data from outside.
+
+Loaders call these before building an estimator, so a damaged or tampered file fails at load
+with a message saying what is wrong, never later at predict time (or in a loop that never
+ends).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def show(value) -> str:
+    """``repr`` of a value from the file, cut short for an error message."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def is_integer(value) -> bool:
+    # bool is an int in Python, and int("3") or int(2.7) would quietly accept what no writer wrote
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def integer(value, what: str, low: int | None = None, high: int | None = None) -> int:
+    if not is_integer(value):
+        raise ValueError(f"{what} must be an integer, got {show(value)}")
+    if low is not None and value < low:
+        raise ValueError(f"{what} must be at least {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{what} must be at most {high}, got {show(value)}")
+    return value
+
+
+def number(value, what: str, low: float = -np.inf, high: float = np.inf) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"{what} must be a number, got {show(value)}")
+    try:
+        x = float(value)
+    except OverflowError:  # an integer literal too large for a float
+        x = np.inf
+    if not (np.isfinite(x) and low <= x <= high):
+        span = "" if (low, high) == (-np.inf, np.inf) else f" in [{low:g}, {high:g}]"
+        raise ValueError(f"{what} must be a finite number{span}, got {show(value)}")
+    return x
+
+
+def check_tree_links(children, label: str = "node") -> None:
+    """``ValueError`` unless ``children`` (per node, its ``(side, child index)`` pairs; none
+    for a leaf) make one tree rooted at node 0.
+
+    Both writers (``grow_tree`` and scikit-learn) number nodes as they create them, so a child
+    always follows its parent; with every node but the root the child of exactly one node, a
+    row reaches a leaf in fewer steps than there are nodes."""
+    n = len(children)
+    parent = [-1] * n
+    for i, kids in enumerate(children):
+        for side, c in kids:
+            if not i < c < n:
+                raise ValueError(f"{label} {i}: {side} child {c} is not a node after it (the tree has nodes "
+                                 f"0..{n - 1}; children always follow their parent)")
+            if parent[c] >= 0:
+                raise ValueError(f"{label} {c} is reached twice (a child of {label} {parent[c]}, "
+                                 f"then of {label} {i} again)")
+            parent[c] = i
+    orphan = next((i for i in range(1, n) if parent[i] < 0), None)
+    if orphan is not None:
+        raise ValueError(f"{label} {orphan} is no node's child, so no row can reach it")
