@@ -461,8 +461,21 @@ def test_a_criterion_without_a_bound_is_audited_not_enforced():
     assert est.fit_log_["enforced"] is False and est.fit_log_["bound"] is None
 
 
-def test_final_ip_is_not_started_when_no_time_is_left():
+def _clock(steps):
+    """A perf_counter that returns ``steps`` in turn, then keeps returning the last one."""
+    values = iter(steps)
+    last = [steps[-1]]
+
+    def now():
+        last[0] = next(values, last[0])
+        return last[0]
+    return now
+
+
+def test_final_ip_is_not_started_when_no_time_is_left(monkeypatch):
     import time
+
+    from fairspec.models.rule_set import estimator as estimator_module
 
     from fairspec.models.rule_set.column_generation import RulePool
     from fairspec.solvers.highs import OPTIMAL, TIME_LIMIT_NO_SOLUTION, stopped_by_clock
@@ -477,6 +490,12 @@ def test_final_ip_is_not_started_when_no_time_is_left():
     est = FairRuleSetClassifier(max_complexity=5, ip_checkpoints=10000)
     late = est._final_ip(problem, pool, ks, (), time.perf_counter() - 1.0, exact_negatives=True)
     assert late["status"] == TIME_LIMIT_NO_SOLUTION and late["rules"] is None and stopped_by_clock(late["status"])
+    assert late["build_seconds"] == 0.0  # past the deadline, not even built
+    # time left, but less than loading the built model would take: built, not solved
+    monkeypatch.setattr(estimator_module.time, "perf_counter", _clock(steps=[0.0, 0.4]))
+    short = est._final_ip(problem, pool, ks, (), 1.0, exact_negatives=True)
+    assert short["status"] == TIME_LIMIT_NO_SOLUTION and short["rules"] is None and short["build_seconds"] > 0
+    monkeypatch.undo()
     in_time = est._final_ip(problem, pool, ks, (), time.perf_counter() + 20.0, exact_negatives=True)
     assert in_time["status"] == OPTIMAL and in_time["rules"] is not None
 

@@ -508,6 +508,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not pool.rules:
             return {"status": "optimal", "rules": [], "mip_gap": 0.0, "columns": 0}
         build_start = time.perf_counter()
+        if build_start >= deadline:
+            # the earlier stages used the time: building the model (seconds on adult) would only
+            # overrun the time limit before the check below says the same
+            return {"start_objective": None, "build_seconds": 0.0, "columns": len(ks),
+                    "exact_negatives": exact_negatives, "rules": None, "status": TIME_LIMIT_NO_SOLUTION,
+                    "mip_gap": None, "seconds": 0.0}
         patterns = problem.patterns
         cov = patterns.literals
         model = build_master(problem, cov, pool.complexities(ks), integer=True, exact=True,
