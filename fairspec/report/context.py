@@ -568,6 +568,7 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     status = log.pop("status", None)
     seconds = log.pop("seconds", None)
     mip_gap = log.pop("mip_gap", None)
+    mip_gap_of = log.pop("mip_gap_of", None)
     reproducible = log.pop("reproducible", None)
     cut = log.pop("cut_by_clock", None) or []
     if reproducible is None:
@@ -581,7 +582,7 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
         seconds=fmt_seconds(seconds),
-        mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}",
+        mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}" + (f" (of {mip_gap_of})" if mip_gap_of else ""),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
         other=tuple(key_value(k, v) for k, v in sorted(log.items())),
@@ -707,6 +708,11 @@ READING_NOTES = (
     "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
     "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
     "against what is acceptable for the application.",
+    "Training log: a solver status of optimal means the solver proved its solution best (within the MIP gap "
+    "asked for); work_limit or time_limit means it stopped at that limit and kept the best solution found so "
+    "far. The MIP gap is how far that solution's objective may be from the best possible one, relative to it "
+    "(0% = proven optimal), for the problem named beside it. A large gap says optimality was not proven, not "
+    "that the model is inaccurate: the measured accuracy and gaps above are what the model does.",
 )
 
 

@@ -245,6 +245,10 @@ def test_bound_holds_on_the_returned_classifier(seed, name, bound, groups):
     assert gap <= bound
     assert est.fit_log_["train_gap"] == pytest.approx(gap)
     assert est.fit_log_["bound_met_on_train"] and not est.fit_log_["enumerated"]
+    # the MIP gap is the final IP's over the pooled columns, and the log says so (when the IP ran)
+    log = est.fit_log_
+    assert ("mip_gap_of" in log) == (log["mip_gap"] is not None)
+    assert log["mip_gap"] is None or f"over the {log['ip_columns']} pooled rules" in log["mip_gap_of"]
     # all-negative and all-positive are fair and within the complexity limit: never worse than both
     assert (est.predict(X) == y).mean() >= max(y.mean(), 1 - y.mean())
     # the bound binds: the unconstrained rule set violates it (else the test proves nothing)

@@ -260,3 +260,18 @@ def test_training_log_says_whether_the_model_would_come_out_the_same_again(repro
     row = re.search(r'<th scope="row">Reproducible</th><td>(.*?)</td>', page).group(1)
     assert row.startswith(expected) if expected else row == "—"
     assert "cut_by_clock" not in page  # shown in the row, not again among the other entries
+
+
+def test_the_mip_gap_names_the_problem_it_is_about():
+    # "MIP gap 85%" alone reads as a verdict on the model; the family says which problem it is of
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["training_log"].update(mip_gap=0.8516, mip_gap_of="the final <IP> over 192 pooled rules")
+    page = render_report(build_context(model_doc, metrics_doc))
+    row = re.search(r'<th scope="row">MIP gap</th><td>(.*?)</td>', page).group(1)
+    assert row == "85.16% (of the final &lt;IP&gt; over 192 pooled rules)"
+    assert "mip_gap_of" not in page  # shown in the row, not again among the other entries
+    assert "A large gap says optimality was not proven" in page  # the reading notes explain it
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["training_log"].pop("mip_gap")
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert re.search(r'<th scope="row">MIP gap</th><td>(.*?)</td>', page).group(1) == "—"

@@ -368,6 +368,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             # and seed give the same rule set on any machine
             "reproducible": not cut_by_clock, "cut_by_clock": cut_by_clock,
         })
+        if ip_info.get("mip_gap") is not None:
+            # a reviewer reads "MIP gap" as a verdict on the model; say which problem it is about
+            log["mip_gap_of"] = (f"the final integer program over the {ip_info['columns']} pooled rules, "
+                                 f"not over every rule set")
         if criterion is not None and source == "empty":
             log["note"] = ("no non-empty rule set found meets the bound on the training data; "
                            "returned the empty rule set (all negative, gap 0)")

@@ -184,6 +184,7 @@ class _TreeParams:
         log.update(rlog)
         log["status"] = rlog["relabel_status"]
         log["mip_gap"] = rlog["relabel_mip_gap"]
+        log["mip_gap_of"] = "the integer program that re-chose the leaf labels (the splits were grown greedily)"
         log["train_gap_before_relabel"] = fairness.gap(y_num, before, groups)
         log["train_gap_after_relabel"] = fairness.gap(y_num, after, groups)
         log["train_accuracy_before_relabel"] = float((before == y_num).mean())
