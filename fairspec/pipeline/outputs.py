@@ -15,7 +15,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from importlib import resources
 from pathlib import Path
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
 
 from fairspec.errors import ModelFileError
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
@@ -126,73 +130,24 @@ def write_outputs(result: TrainingResult, out_dir: Path) -> list[Path]:
 
 # --- reading back ---------------------------------------------------------------------------
 
-class _Opt:
-    """``None``, or a value of shape ``shape``."""
-
-    def __init__(self, shape):
-        self.shape = shape
-
-
-class _Each:
-    """An object whose every value has shape ``shape`` (keys are data: group names, ...)."""
-
-    def __init__(self, shape):
-        self.shape = shape
-
-
-_NUM = (int, float, type(None))
-_TEXT = (str, type(None))
-#: what the report reads; keys are checked when present (the top-level ones are required)
-_MODEL_SHAPE = {
-    "spec": {"name": _TEXT, "path": _TEXT, "text": _TEXT, "sha256": _TEXT},
-    "data": {"path": _TEXT, "sha256": _TEXT, "filters": _Opt(list), "rows_used": _NUM},
-    "schema": {"target": _Opt(dict), "protected": _Opt(list),
-               "features": _Opt([{"name": object, "kind": object, "categories": _Opt(list)}]),
-               "privileged": _Opt([{"name": object, "kind": object, "categories": _Opt(list)}])},
-    "preprocessing": {"missing": _Opt(dict), "impute_values": _Opt(dict)},
-    "fairness": _Opt({"criterion": _TEXT, "bound": _NUM, "penalty": _NUM}),
-    "model": {"family": _TEXT, "params": _Opt(dict), "estimator": _Opt(dict), "text": (list, str, type(None))},
-    "training": {"fit_log": _Opt(dict)},
-}
-_BLOCK = {"n": _NUM, "accuracy": _NUM, "balanced_accuracy": _NUM, "auc": _NUM,
-          "groups": _Each(_Each((int, float, str, bool, type(None)))), "gaps": _Each(_NUM)}
-_METRICS_SHAPE = {
-    "train": _BLOCK,
-    "test": _Opt(_BLOCK),
-    "fairness": {"criterion": _TEXT, "bound": _NUM, "penalty": _NUM, "achieved_train": _NUM,
-                 "achieved_test": _NUM, "met_train": (bool, type(None)), "met_test": (bool, type(None))},
-    "data_summary": {"rows": _NUM, "rows_train": _NUM, "rows_test": _NUM, "protected": _Opt(list),
-                     "groups": _Opt(_Each({"count": _NUM, "base_rate": _NUM})),
-                     "missing": _Opt(_Each(_Each(_NUM))), "features": _Opt(list), "privileged": _Opt(list)},
-}
-_METRICS_OPTIONAL = {"evaluation": _Opt(dict), "timing": _Opt(_Each(_NUM)), "training_log": _Opt(dict),
-                     "model_sha256": str}
-_SWEEP_SHAPE = {"points": [{"index": int, "dir": str, "bound": _NUM, "penalty": _NUM}]}
+#: JSON Schemas (Draft 2020-12) of what the report reads, one per kind of document; they are
+#: published in fairspec/pipeline/schemas/ and describe the formats in docs/ARTIFACTS.md.
+#: Keys they do not name are allowed, so older files keep loading.
+SCHEMAS = {kind: json.loads(resources.files("fairspec.pipeline").joinpath(f"schemas/{kind}.schema.json")
+                            .read_text(encoding="utf-8"))
+           for kind in ("model", "metrics", "sweep")}
+_VALIDATORS = {kind: Draft202012Validator(schema) for kind, schema in SCHEMAS.items()}
 _KINDS = {MODEL_FORMAT: "model", METRICS_FORMAT: "metrics", SWEEP_FORMAT: "sweep"}
 
 
-def _shape_problem(value, shape, where: str) -> str | None:
-    """Why ``value`` does not have ``shape``, or None."""
-    if isinstance(shape, _Opt):
-        return None if value is None else _shape_problem(value, shape.shape, where)
-    if isinstance(shape, dict):
-        if not isinstance(value, dict):
-            return f"{where} is not an object"
-        for key, sub in shape.items():
-            if key in value and (problem := _shape_problem(value[key], sub, f"{where}.{key}")):
-                return problem
-        return None
-    if isinstance(shape, _Each):
-        if not isinstance(value, dict):
-            return f"{where} is not an object"
-        return next((p for k, v in value.items() if (p := _shape_problem(v, shape.shape, f"{where}.{k}"))), None)
-    if isinstance(shape, list):
-        if not isinstance(value, list):
-            return f"{where} is not a list"
-        return next((p for i, v in enumerate(value) if (p := _shape_problem(v, shape[0], f"{where}[{i}]"))), None)
-    if shape is int and isinstance(value, bool) or not isinstance(value, shape):
-        return f"{where} is {'null' if value is None else 'a ' + type(value).__name__}"
-    return None
+def _shape_problem(error: ValidationError, kind: str) -> str:
+    """What ``error`` says is wrong, naming its place in the document (``metrics.test.gaps``)."""
+    if error.validator == "required":
+        return f"no {next(key for key in error.validator_value if key not in error.instance)!r}"
+    where = kind + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in error.absolute_path)
+    if error.validator == "type":
+        return f"{where} is {'null' if error.instance is None else 'a ' + type(error.instance).__name__}"
+    return f"{where}: {error.message}"
 
 
 def _kind_of(doc) -> str | None:
@@ -208,10 +163,10 @@ def _kind_of(doc) -> str | None:
     return None
 
 
-def _check_document(doc, path: Path, kind: str, version: int, shape: dict, optional: dict | None = None,
-                    legacy: bool = False) -> dict:
-    """``doc`` if it is a ``kind`` document (see ``_KINDS``) this fairspec reads; ``legacy``: files
-    written before that kind had a ``format`` field are accepted on their shape."""
+def _check_document(doc, path: Path, kind: str, version: int, legacy: bool = False) -> dict:
+    """``doc`` if it is a ``kind`` document (see ``_KINDS``) this fairspec reads, of the shape
+    ``SCHEMAS[kind]`` gives; ``legacy``: files written before that kind had a ``format`` field
+    are accepted on their shape."""
     found = _kind_of(doc)
     if found != kind or (doc.get("format") is None and not legacy):
         what = f" (it is a {found} file)" if found else "" if isinstance(doc, dict) else " (not a JSON object)"
@@ -219,12 +174,11 @@ def _check_document(doc, path: Path, kind: str, version: int, shape: dict, optio
     if doc.get("format") is not None and doc.get("format_version") != version:
         raise ModelFileError(f"{path}: error: {kind} file format {doc.get('format_version')!r} is not supported "
                              f"(this fairspec reads format {version})")
-    missing = [key for key in shape if key not in doc]
-    if missing:
-        raise ModelFileError(f"{path}: error: damaged {kind} file (no {missing[0]!r})")
-    problem = _shape_problem(doc, {**shape, **(optional or {})}, kind)
-    if problem:
-        raise ModelFileError(f"{path}: error: damaged {kind} file ({problem})")
+    # best_match: the shallowest problem (a missing top-level key before a wrong value inside
+    # another), the same one for the same document every time
+    error = best_match(_VALIDATORS[kind].iter_errors(doc))
+    if error is not None:
+        raise ModelFileError(f"{path}: error: damaged {kind} file ({_shape_problem(error, kind)})")
     return doc
 
 
@@ -282,10 +236,9 @@ def _check_same_run(model_doc: dict, metrics_doc: dict, model_path: Path, metric
 
 def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     model_path, metrics_path = run_dir / "model.json", run_dir / "metrics.json"
-    model_doc = _check_document(_load(model_path, out_dir), model_path, "model",
-                                MODEL_FORMAT_VERSION, _MODEL_SHAPE)
-    metrics_doc = _check_document(_load(metrics_path, out_dir), metrics_path, "metrics",
-                                  FORMAT_VERSION, _METRICS_SHAPE, _METRICS_OPTIONAL, legacy=True)
+    model_doc = _check_document(_load(model_path, out_dir), model_path, "model", MODEL_FORMAT_VERSION)
+    metrics_doc = _check_document(_load(metrics_path, out_dir), metrics_path, "metrics", FORMAT_VERSION,
+                                  legacy=True)
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)
     return model_doc, metrics_doc
 
@@ -303,8 +256,7 @@ def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
     sweep_path = out_dir / "sweep.json"
     if not sweep_path.is_file():
         return [_read_point(out_dir, out_dir)]
-    sweep = _check_document(_load(sweep_path, out_dir), sweep_path, "sweep", FORMAT_VERSION,
-                            _SWEEP_SHAPE, legacy=True)
+    sweep = _check_document(_load(sweep_path, out_dir), sweep_path, "sweep", FORMAT_VERSION, legacy=True)
     if not sweep["points"]:
         raise ModelFileError(f"{sweep_path}: error: damaged sweep file (no points)")
     root = out_dir.resolve()
