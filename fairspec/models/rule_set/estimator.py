@@ -512,12 +512,13 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not pool.rules:
             return {"status": "optimal", "rules": [], "mip_gap": 0.0, "columns": 0}
         build_start = time.perf_counter()
-        if build_start >= deadline:
-            # the earlier stages used the time: building the model (seconds on adult) would only
-            # overrun the time limit before the check below says the same
-            return {"start_objective": None, "build_seconds": 0.0, "columns": len(ks),
-                    "exact_negatives": exact_negatives, "rules": None, "status": TIME_LIMIT_NO_SOLUTION,
-                    "mip_gap": None, "seconds": 0.0}
+        info = {"start_objective": None, "build_seconds": 0.0, "columns": len(ks),
+                "exact_negatives": exact_negatives, "rules": None}
+        # not run when no time is left, so the fit keeps to its time limit (the search's results
+        # are still candidates); a clock cut like any other
+        not_run = {"status": TIME_LIMIT_NO_SOLUTION, "mip_gap": None, "seconds": 0.0}
+        if build_start >= deadline:  # building alone takes seconds on adult
+            return {**info, **not_run}
         patterns = problem.patterns
         cov = patterns.literals
         model = build_master(problem, cov, pool.complexities(ks), integer=True, exact=True,
@@ -532,17 +533,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             model.zeta[i].value = 0.0 if covered[i] else 1.0
         for i in model.negatives:
             model.delta[i].value = 1.0 if covered[i] else 0.0
-        start_objective = float(pyo.value(model.loss)) if mip_start else None
         built = time.perf_counter()
+        info.update(start_objective=float(pyo.value(model.loss)) if mip_start else None,
+                    build_seconds=round(built - build_start, 3))
         # loading the model into HiGHS through APPSI takes about 3x as long as building it
         # (measured on adult: 25 s vs 8 s): leave that out of the time limit
         seconds = deadline - built - 3.0 * (built - build_start)
-        info = {"start_objective": start_objective, "build_seconds": round(built - build_start, 3),
-                "columns": len(ks), "exact_negatives": exact_negatives, "rules": None}
         if seconds <= 0:
-            # no time left to load and solve it: not run, so the fit keeps to its time limit
-            # (the search's results are still candidates); a clock cut like any other
-            return {**info, "status": TIME_LIMIT_NO_SOLUTION, "mip_gap": None, "seconds": 0.0}
+            return {**info, **not_run}
         session = HighsSession(time_limit=seconds, mip_gap=self.mip_gap, threads=self.threads,
                                seed=int(self.random_state), max_checkpoints=self._ip_checkpoints())
         result = session.solve(model, warmstart=True)
