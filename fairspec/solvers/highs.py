@@ -19,6 +19,17 @@ callback at the same points of the same search on every run: stopping after the
 ``max_checkpoints``-th call stops at the same place every time.  Measured here: three solves
 of the same compas IP stopped after 30 checkpoints gave the same incumbent, bound and
 solution; how long a checkpoint takes varies by problem (0.1 s to over a second).
+
+The clock can still reach a run that our count ends.  HiGHS asks the interrupt callback
+*before* it compares its clock with the time limit, and an LP or heuristic inside the MIP
+stops early once the limit has passed; so a run whose time ran out just before its last
+checkpoint comes back "interrupted", with whatever the truncated work gave.  Measured on the
+compas example's final IP, stopped after 3 checkpoints: with time limits of 6.2 to 6.9 s,
+four of seven runs returned a dual bound of 70.0 instead of 198.98 (the bound every run with
+more time returned), each with the interrupt status; two others stopped on the clock outright.
+So the checkpoint that stops the run also reads HiGHS's clock (``running_time``, the clock
+HiGHS's own limit check reads): when the limit had already passed there, the status is
+``time_limit``, not ``work_limit``, and the fit is not called reproducible.
 """
 from __future__ import annotations
 
@@ -122,6 +133,8 @@ class HighsSession:
         self.max_checkpoints = max_checkpoints
         self._checkpoints = 0
         self._hooked = None  # the highspy object whose interrupt callback counts checkpoints
+        self._run_time_limit = None  # the limit HiGHS compares its clock with, this run
+        self._clock_passed = False  # HiGHS's time limit had passed at the checkpoint that stopped it
         self.configure(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed)
 
     def configure(self, *, time_limit: float, mip_gap: float | None = None, threads: int | None = None,
@@ -157,7 +170,9 @@ class HighsSession:
             self._opt.set_instance(model)  # so the checkpoint counter can hook the new HiGHS object
         self._hook_checkpoints()
         self._checkpoints = 0
-        self._opt.config.time_limit = time_limit_from_now(self.highs, self.time_limit)
+        self._clock_passed = False
+        self._run_time_limit = time_limit_from_now(self.highs, self.time_limit)
+        self._opt.config.time_limit = self._run_time_limit
         # APPSI does not know HiGHS's "interrupted" status and logs a warning for it; it is ours
         appsi_log = logging.getLogger("pyomo.contrib.appsi.solvers.highs")
         level = appsi_log.level
@@ -203,13 +218,18 @@ class HighsSession:
         def count(event):
             self._checkpoints += 1
             if self._reached_work_limit():
+                self._clock_passed = event.data_out.running_time >= self._run_time_limit
                 event.interrupt()
 
         h.cbMipInterrupt.subscribe(count)
         self._hooked = h
 
     def _work_limit_result(self, model, res, seconds: float, details: dict) -> SolveResult:
-        """Our checkpoint limit interrupted the MIP: keep its incumbent, as a time limit would."""
+        """Our checkpoint limit interrupted the MIP: keep its incumbent, as a time limit would.
+
+        When HiGHS's clock had passed its limit at that checkpoint, the clock shaped the run
+        (module docstring) and the status says ``time_limit``.
+        """
         h = self.highs
         info = h.getInfo()
         details["nodes"] = int(info.mip_node_count)
@@ -217,7 +237,8 @@ class HighsSession:
         if has_solution:
             res.solution_loader.load_vars()
         bound = float(info.mip_dual_bound)
-        return SolveResult(status=WORK_LIMIT if has_solution else WORK_LIMIT_NO_SOLUTION,
+        status = TIME_LIMIT if self._clock_passed else WORK_LIMIT
+        return SolveResult(status=status if has_solution else status + NO_SOLUTION_SUFFIX,
                            has_solution=has_solution,
                            objective=float(info.objective_function_value) if has_solution else None,
                            bound=bound if abs(bound) < highspy.kHighsInf else None,

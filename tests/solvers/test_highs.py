@@ -148,3 +148,22 @@ def test_an_iteration_limit_without_a_solution_says_so():
     res = highs.HighsSession(time_limit=30.0, options={"simplex_iteration_limit": 1}).solve(m)
     assert res.status == highs.ITERATION_LIMIT + highs.NO_SOLUTION_SUFFIX and not res.has_solution
     assert not highs.stopped_by_clock(res.status)
+
+
+def test_a_checkpoint_stop_after_the_clock_ran_out_is_reported_as_the_clock():
+    # HiGHS asks our interrupt callback before it looks at its clock, so a run whose time ran
+    # out before the last checkpoint used to come back as a work limit, and "reproducible",
+    # though the clock had cut the work before it. Building and presolving this MIP takes HiGHS
+    # about 0.05 s before its first checkpoint: five times the 0.01 s limit.
+    m, values = multi_knapsack(n=2000, rows=100)
+    for i in m.goods:
+        m.x[i].value = 0  # a feasible start, so there is an incumbent to keep
+    res = highs.HighsSession(time_limit=0.01, mip_gap=0.0, max_checkpoints=1).solve(m, warmstart=True)
+    assert res.details["checkpoints"] == 1
+    assert res.status == highs.TIME_LIMIT and highs.stopped_by_clock(res.status)
+    assert res.has_solution and res.objective == pytest.approx(
+        sum(int(values[i]) * round(pyo.value(m.x[i])) for i in m.goods))
+    # without the start there is nothing to keep
+    m, _ = multi_knapsack(n=2000, rows=100)
+    res = highs.HighsSession(time_limit=0.01, mip_gap=0.0, max_checkpoints=1).solve(m)
+    assert res.status == highs.TIME_LIMIT_NO_SOLUTION and not res.has_solution
