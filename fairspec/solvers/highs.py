@@ -220,6 +220,10 @@ class HighsSession:
             if self._reached_work_limit():
                 self._clock_passed = event.data_out.running_time >= self._run_time_limit
                 event.interrupt()
+            else:
+                # HiGHS keeps the interrupt flag between runs: without this, a re-solve after a
+                # work limit stopped at its first checkpoint with a status APPSI calls an error
+                event.data_in.user_interrupt = False
 
         h.cbMipInterrupt.subscribe(count)
         self._hooked = h

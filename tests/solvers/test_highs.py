@@ -167,3 +167,15 @@ def test_a_checkpoint_stop_after_the_clock_ran_out_is_reported_as_the_clock():
     m, _ = multi_knapsack(n=2000, rows=100)
     res = highs.HighsSession(time_limit=0.01, mip_gap=0.0, max_checkpoints=1).solve(m)
     assert res.status == highs.TIME_LIMIT_NO_SOLUTION and not res.has_solution
+
+
+def test_a_session_re_solves_after_a_work_limit():
+    # the same MIP re-solved in one session gets its full work limit again, and HiGHS's MIP
+    # starts over, so it stops where the first run did
+    m, _ = multi_knapsack()
+    session = highs.HighsSession(time_limit=30, mip_gap=0.0, max_checkpoints=5)
+    first = session.solve(m)
+    again = session.solve(m)
+    assert first.status == again.status == highs.WORK_LIMIT
+    assert again.details["checkpoints"] == 5
+    assert (again.objective, again.bound) == (first.objective, first.bound)
