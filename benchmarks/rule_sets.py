@@ -4,9 +4,14 @@ Issue 4's benchmark: compas (African-American vs Caucasian), adult (sex), defaul
 5 stratified 70/30 splits (stratified by label and group); ε in {none, 0.05, 0.025, 0.01} for
 equal opportunity and equalized odds at 0.05.  Ours is ``FairRuleSetClassifier`` (max
 complexity 30, 4 conditions, deciles); BRCG (the unconstrained ancestor) runs in its own
-virtual environment through a subprocess (aix360 0.3.0 + cvxpy + ecos, see
-/work/shared/PEERS.md); ExponentiatedGradient uses a depth-3 tree, the constraint object
-carrying ``difference_bound=ε`` (fairlearn 0.15).
+virtual environment through a subprocess (``--peer-python``); ExponentiatedGradient uses a
+depth-3 tree, the constraint object carrying ``difference_bound=ε`` (fairlearn 0.15).  The
+BRCG environment (aix360's FeatureBinarizer needs a scikit-learn before 1.4, which is built
+for numpy 1, and so is a cvxpy before 1.6; an unpinned install fails at import, every BRCG
+split then prints an error and the table has no BRCG rows):
+
+    python3 -m venv /tmp/bench-venv
+    /tmp/bench-venv/bin/pip install aix360==0.3.0 ecos "cvxpy<1.6" "numpy<2" "pandas<2.3" "scikit-learn<1.4"
 
 Features.  By default the protected attribute is not a feature.  ``--protected-feature`` follows
 the FairCG authors' convention instead: FairCG's published experiment code (conlaw/FairCG,
