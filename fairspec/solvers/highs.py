@@ -27,9 +27,11 @@ checkpoint comes back "interrupted", with whatever the truncated work gave.  Mea
 compas example's final IP, stopped after 3 checkpoints: with time limits of 6.2 to 6.9 s,
 four of seven runs returned a dual bound of 70.0 instead of 198.98 (the bound every run with
 more time returned), each with the interrupt status; two others stopped on the clock outright.
-So the checkpoint that stops the run also reads HiGHS's clock (``running_time``, the clock
-HiGHS's own limit check reads): when the limit had already passed there, the status is
-``time_limit``, not ``work_limit``, and the fit is not called reproducible.
+So the checkpoint that stops the run also reads HiGHS's clock (the callback's
+``running_time``; on the test MIPs, a run whose first checkpoint read at least the limit was
+stopped by HiGHS's own clock check there whenever our count let it): when the limit had
+already passed there, the status is ``time_limit``, not ``work_limit``, and the fit is not
+called reproducible.
 """
 from __future__ import annotations
 
