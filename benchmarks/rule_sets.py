@@ -28,6 +28,7 @@ column, 0.069 with it, at a mean test accuracy of 0.625 and 0.656.
     python benchmarks/rule_sets.py --jobs 2 --protected-feature   # everything (31–41 min on 2 cores)
     python benchmarks/rule_sets.py --load a.json b.json   # one table from parts run with --json
     python benchmarks/rule_sets.py --datasets adult --splits 2
+    python benchmarks/rule_sets.py --datasets default --first-seed 5 --splits 5   # development splits
     python benchmarks/rule_sets.py --settings none --no-eg --no-brcg   # unconstrained fits only
 
 Prints one row per (dataset, setting, method) with mean test accuracy, mean test and train
@@ -370,6 +371,8 @@ def main(argv=None):
     p.add_argument("--quick", action="store_true", help="compas only, one split")
     p.add_argument("--datasets", nargs="+", default=["compas", "adult", "default"])
     p.add_argument("--splits", type=int, default=5)
+    p.add_argument("--first-seed", type=int, default=0,
+                   help="seeds first-seed .. first-seed+splits-1 (the headline is 0-4; 5 and up are for development)")
     p.add_argument("--time-compas", type=float, default=28.0, help="our fit budget on compas (s)")
     p.add_argument("--time-large", type=float, default=100.0, help="our fit budget on adult/default (s)")
     p.add_argument("--peer-python", default="/tmp/bench-venv/bin/python", help="python of the aix360 venv")
@@ -394,8 +397,9 @@ def main(argv=None):
     if args.settings:
         wanted = {(n.split(":")[0], float(n.split(":")[1]) if ":" in n else None) for n in args.settings}
         settings = [sb for sb in SETTINGS if sb in wanted]
+    seeds = range(args.first_seed, args.first_seed + args.splits)
     tasks = [(d, s, setting, bound, args.time_compas if d == "compas" else args.time_large, args.protected_feature)
-             for d in args.datasets for s in range(args.splits) for setting, bound in settings]
+             for d in args.datasets for s in seeds for setting, bound in settings]
     from joblib import Parallel, delayed
 
     def save(rows):
@@ -412,13 +416,13 @@ def main(argv=None):
         rows += Parallel(n_jobs=args.jobs)(delayed(run_eg)(t) for t in tasks if t[3] is not None)
         save(rows)
     if ("none", None) in settings:
-        rows += [r for d in args.datasets for s in range(args.splits)
+        rows += [r for d in args.datasets for s in seeds
                  for r in run_reference(d, s, args.protected_feature)]
         save(rows)
     if not args.no_brcg:
         if Path(args.peer_python).exists():
             peers = Parallel(n_jobs=args.jobs)(delayed(run_brcg)(d, s, args.peer_python, args.protected_feature)
-                                               for d in args.datasets for s in range(args.splits))
+                                               for d in args.datasets for s in seeds)
             rows += [r for part in peers for r in part]
         else:
             print(f"no peer python at {args.peer_python}: BRCG skipped", file=sys.stderr)
