@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.metadata
 import json
+import platform
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -24,6 +26,19 @@ from fairspec.plan.plan import Plan
 
 FORMAT = "fairspec-model"
 FORMAT_VERSION = 1
+
+#: the installed packages whose versions decide which model a fit returns: HiGHS (``highspy``)
+#: solves the IPs and LPs, Pyomo hands HiGHS their rows and columns, scikit-learn grows the trees
+#: (the tree family, the rule sets' warm start), numpy draws every seeded choice and pandas
+#: parses the data file.  A work-limited fit is reproducible under these versions, not across
+#: them: another HiGHS takes another path through the same branch-and-bound work.
+MODEL_SOFTWARE = ("highspy", "pyomo", "scikit-learn", "numpy", "pandas")
+
+
+def software_versions() -> dict[str, str]:
+    """Python's version and every :data:`MODEL_SOFTWARE` package's installed version."""
+    return {"python": platform.python_version(),
+            **{name: importlib.metadata.version(name) for name in MODEL_SOFTWARE}}
 
 
 def family_module(name: str):
@@ -64,6 +79,7 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "fairspec_version": fairspec.__version__,
+        "software": software_versions(),
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "spec": {"name": plan.name, "path": None if plan.spec_path is None else str(plan.spec_path),
                  "text": plan.spec_text, "sha256": hashlib.sha256(plan.spec_text.encode()).hexdigest()},

@@ -173,6 +173,8 @@ class HeaderView:
     created: str
     fairspec_version: str
     format_version: str
+    #: "python 3.11.7, highspy 1.16.0, ..." from model.json's ``software``; older files lack it
+    software: str
     spec_sha256: str
     data_sha256: str
 
@@ -341,9 +343,19 @@ def _header(model_doc: dict) -> HeaderView:
         created=str(model_doc.get("created") or UNDEFINED),
         fairspec_version=str(model_doc.get("fairspec_version") or UNDEFINED),
         format_version=fmt_number(model_doc.get("format_version")),
+        software=_software_text(model_doc.get("software")),
         spec_sha256=str(spec.get("sha256") or UNDEFINED),
         data_sha256=str(data.get("sha256") or UNDEFINED),
     )
+
+
+def _software_text(software) -> str:
+    if not isinstance(software, dict) or not software:
+        return "not recorded in model.json"
+    # Python, then the packages by name: the same text from the training run's own document
+    # and from the file it wrote (whose keys are sorted)
+    return ", ".join(f"{name} {version}" for name, version in
+                     sorted(software.items(), key=lambda item: (item[0] != "python", item[0])))
 
 
 def _filter_text(flt) -> str:
@@ -574,7 +586,8 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     if reproducible is None:
         reproducible_text = UNDEFINED
     elif reproducible:
-        reproducible_text = "yes: every stage stopped by its work limit; the same spec, data and seed give this model again"
+        reproducible_text = ("yes: every stage stopped by its work limit; the same spec, data and seed give this model "
+                             "again under the same software (in the header)")
     else:
         reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(map(str, cut))
                              + "; a faster or idle machine may give another model")

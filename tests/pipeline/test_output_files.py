@@ -1,8 +1,10 @@
 """Output directories: what `fairspec report` accepts, what a run leaves behind, what a failed
 write leaves, and output paths refused before the work instead of crashing after it."""
 import errno
+import importlib.metadata
 import json
 import os
+import platform
 import shutil
 from pathlib import Path
 
@@ -64,6 +66,20 @@ def _swap(d: Path) -> None:
     (d / "metrics.json").write_text(model)
 
 
+# --- 0. what a model file records --------------------------------------------------------------
+
+def test_every_model_file_records_the_software_it_was_trained_under(trained):
+    # the versions that decide which model a fit returns, read independently of fairspec
+    expected = {"python": platform.python_version(),
+                **{name: importlib.metadata.version(name) for name in ("highspy", "pyomo", "scikit-learn",
+                                                                       "numpy", "pandas")}}
+    out = trained["tmp"]
+    paths = [out / "single" / "model.json", *sorted((out / "sweep").glob("point-*/model.json"))]
+    assert len(paths) == 4  # the single run and the sweep's three points
+    for path in paths:
+        assert json.loads(path.read_text())["software"] == expected, path
+
+
 # --- 1. `fairspec report` checks what it reads ------------------------------------------------
 
 DAMAGED = {
@@ -83,6 +99,8 @@ DAMAGED = {
         d / "sweep.json", lambda s: {**s, "points": [{**s["points"][0], "dir": "../../../etc"}] + s["points"][1:]})),
     "sweep point from another run": ("sweep", "point-1/metrics.json",
                                      lambda d: shutil.copy(d / "point-2" / "metrics.json", d / "point-1" / "metrics.json")),
+    "software given as a string": ("single", "model.json",
+                                   lambda d: _edit(d / "model.json", lambda m: {**m, "software": "highspy 1.16"})),
 }
 
 

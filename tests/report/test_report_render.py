@@ -262,6 +262,17 @@ def test_training_log_says_whether_the_model_would_come_out_the_same_again(repro
     assert "cut_by_clock" not in page  # shown in the row, not again among the other entries
 
 
+def test_the_header_names_the_software_the_model_was_trained_under():
+    model_doc, metrics_doc = make_docs()
+    model_doc["software"] = {"numpy": "<b>2.4</b>", "python": "3.11.7", "highspy": "1.16.0"}
+    page = render_report(build_context(model_doc, metrics_doc))
+    row = re.search(r'<th scope="row">Software</th><td>(.*?)</td>', page).group(1)
+    assert row == "python 3.11.7, highspy 1.16.0, numpy &lt;b&gt;2.4&lt;/b&gt;"
+    del model_doc["software"]  # a model file written before fairspec recorded it
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert re.search(r'<th scope="row">Software</th><td>(.*?)</td>', page).group(1) == "not recorded in model.json"
+
+
 def test_the_mip_gap_names_the_problem_it_is_about():
     # "MIP gap 85%" alone reads as a verdict on the model; the family says which problem it is of
     model_doc, metrics_doc = make_docs()
