@@ -95,6 +95,9 @@ PRIVILEGED_UNUSED = ("model family '{family}' does not use privileged informatio
                      "would be ignored; privileged features are used by: {users}")
 HOLDOUT_OUT_OF_RANGE = "holdout fraction must be strictly between 0 and 1, got {value}"
 CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
+CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage stops by a work limit, and "
+                         "'{family}' has none: its time limit can only be a clock")
+HINT_CLOCK_CAP = "families with work limits: {families}"
 EVALUATE_HOLDOUT_AND_CV = "evaluate takes either holdout or cv, not both"
 EVALUATE_NONE_WITH_OTHERS = "evaluate none means no evaluation and cannot be combined with '{name}'"
 
@@ -108,6 +111,9 @@ SOLVER_PARAMS = (
     fam.Param("threads", "int", 1, low=1, high=256, doc="solver threads"),
     fam.Param("mip_gap", "float", 1e-4, low=0.0, high=1.0, doc="relative MIP gap at which to stop"),
     fam.Param("seed", "int", 0, low=0, high=2**31 - 1, doc="solver random seed"),
+    fam.Param("clock_cap", "bool", True,
+              doc="false: time_limit only sizes each stage's work and the clock stops nothing, so the model "
+                  "is the same on any machine (a slower one takes longer); families with work limits only"),
 )
 #: evaluation settings (see :class:`fairspec.plan.plan.EvaluationPlan`); holdout/cv ranges are checked apart
 EVALUATE_PARAMS = (
@@ -190,6 +196,7 @@ class _Checker:
         self.check_missing()
         self.check_privileged_use()
         self.check_block(self.spec.solver.params if self.spec.solver else (), SOLVER_PARAMS, "solver")
+        self.check_clock_cap()
         self.check_evaluate()
         if self.table is not None:
             self.check_data()
@@ -388,6 +395,15 @@ class _Checker:
                           for f in fam.FAMILIES.values() if f.uses_privileged)
         self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=users or "none"),
                  self.loc(("privileged",), self.spec.privileged[0].span))
+
+    def check_clock_cap(self) -> None:
+        param = next((p for p in (self.spec.solver.params if self.spec.solver else ()) if p.name == "clock_cap"), None)
+        if param is None or param.value is not False or self.family is None or self.family.work_limited:
+            return
+        families = ", ".join(f.name for f in fam.FAMILIES.values() if f.work_limited and f.implemented)
+        self.add(CLOCK_CAP_UNSUPPORTED.format(family=self.family.name),
+                 self.doc.locations.get(("param.value", param.span), param.span),
+                 HINT_CLOCK_CAP.format(families=families))
 
     def check_evaluate(self) -> None:
         evaluate = self.spec.evaluate

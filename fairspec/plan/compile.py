@@ -84,6 +84,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     solver = SolverSettings(time_limit=float(solver_given.get("time_limit", 60.0)),
                             threads=int(solver_given.get("threads", 1)),
                             mip_gap=float(solver_given.get("mip_gap", 1e-4)),
+                            clock_cap=bool(solver_given.get("clock_cap", True)),
                             seed=int(solver_given.get("seed", ev.get("seed", 0))))
     seed = int(ev.get("seed", solver.seed))
     if ev.get("none"):

@@ -45,6 +45,9 @@ class Family:
     uses_privileged: bool = False
     #: solver-backed families can write their optimisation model with ``compile --emit-model``
     solver_backed: bool = False
+    #: every stage of the fit stops by a work limit, so the clock can be left out
+    #: (``solver { clock_cap false }``) and the model is the same on any machine
+    work_limited: bool = False
     module: str = ""
 
     def param(self, name: str) -> Param | None:
@@ -105,6 +108,7 @@ FAMILIES: dict[str, Family] = {
         missing=frozenset({"mia"}) | IMPUTE_OR_DROP,
         default_missing="mia",
         solver_backed=True,
+        work_limited=True,
         module="fairspec.models.rule_set",
     ),
     "mip_forest": Family(

@@ -583,11 +583,14 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     mip_gap_of = log.pop("mip_gap_of", None)
     reproducible = log.pop("reproducible", None)
     cut = log.pop("cut_by_clock", None) or []
+    clock_cap = log.pop("clock_cap", True)
     if reproducible is None:
         reproducible_text = UNDEFINED
     elif reproducible:
-        reproducible_text = ("yes: every stage stopped by its work limit; the same spec, data and seed give this model "
-                             "again under the same software (in the header)")
+        reproducible_text = ("yes: every stage stopped by its work limit"
+                             + ("" if clock_cap is not False else ", and the clock could stop none (clock_cap false)")
+                             + "; the same spec, data and seed give this model again under the same software "
+                               "(in the header)")
     else:
         reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(map(str, cut))
                              + "; a faster or idle machine may give another model")

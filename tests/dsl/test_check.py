@@ -267,9 +267,25 @@ def test_unknown_model_parameter_hint_lists_allowed_names():
     ("solver { mip_gap 2 }", check.PARAM_OUT_OF_RANGE.format(
         name="mip_gap", owner="solver", bounds="between 0 and 1", value=2)),
     ("solver { verbose true }", check.UNKNOWN_PARAM.format(name="verbose", owner="solver")),
+    ("solver { time_limit 30s clock_cap false }", None),
+    ("solver { clock_cap }", None),
+    ("solver { clock_cap 0 }", check.PARAM_WRONG_TYPE.format(
+        name="clock_cap", owner="solver", expected="true or false", got="the number 0")),
 ])
 def test_solver_parameters(solver, expected):
     assert messages(spec(solver, model="model rule_set")) == ([] if expected is None else [expected])
+
+
+@pytest.mark.parametrize("model", ["model tree", "model baseline"])
+def test_clock_cap_false_is_refused_where_no_work_limit_could_stop_the_fit(model):
+    assert messages(spec("solver { clock_cap true }", model=model)) == []
+    text = spec("solver { time_limit 5s  clock_cap false }", model=model)
+    (diag,) = problems(text)
+    assert diag.message == check.CLOCK_CAP_UNSUPPORTED.format(family=model.split()[1])
+    assert diag.hint == check.HINT_CLOCK_CAP.format(families="rule_set")
+    lines = text.splitlines()
+    row = next(i for i, line in enumerate(lines, 1) if line.startswith("solver"))
+    assert (diag.span.line, diag.span.column) == (row, lines[row - 1].index("false") + 1)
 
 
 @pytest.mark.parametrize("evaluate, expected", [

@@ -325,7 +325,9 @@ def test_rule_text_states_the_exact_cut_the_model_applies(cut):
     assert float(text.split(" > ")[1]) == cut and "e" not in text.split(" > ")[1]
 
 
-def test_json_round_trip_predicts_identically_and_seed_reproduces():
+def priced_problem():
+    """(X, y, groups, rng, estimator parameters): a fair fit that prices columns, searches and
+    solves its final IP, each stage stopped by its work limit within its share of 20 s."""
     rng = np.random.default_rng(7)
     n = 250
     g = rng.integers(0, 2, n)
@@ -335,6 +337,11 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
     crit = make_criterion("equal_opportunity", 0.05)
     kw = dict(criterion=crit, categorical_features=(1,), time_limit=20.0, max_complexity=10, random_state=3,
               max_rounds=3, max_ip_columns=15)
+    return X, y, g, rng, kw
+
+
+def test_json_round_trip_predicts_identically_and_seed_reproduces():
+    X, y, g, rng, kw = priced_problem()
     a = FairRuleSetClassifier(**kw).fit(X, y, g)
     b = FairRuleSetClassifier(**kw).fit(X, y, g)
     # every stage stopped by its work limit, so the log may promise the same model next time
@@ -390,6 +397,33 @@ def test_a_fit_the_clock_cut_says_it_may_not_reproduce():
     est = FairRuleSetClassifier(time_limit=1e-6, max_complexity=8).fit(X, y, g)
     assert est.fit_log_["reproducible"] is False and est.fit_log_["cut_by_clock"]
     assert est.fit_log_["status"] in {"time_limit", "heuristic", "optimal", "work_limit"}
+
+
+def _slow_clock(seconds_per_reading):
+    """``time.perf_counter`` on a machine so slow or loaded that each reading comes
+    ``seconds_per_reading`` after the one before."""
+    now = [0.0]
+
+    def reading():
+        now[0] += seconds_per_reading
+        return now[0]
+    return reading
+
+
+def test_without_the_clock_cap_a_slow_machine_returns_the_same_rule_set(monkeypatch):
+    import time
+
+    X, y, g, _, kw = priced_problem()
+    reference = FairRuleSetClassifier(**kw).fit(X, y, g)
+    assert reference.fit_log_["reproducible"] and reference.fit_log_["columns_generated"] > 0
+    monkeypatch.setattr(time, "perf_counter", _slow_clock(2.0))
+    capped = FairRuleSetClassifier(**kw).fit(X, y, g)
+    assert capped.fit_log_["cut_by_clock"] and not capped.fit_log_["reproducible"]  # the slow clock bites
+    uncapped = FairRuleSetClassifier(**kw, clock_cap=False).fit(X, y, g)
+    assert uncapped.fit_log_["reproducible"] and uncapped.fit_log_["cut_by_clock"] == []
+    assert uncapped.fit_log_["clock_cap"] is False and reference.fit_log_["clock_cap"] is True
+    assert uncapped.to_json()["rules"] == reference.to_json()["rules"]
+    assert uncapped.fit_log_["ip_checkpoints"] == reference.fit_log_["ip_checkpoints"]
 
 
 @pytest.mark.parametrize("total, parts, expected", [(18, 6, [3] * 6), (18, 12, [2] * 6 + [1] * 6),

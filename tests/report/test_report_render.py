@@ -247,19 +247,21 @@ def test_report_says_whether_the_protected_attribute_is_a_model_input():
     assert "it is not a model input" not in page
 
 
-@pytest.mark.parametrize("reproducible, cut, expected", [
-    (True, [], "yes: every stage stopped by its work limit"),
-    (False, ["final_ip", "<tilt>"], "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
-    (None, None, None),
+@pytest.mark.parametrize("reproducible, cut, clock_cap, expected", [
+    (True, [], True, "yes: every stage stopped by its work limit; the same"),
+    (True, [], False, "yes: every stage stopped by its work limit, and the clock could stop none (clock_cap false)"),
+    (False, ["final_ip", "<tilt>"], True, "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
+    (None, None, None, None),
 ])
-def test_training_log_says_whether_the_model_would_come_out_the_same_again(reproducible, cut, expected):
+def test_training_log_says_whether_the_model_would_come_out_the_same_again(reproducible, cut, clock_cap, expected):
     model_doc, metrics_doc = make_docs()
     if reproducible is not None:
-        metrics_doc["training_log"].update(reproducible=reproducible, cut_by_clock=cut)
+        metrics_doc["training_log"].update(reproducible=reproducible, cut_by_clock=cut, clock_cap=clock_cap)
     page = render_report(build_context(model_doc, metrics_doc))
     row = re.search(r'<th scope="row">Reproducible</th><td>(.*?)</td>', page).group(1)
     assert row.startswith(expected) if expected else row == "—"
-    assert "cut_by_clock" not in page  # shown in the row, not again among the other entries
+    # shown in the row, not again among the other entries
+    assert "cut_by_clock" not in page and "clock_cap</th>" not in page
 
 
 def test_the_header_names_the_software_the_model_was_trained_under():

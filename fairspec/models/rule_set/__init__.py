@@ -40,6 +40,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed) ->
         threads=int(solver.threads),
         mip_gap=float(solver.mip_gap),
         random_state=int(seed if seed is not None else solver.seed),
+        clock_cap=bool(solver.clock_cap),
     )
 
 

@@ -45,7 +45,15 @@ only a cap:
 
 So ``time_limit`` both sizes the work and bounds the wall clock.  A stage the clock stopped
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
-faster or idle machine may return another rule set.  Measured here: in the issue-4 benchmark
+faster or idle machine may return another rule set.  With ``clock_cap=False`` the clock caps
+nothing (HiGHS gets no time limit, the certifying pricing IP no seconds of its own): every stage
+ends by its work limit, so the same data, parameters, seed and software give the same rule set
+on any machine, however slow or loaded, and a slow one simply takes longer.  A fit the clock did
+not cut returns the same rule set either way: the caps only ever stop work early.  Measured on
+the bundled compas example (``specs/compas_rules.fair``, 30 s) with four busy processes on the
+two cores: capped, the clock cut three stages at 29.3 s and another rule set came out (test
+accuracy 0.621 instead of 0.624), reported as not reproducible; with ``clock_cap=False`` the fit
+took 85 s and returned the committed rule set, down to the final IP's bound.  Measured here: in the issue-4 benchmark
 (75 fits; compas at 28 s, adult and default at 100 s; two fits at a time), 74 fits ended by
 work limits alone and the clock cut one final IP (in each of two runs); eight compas fits run
 twice each returned the same rule set both times.  On a day the machine ran 1.2–1.7x slower
@@ -155,6 +163,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
         label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`);
         0 or 1 imposes it on the whole training set only, as the paper does
+    clock_cap : True (default) stops a stage when its share of ``time_limit`` has passed on the
+        wall clock; False lets only the work limits stop the stages ("Time and work" in the
+        module docstring), so the fit is reproducible on any machine and may take longer than
+        ``time_limit``
     """
 
     def __init__(self, max_complexity=30, max_conditions=4, thresholds=10, missing="mia", criterion=None,
@@ -162,7 +174,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                  beam_width=10, columns_per_round=100, max_rounds=30, max_ip_columns=300, pricing_rows=20000,
                  cg_fraction=0.5, fairness_folds=2, max_search_columns=2000, search_iterations=400,
                  tilt_rounds=12, search_cells=None, ip_checkpoints=None, complexity_cost=0.0,
-                 max_enumerated_rules=300):
+                 max_enumerated_rules=300, clock_cap=True):
         self.max_complexity = max_complexity
         self.max_conditions = max_conditions
         self.thresholds = thresholds
@@ -187,6 +199,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.ip_checkpoints = ip_checkpoints
         self.complexity_cost = complexity_cost
         self.max_enumerated_rules = max_enumerated_rules
+        self.clock_cap = clock_cap
 
     # ------------------------------------------------------------------ fit
     def _enforced_criterion(self):
@@ -262,7 +275,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
-        budget = float(self.time_limit)
+        # the wall clock each stage may use; the work limits are sized from time_limit either way
+        budget = float(self.time_limit) if self.clock_cap else math.inf
         X, y, groups, criterion, binarizer, patterns, problem = self._prepare(X, y, sensitive_features)
         rng = np.random.default_rng(int(self.random_state))
         pool = self._warm_start_pool(patterns)
@@ -284,7 +298,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             generator = ColumnGenerator(problem, pool, max_conditions=self.max_conditions,
                                         beam_width=self.beam_width, columns_per_round=self.columns_per_round,
                                         max_rounds=self.max_rounds, pricing_patterns=pricing,
-                                        threads=self.threads, seed=int(self.random_state))
+                                        threads=self.threads, seed=int(self.random_state),
+                                        clock_cap=bool(self.clock_cap))
             cg_end = start + self.cg_fraction * budget
             tilts = self._tilts(problem) if criterion is not None else []
             now = time.perf_counter()
@@ -308,7 +323,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         cut_by_clock = [] if generator is None else [p.name for p in generator.phases if p.cut_by_clock]
 
         exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
-        reserve = max(0.5, 0.05 * budget)  # building the IP and re-measuring
+        reserve = max(0.5, 0.05 * float(self.time_limit))  # building the IP and re-measuring
         ls_deadline = start + (1.0 - IP_CLOCK_SHARE) * budget - reserve
         # the local search and the IP see the patterns only through their columns: merged by them
         ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
@@ -370,7 +385,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "seconds": round(time.perf_counter() - start, 3),
             # every stage stopped by its work limit or by converging: the same data, parameters
             # and seed give the same rule set on any machine
-            "reproducible": not cut_by_clock, "cut_by_clock": cut_by_clock,
+            "reproducible": not cut_by_clock, "cut_by_clock": cut_by_clock, "clock_cap": bool(self.clock_cap),
         })
         if ip_info.get("mip_gap") is not None:
             # a reviewer reads "MIP gap" as a verdict on the model; say which problem it is about
