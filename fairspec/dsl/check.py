@@ -107,7 +107,8 @@ IMPUTE_METHODS = ("mean", "median", "knn")
 
 #: solver settings (see :class:`fairspec.plan.plan.SolverSettings`); ``duration`` = 120s or seconds
 SOLVER_PARAMS = (
-    fam.Param("time_limit", "duration", 60.0, low=0.01, doc="wall-clock limit of one solve, e.g. 120s"),
+    fam.Param("time_limit", "duration", 60.0, low=0.01,
+              doc="wall-clock limit of the fit, e.g. 120s (rule_set: also sizes each stage's work)"),
     fam.Param("threads", "int", 1, low=1, high=256, doc="solver threads"),
     fam.Param("mip_gap", "float", 1e-4, low=0.0, high=1.0, doc="relative MIP gap at which to stop"),
     fam.Param("seed", "int", 0, low=0, high=2**31 - 1, doc="solver random seed"),

@@ -53,9 +53,10 @@ not cut returns the same rule set either way: the caps only ever stop work early
 the bundled compas example (``specs/compas_rules.fair``, 30 s) with four busy processes on the
 two cores: capped, the clock cut three stages at 29.3 s and another rule set came out (test
 accuracy 0.621 instead of 0.624), reported as not reproducible; with ``clock_cap=False`` the fit
-took 85 s and returned the committed rule set, down to the final IP's bound.  Measured here: in the issue-4 benchmark
-(75 fits; compas at 28 s, adult and default at 100 s; two fits at a time), 74 fits ended by
-work limits alone and the clock cut one final IP (in each of two runs); eight compas fits run
+took 85 s and returned the committed rule set, down to the final IP's bound.
+
+Measured here: in the issue-4 benchmark (75 fits; compas at 28 s, adult and default at
+100 s; two fits at a time), 74 fits ended by work limits alone and the clock cut one final IP (in each of two runs); eight compas fits run
 twice each returned the same rule set both times.  On a day the machine ran 1.2–1.7x slower
 (the peers' fits too), the 50 adult and compas fits returned the same rule sets again, and the
 clock cut 12 of the 25 default fits: the budgets assume this machine's usual speed, and
