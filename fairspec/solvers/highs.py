@@ -32,10 +32,20 @@ So the checkpoint that stops the run also reads HiGHS's clock (the callback's
 stopped by HiGHS's own clock check there whenever our count let it): when the limit had
 already passed there, the status is ``time_limit``, not ``work_limit``, and the fit is not
 called reproducible.
+
+Ctrl-C.  The checkpoint counter is Python code that HiGHS calls from C++, and a Ctrl-C that
+arrives while HiGHS runs is raised as ``KeyboardInterrupt`` inside it, where highspy cannot
+pass it on: HiGHS ended the run with an error status and the fit carried on as if the MIP had
+failed (measured: Ctrl-C during the compas example's certifying pricing IP let the run finish
+and exit 0).  So while a MIP runs, Ctrl-C only raises a flag (:func:`_ctrl_c_deferred`), the
+next checkpoint stops HiGHS, and ``KeyboardInterrupt`` is raised once HiGHS has returned.
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import signal
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -95,6 +105,28 @@ def stopped_by_clock(status: str) -> bool:
     return status in (TIME_LIMIT, TIME_LIMIT_NO_SOLUTION)
 
 
+@contextlib.contextmanager
+def _ctrl_c_deferred():
+    """Within the block, Ctrl-C appends to the yielded list instead of raising; on leaving it,
+    ``KeyboardInterrupt`` is raised when Ctrl-C was pressed (module docstring, "Ctrl-C").
+
+    Only Python's own SIGINT handler is replaced, and only in the main thread (the only one
+    that receives signals): an ignored SIGINT or an application's own handler is left alone.
+    """
+    pressed: list[bool] = []
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield pressed
+        return
+    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(True))
+    try:
+        yield pressed
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:
+        raise KeyboardInterrupt
+
+
 def time_limit_from_now(h: highspy.Highs, seconds: float) -> float:
     """The ``time_limit`` option that gives the next ``h.run()`` ``seconds`` of its own.
 
@@ -137,6 +169,7 @@ class HighsSession:
         self._hooked = None  # the highspy object whose interrupt callback counts checkpoints
         self._run_time_limit = None  # the limit HiGHS compares its clock with, this run
         self._clock_passed = False  # HiGHS's time limit had passed at the checkpoint that stopped it
+        self._ctrl_c: list[bool] = []  # non-empty once Ctrl-C was pressed during this run
         self.configure(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed)
 
     def configure(self, *, time_limit: float, mip_gap: float | None = None, threads: int | None = None,
@@ -180,7 +213,8 @@ class HighsSession:
         level = appsi_log.level
         appsi_log.setLevel(logging.ERROR)
         try:
-            res = self._opt.solve(model)
+            with _ctrl_c_deferred() as self._ctrl_c:
+                res = self._opt.solve(model)
         finally:
             appsi_log.setLevel(level)
         seconds = time.perf_counter() - start
@@ -218,6 +252,9 @@ class HighsSession:
             return
 
         def count(event):
+            if self._ctrl_c:
+                event.interrupt()
+                return
             self._checkpoints += 1
             if self._reached_work_limit():
                 self._clock_passed = event.data_out.running_time >= self._run_time_limit

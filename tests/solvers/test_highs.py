@@ -179,3 +179,23 @@ def test_a_session_re_solves_after_a_work_limit():
     assert first.status == again.status == highs.WORK_LIMIT
     assert again.details["checkpoints"] == 5
     assert (again.objective, again.bound) == (first.objective, first.bound)
+
+
+def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped():
+    # Ctrl-C is raised inside whatever Python code runs next: during a MIP, our checkpoint
+    # callback, called from HiGHS's C++, where the exception was lost and the run came back as
+    # an 'error' status (the fit then carried on). Uninterrupted, this MIP runs to its 30 s limit;
+    # building it takes about a second, so the Ctrl-C comes while HiGHS runs.
+    import os
+    import signal
+    import threading
+    import time
+
+    m, _ = multi_knapsack(n=2000, rows=100)
+    session = highs.HighsSession(time_limit=30.0, mip_gap=0.0, max_checkpoints=10**6)
+    threading.Timer(2.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        session.solve(m)
+    assert time.perf_counter() - start < 15  # stopped at a checkpoint, not by the clock
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works as before
