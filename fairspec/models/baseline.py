@@ -101,8 +101,9 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         else:
             raise ValueError(f"unknown learner {self.learner!r}")
         self.n_features_in_ = X.shape[1]
+        # scikit-learn's tree (seeded) and lbfgs logistic regression never look at the clock
         self.fit_log_ = {"status": "fitted", "mip_gap": None, "seconds": round(time.perf_counter() - start, 3),
-                         "learner": self.learner}
+                         "learner": self.learner, "reproducible": True, "cut_by_clock": []}
         return self
 
     def predict_proba(self, X):

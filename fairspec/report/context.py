@@ -587,8 +587,8 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     if reproducible is None:
         reproducible_text = UNDEFINED
     elif reproducible:
-        reproducible_text = ("yes: every stage stopped by its work limit"
-                             + ("" if clock_cap is not False else ", and the clock could stop none (clock_cap false)")
+        reproducible_text = ("yes: the clock stopped no stage"
+                             + ("" if clock_cap is not False else " and could stop none (clock_cap false)")
                              + "; the same spec, data and seed give this model again under the same software "
                                "(in the header)")
     else:

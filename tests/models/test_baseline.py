@@ -27,6 +27,16 @@ def test_tree_predicts_exactly_as_sklearn_on_the_one_hot_matrix():
     np.testing.assert_allclose(ours.predict_proba(Xt)[:, 1], ref.predict_proba(one_hot(Xt))[:, 1])
 
 
+def test_both_learners_fit_the_same_model_twice_and_say_so():
+    # neither learner reads the clock, so the log may promise the same model next time
+    X, y = data()
+    for learner in ("tree", "logistic"):
+        a, b = (BaselineClassifier(learner=learner, categorical_features=(1,), random_state=3).fit(X, y)
+                for _ in range(2))
+        assert a.fit_log_["reproducible"] is True and a.fit_log_["cut_by_clock"] == []
+        assert json.dumps(a.to_json(), sort_keys=True) == json.dumps(b.to_json(), sort_keys=True)
+
+
 def test_logistic_matches_sklearn_on_standardised_columns():
     X, y = data()
     ours = BaselineClassifier(learner="logistic", C=0.7, categorical_features=(1,)).fit(X, y)

@@ -121,3 +121,25 @@ def test_bound_needs_sensitive_features():
     X, y, _ = _data(0)
     with pytest.raises(DataError, match="sensitive_features"):
         MissingAwareTreeClassifier(fairness=make_criterion("demographic_parity", bound=0.1)).fit(X, y)
+
+
+def test_a_relabelling_mip_the_clock_stopped_is_reported_as_not_reproducible(monkeypatch):
+    # growing is seeded and clock-free; the relabelling MIP is the one stage a clock can cut
+    import dataclasses
+
+    from fairspec.models.tree import relabel
+
+    X, y, g = _data(7, n=120)
+    crit = make_criterion("demographic_parity", bound=0.03)
+    params = dict(max_depth=2, missing="mia", random_state=0, fairness=crit)
+    finished = MissingAwareTreeClassifier(**params).fit(X, y, sensitive_features=g)
+    assert finished.fit_log_["relabel_status"] == "optimal"
+    assert finished.fit_log_["reproducible"] is True and finished.fit_log_["cut_by_clock"] == []
+    real_solve = relabel.highs.solve
+    monkeypatch.setattr(relabel.highs, "solve", lambda *a, **k: dataclasses.replace(
+        real_solve(*a, **k), status=relabel.highs.TIME_LIMIT))
+    for model in (MissingAwareTreeClassifier(**params), MissingAwareForestClassifier(n_estimators=3, **params)):
+        log = model.fit(X, y, sensitive_features=g).fit_log_
+        assert log["reproducible"] is False and log["cut_by_clock"] == ["relabel_mip"], type(model).__name__
+    unbounded = MissingAwareTreeClassifier(max_depth=2, random_state=0).fit(X, y)
+    assert unbounded.fit_log_["reproducible"] is True and unbounded.fit_log_["cut_by_clock"] == []

@@ -248,8 +248,8 @@ def test_report_says_whether_the_protected_attribute_is_a_model_input():
 
 
 @pytest.mark.parametrize("reproducible, cut, clock_cap, expected", [
-    (True, [], True, "yes: every stage stopped by its work limit; the same"),
-    (True, [], False, "yes: every stage stopped by its work limit, and the clock could stop none (clock_cap false)"),
+    (True, [], True, "yes: the clock stopped no stage; the same spec, data and seed give this model again"),
+    (True, [], False, "yes: the clock stopped no stage and could stop none (clock_cap false); the same"),
     (False, ["final_ip", "<tilt>"], True, "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
     (None, None, None, None),
 ])

@@ -34,6 +34,7 @@ from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
 from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
 from fairspec.plan.fairness import Criterion, make_criterion
+from fairspec.solvers.highs import stopped_by_clock
 
 FORMAT_VERSION = 1
 
@@ -205,6 +206,17 @@ class _TreeParams:
         return tags
 
 
+def _log_reproducibility(log: dict) -> None:
+    """``reproducible`` / ``cut_by_clock`` in a fit log, as the rule sets report them.
+
+    Growing is seeded and never looks at the clock; only the leaf-relabelling MIP has a time
+    limit.  A MIP the clock stopped may return another labelling on a faster or idler machine;
+    one that finished (optimal within its MIP gap, or infeasible) returns the same one again.
+    """
+    cut = ["relabel_mip"] if stopped_by_clock(str(log.get("relabel_status", ""))) else []
+    log.update(reproducible=not cut, cut_by_clock=cut)
+
+
 class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     """Greedy binary classification tree with native missing-value handling.
 
@@ -246,6 +258,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
             self._relabel([self.tree_], X, y_num, groups, log)
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+        _log_reproducibility(log)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         return self
@@ -299,6 +312,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
         enc = EncodedFeatures.encode(X, cat)
         self.tree_ = grow_tree(enc, y_num, np.ones(len(y_num)), task, scorer, self._settings())
         self.fit_log_ = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy regression tree",
+                         "reproducible": True, "cut_by_clock": [],
                          "missing": self.missing, "nodes": self.tree_.n_nodes,
                          "leaves": int(len(self.tree_.leaves())), "seconds": round(time.perf_counter() - start, 3)}
         return self
@@ -394,6 +408,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
             self._relabel(self.trees_, X, y_num, groups, log)
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+        _log_reproducibility(log)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         return self
