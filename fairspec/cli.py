@@ -138,6 +138,23 @@ def cmd_compile(args, out, err) -> int:
     return EXIT_OK
 
 
+def _without_clock_cap(plan, spec_path: str):
+    """``plan`` with ``clock_cap false``, as if the spec said so: a reviewer re-running someone
+    else's spec on a slower machine gets the model its work limits give, with the spec (and
+    its hash) unchanged.  Refused for families without work limits, as the spec setting is."""
+    import dataclasses
+
+    from fairspec.plan.families import FAMILIES
+
+    family = FAMILIES[plan.model.family]
+    if not family.work_limited:
+        limited = ", ".join(n for n, f in FAMILIES.items() if f.work_limited and f.implemented)
+        raise UsageError(f"fairspec compile-and-train: error: argument --no-clock-cap: {spec_path} trains "
+                         f"{family.name!r}, which has no work limits (its time limit can only be a clock); "
+                         f"families with work limits: {limited}")
+    return dataclasses.replace(plan, solver=dataclasses.replace(plan.solver, clock_cap=False))
+
+
 def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
     from fairspec.pipeline.outputs import check_output_dir
@@ -146,6 +163,8 @@ def cmd_compile_and_train(args, out, err) -> int:
         raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
     progress = _progress(args, err)
     plan, table = _compile_with_table(args.spec)
+    if args.no_clock_cap:
+        plan = _without_clock_cap(plan, args.spec)
     out_dir = Path(args.out) if args.out else plan.output_dir
     # a place the outputs cannot go is found now, not after a training run of minutes
     check_output_dir(out_dir, max(1, len(plan.fairness)))
@@ -233,6 +252,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
     p.add_argument("spec")
     p.add_argument("--out", metavar="DIR", help="output directory (default: the spec's output)")
+    p.add_argument("--no-clock-cap", action="store_true",
+                   help="train as if the spec said solver { clock_cap false }: only work limits stop the "
+                        "stages, so a slower machine gives the same model, later (rule_set only)")
     p = add("predict", cmd_predict, "score a CSV with a trained model")
     p.add_argument("model", help="model.json (or its directory)")
     p.add_argument("data", help="CSV file with the model's feature columns")

@@ -303,3 +303,21 @@ def test_emit_model_leaves_no_master_without_its_pricing_problem(rules_spec, tmp
     code, _, err = run(["compile", str(rules_spec), "--emit-model", str(tmp_path / "m.lp"), "-q"], capsys)
     assert code == 1 and f"{tmp_path / 'm.lp'}: error: cannot write (No space left" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["compas.csv", "rules.fair"]
+
+
+# --- --no-clock-cap ---------------------------------------------------------------------------------
+
+def test_no_clock_cap_trains_the_spec_as_if_it_said_clock_cap_false(rules_spec, tmp_path, capsys):
+    code, _, err = run(["compile-and-train", str(rules_spec), "--no-clock-cap", "--out", str(tmp_path / "o"), "-q"],
+                       capsys)
+    assert code == 0, err
+    doc = json.loads((tmp_path / "o" / "model.json").read_text())
+    assert doc["training"]["fit_log"]["clock_cap"] is False and doc["training"]["fit_log"]["reproducible"] is True
+    assert doc["spec"]["text"] == rules_spec.read_text()  # the spec, and so its hash, as given
+
+
+def test_no_clock_cap_is_a_usage_error_for_a_family_without_work_limits(trained, tmp_path, capsys):
+    out = tmp_path / "o"
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--no-clock-cap", "--out", str(out)], capsys)
+    assert code == 2 and "--no-clock-cap" in err and "'baseline', which has no work limits" in err
+    assert not out.exists()
