@@ -117,15 +117,14 @@ def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
 
 
 def cmd_compile(args, out, err) -> int:
-    from fairspec.plan.families import FAMILIES
+    from fairspec.plan.families import FAMILIES, implemented_with
 
     _check_emit_path(args.emit_model)
     plan, table = _compile_with_table(args.spec)
     family = FAMILIES[plan.model.family]
     if args.emit_model is not None and not family.solver_backed:
-        backed = ", ".join(n for n, f in FAMILIES.items() if f.solver_backed and f.implemented)
         raise FairspecError(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
-                            f"--emit-model works for: {backed}")
+                            f"--emit-model works for: {implemented_with('solver_backed')}")
     out.write(plan.describe() + "\n")
     if args.emit_model is not None:
         from fairspec.pipeline.train import prepare_data, training_matrix
@@ -144,14 +143,13 @@ def _without_clock_cap(plan, spec_path: str):
     its hash) unchanged.  Refused for families without work limits, as the spec setting is."""
     import dataclasses
 
-    from fairspec.plan.families import FAMILIES
+    from fairspec.plan.families import FAMILIES, implemented_with
 
     family = FAMILIES[plan.model.family]
     if not family.work_limited:
-        limited = ", ".join(n for n, f in FAMILIES.items() if f.work_limited and f.implemented)
         raise UsageError(f"fairspec compile-and-train: error: argument --no-clock-cap: {spec_path} trains "
                          f"{family.name!r}, which has no work limits (its time limit can only be a clock); "
-                         f"families with work limits: {limited}")
+                         f"families with work limits: {implemented_with('work_limited')}")
     return dataclasses.replace(plan, solver=dataclasses.replace(plan.solver, clock_cap=False))
 
 

@@ -401,10 +401,9 @@ class _Checker:
         param = next((p for p in (self.spec.solver.params if self.spec.solver else ()) if p.name == "clock_cap"), None)
         if param is None or param.value is not False or self.family is None or self.family.work_limited:
             return
-        families = ", ".join(f.name for f in fam.FAMILIES.values() if f.work_limited and f.implemented)
         self.add(CLOCK_CAP_UNSUPPORTED.format(family=self.family.name),
                  self.doc.locations.get(("param.value", param.span), param.span),
-                 HINT_CLOCK_CAP.format(families=families))
+                 HINT_CLOCK_CAP.format(families=fam.implemented_with("work_limited")))
 
     def check_evaluate(self) -> None:
         evaluate = self.spec.evaluate

@@ -121,3 +121,9 @@ FAMILIES: dict[str, Family] = {
         doc="boosting with privileged information (KbPIB / JPIB)",
     ),
 }
+
+
+def implemented_with(capability: str) -> str:
+    """The implemented families that have ``capability`` (a flag of :class:`Family`, e.g.
+    ``"work_limited"``), by name, comma-separated: what an error that refuses one lists."""
+    return ", ".join(n for n, f in FAMILIES.items() if f.implemented and getattr(f, capability))
