@@ -161,8 +161,9 @@ class _TreeParams:
                             min_samples_leaf=int(self.min_samples_leaf), middle_growth=self.middle_growth,
                             max_features=max_features)
 
-    def _relabel(self, trees: list[TreeStructure], X, y_num, groups, log):
-        """Joint relabelling of the leaves of ``trees`` (one tree, or a forest's trees)."""
+    def _relabel(self, trees: list[TreeStructure], X, y_num, groups, log, deadline: float):
+        """Joint relabelling of the leaves of ``trees`` (one tree, or a forest's trees), within
+        what is left of ``time_limit`` at ``deadline`` (a ``time.perf_counter()`` value)."""
         fairness = self.fairness
         rows_all, leaves_all, w_all, offsets = [], [], [], []
         offset = 0
@@ -174,7 +175,7 @@ class _TreeParams:
         rows, leaves, w = np.concatenate(rows_all), np.concatenate(leaves_all), np.concatenate(w_all)
         before = self._vote(rows, leaves, w, trees, len(y_num))
         labels, rlog = relabel_leaves(rows, leaves, w, offset, y_num, groups, fairness.rates, fairness.bound,
-                                      time_limit=float(self.time_limit), mip_gap=float(self.mip_gap),
+                                      time_limit=deadline - time.perf_counter(), mip_gap=float(self.mip_gap),
                                       threads=int(self.threads), seed=int(self.random_state or 0))
         for t, off in zip(trees, offsets):
             lab = t.leaf_labels().copy()
@@ -255,7 +256,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
                "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
         if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel([self.tree_], X, y_num, groups, log)
+            self._relabel([self.tree_], X, y_num, groups, log, start + float(self.time_limit))
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
         _log_reproducibility(log)
@@ -405,7 +406,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
         if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel(self.trees_, X, y_num, groups, log)
+            self._relabel(self.trees_, X, y_num, groups, log, start + float(self.time_limit))
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
         _log_reproducibility(log)
