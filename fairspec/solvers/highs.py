@@ -323,10 +323,14 @@ def _is_mip(model: pyo.ConcreteModel) -> bool:
 
 
 def solve(model: pyo.ConcreteModel, *, time_limit: float = 60.0, mip_gap: float = 1e-4, threads: int = 1,
-          seed: int = 0, max_checkpoints: int | None = None) -> SolveResult:
-    """Solve ``model`` once with HiGHS; see :class:`HighsSession` for repeated solves."""
+          seed: int = 0, max_checkpoints: int | None = None, warmstart: bool = False) -> SolveResult:
+    """Solve ``model`` once with HiGHS; see :class:`HighsSession` for repeated solves.
+
+    ``warmstart=True`` hands the variables' current values to HiGHS as a MIP start; a variable
+    without a value counts as 0 there, so set every one.
+    """
     return HighsSession(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed,
-                        max_checkpoints=max_checkpoints).solve(model)
+                        max_checkpoints=max_checkpoints).solve(model, warmstart=warmstart)
 
 
 def write_model(model: pyo.ConcreteModel, path: str) -> None:

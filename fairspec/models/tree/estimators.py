@@ -31,6 +31,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
+from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
 from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
 from fairspec.plan.fairness import Criterion, make_criterion
@@ -174,9 +175,18 @@ class _TreeParams:
             offset += t.n_nodes
         rows, leaves, w = np.concatenate(rows_all), np.concatenate(leaves_all), np.concatenate(w_all)
         before = self._vote(rows, leaves, w, trees, len(y_num))
+        solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0))
+        start_labels = None
+        if len(trees) > 1:
+            # the joint MIP alone finds poor incumbents for a forest (forest_relabel docstring)
+            current = np.concatenate([t.leaf_labels() for t in trees])
+            start_labels, slog = tree_by_tree_labels(TreeRoutes(rows_all, leaves_all, w_all), current, y_num,
+                                                     groups, fairness.rates, fairness.bound, deadline=deadline,
+                                                     **solver)
+            log.update(slog)
         labels, rlog = relabel_leaves(rows, leaves, w, offset, y_num, groups, fairness.rates, fairness.bound,
-                                      time_limit=deadline - time.perf_counter(), mip_gap=float(self.mip_gap),
-                                      threads=int(self.threads), seed=int(self.random_state or 0))
+                                      time_limit=deadline - time.perf_counter(), initial_labels=start_labels,
+                                      **solver)
         for t, off in zip(trees, offsets):
             lab = t.leaf_labels().copy()
             leaf_ids = t.leaves()
@@ -210,11 +220,14 @@ class _TreeParams:
 def _log_reproducibility(log: dict) -> None:
     """``reproducible`` / ``cut_by_clock`` in a fit log, as the rule sets report them.
 
-    Growing is seeded and never looks at the clock; only the leaf-relabelling MIP has a time
-    limit.  A MIP the clock stopped may return another labelling on a faster or idler machine;
-    one that finished (optimal within its MIP gap, or infeasible) returns the same one again.
+    Growing is seeded and never looks at the clock; only the leaf-relabelling MIP (and, for a
+    forest, the tree-by-tree descent that starts it, ``relabel_start``) has a time limit.  A
+    stage the clock stopped may return another labelling on a faster or idler machine; one that
+    finished (optimal within its MIP gap, or infeasible) returns the same one again.
     """
-    cut = ["relabel_mip"] if stopped_by_clock(str(log.get("relabel_status", ""))) else []
+    cut = ["relabel_start"] if log.get("relabel_start_cut_by_clock") else []
+    if stopped_by_clock(str(log.get("relabel_status", ""))):
+        cut.append("relabel_mip")
     log.update(reproducible=not cut, cut_by_clock=cut)
 
 
@@ -354,7 +367,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     ``t``-th child of ``numpy.random.SeedSequence(random_state)``: the forest is the same
     whatever ``n_jobs`` is.  ``predict_proba[:, 1]`` is the share of trees voting 1 (a tree's
     vote is the weighted vote of the leaves a row reaches); with a fairness bound the leaves
-    of all trees are relabelled jointly (one MIP).
+    of all trees are relabelled jointly (one MIP), started from the labelling that
+    :mod:`.forest_relabel` finds one tree at a time.
     """
 
     _task_kind = "classification"

@@ -31,6 +31,10 @@ estimator's own prediction rule and reported next to the MIP's.
 The group gap: with ``rmax``/``rmin`` continuous, ``rmin <= rate_g <= rmax`` for every group
 that has rows in the rate's condition, and ``rmax - rmin <= ε`` (one pair per rate; equalized
 odds has two).  Rates are linear in ``ŷ`` because their denominators are data.
+
+For a forest, the same formulation also serves one tree at a time (:mod:`.forest_relabel`):
+an ``offset`` adds the other trees' fixed share to each row's vote, and ``excess_cost`` makes
+the bound elastic (``rmax - rmin <= ε + e``, ``e`` paid for in the objective).
 """
 from __future__ import annotations
 
@@ -46,9 +50,11 @@ from fairspec.solvers import highs
 
 
 def vote_labels(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, leaf_label: np.ndarray,
-                n_rows: int) -> np.ndarray:
-    """ŷ of every row from its (leaf, weight) routing and the leaf labels."""
+                n_rows: int, base: np.ndarray | None = None) -> np.ndarray:
+    """ŷ of every row from its (leaf, weight) routing and the leaf labels (plus a fixed ``base``)."""
     s = np.bincount(rows, weights=weights * leaf_label[leaves], minlength=n_rows)
+    if base is not None:
+        s = s + base
     return (s > 0.5 + VOTE_TOL).astype(int)
 
 
@@ -67,12 +73,27 @@ def _rate_parts(rate: str, y: np.ndarray, in_group: np.ndarray):
 
 def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_leaves_total: int,
                    y: np.ndarray, groups: np.ndarray, rates: tuple[str, ...], bound: float, *,
+                   offset: np.ndarray | None = None, excess_cost: float | None = None,
                    sample_weight: np.ndarray | None = None, time_limit: float = 60.0, mip_gap: float = 1e-4,
                    threads: int = 1, seed: int = 0, initial_labels: np.ndarray | None = None):
     """Solve the relabelling MIP.
 
     ``rows, leaves, weights`` is the routing of the training rows (row ``r`` reaches leaf
     ``leaves[i]`` with weight ``weights[i]``); ``leaves`` index ``0..n_leaves_total-1``.
+    ``offset`` (default 0) is the part of each row's vote that the leaves of this problem do
+    not decide: the vote is ``s_r = offset_r + Σ_l a_rl z_l``, so a forest's leaves can be
+    re-chosen one tree at a time with the other trees' votes fixed
+    (:mod:`.forest_relabel`); a row whose prediction no free leaf can change is a constant.
+
+    ``excess_cost`` makes the bound elastic: ``rmax - rmin <= ε + e`` with ``0 <= e`` and
+    ``excess_cost · e`` taken off the objective, so the problem is always feasible and its
+    optimum first lowers the excess over ε (when the cost is large, see
+    :func:`.forest_relabel.lexicographic_excess_cost`).  Without it the bound is hard.
+
+    ``initial_labels`` (one per leaf index) is handed to HiGHS as a MIP start, with the
+    vote, rate and excess variables it implies; when HiGHS's answer is worse than that start
+    (or it has none), the start is returned.
+
     Returns ``(labels per leaf index, log dict)``; raises :class:`NoUsableModelError` when the
     bound cannot be met or no solution is found in time.  ``time_limit`` bounds the whole
     relabelling, building the model included, not only HiGHS's run.
@@ -81,25 +102,31 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     n = len(y)
     y = np.asarray(y).astype(int)
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    base = np.zeros(n) if offset is None else np.asarray(offset, float)
     _, g = np.unique(np.asarray(groups), return_inverse=True)
     n_groups = int(g.max()) + 1 if n else 0
 
-    # rows reaching one leaf with weight 1 are "simple": ŷ_r = z_leaf
+    # ŷ_r = [base_r + Σ a_rl z_l > 1/2 + τ]: a constant 1 when the base alone is a majority, a
+    # constant 0 when not even every free leaf voting 1 makes one; "simple" when one free leaf
+    # decides it (base <= 1/2 + τ < base + a, so ŷ_r = z_leaf); a vote pattern otherwise
     per_row = np.bincount(rows, minlength=n)
+    reach = np.bincount(rows, weights=weights, minlength=n)
+    always = base > 0.5 + VOTE_TOL
+    free = ~always & (base + reach > 0.5 + VOTE_TOL)
+    simple = free & (per_row == 1)
     first = np.full(n, -1)
     order = np.argsort(rows, kind="stable")
     r_sorted, l_sorted, w_sorted = rows[order], leaves[order], weights[order]
     starts = np.searchsorted(r_sorted, np.arange(n))
-    simple = (per_row == 1) & np.isclose(w_sorted[np.minimum(starts, len(r_sorted) - 1)], 1.0)
     first[simple] = l_sorted[starts[simple]]
-    complex_rows = np.flatnonzero(~simple)
-    # distinct routing patterns of the complex rows
+    complex_rows = np.flatnonzero(free & ~simple)
+    # distinct routing patterns (and bases) of the complex rows
     pattern_of_row = np.full(n, -1)
-    patterns: list[tuple[tuple[int, ...], tuple[float, ...]]] = []
+    patterns: list[tuple[tuple[int, ...], tuple[float, ...], float]] = []
     index: dict = {}
     for r in complex_rows:  # one Python step per multi-leaf row, not in the growth hot path
         a, b = starts[r], starts[r] + per_row[r]
-        key = (tuple(l_sorted[a:b].tolist()), tuple(np.round(w_sorted[a:b], 12).tolist()))
+        key = (tuple(l_sorted[a:b].tolist()), tuple(np.round(w_sorted[a:b], 12).tolist()), round(float(base[r]), 12))
         k = index.get(key)
         if k is None:
             k = index[key] = len(patterns)
@@ -114,57 +141,87 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     m.v = pyo.Var(m.K, domain=pyo.Binary)
 
     def pred_expr_coeffs(mask: np.ndarray, coef: np.ndarray):
-        """Σ_r∈mask coef_r·sw_r·ŷ_r as {leaf: c} + {pattern: c}."""
+        """Σ_r∈mask coef_r·sw_r·ŷ_r as {leaf: c} + {pattern: c} + the constant of the rows predicted 1."""
         cl = np.bincount(first[mask & simple], weights=(coef * sw)[mask & simple], minlength=n_leaves_total)
-        cm = mask & ~simple
+        cm = mask & free & ~simple
         ck = np.bincount(pattern_of_row[cm], weights=(coef * sw)[cm], minlength=len(patterns)) if patterns else np.zeros(0)
-        return cl, ck
+        return cl, ck, float((coef * sw)[mask & always].sum())
 
     def linear(cl, ck, const=0.0):
         return (sum(float(cl[l]) * m.z[l] for l in used_leaves if cl[l] != 0)
                 + sum(float(ck[k]) * m.v[k] for k in range(len(patterns)) if ck[k] != 0) + const)
 
     # accuracy = Σ sw·[(2y-1)·ŷ + (1-y)]
-    all_rows = np.ones(n, bool)
-    cl, ck = pred_expr_coeffs(all_rows, 2.0 * y - 1.0)
-    const_acc = float((sw * (1 - y)).sum())
-    m.obj = pyo.Objective(expr=linear(cl, ck, const_acc), sense=pyo.maximize)
+    cl, ck, c1 = pred_expr_coeffs(np.ones(n, bool), 2.0 * y - 1.0)
+    accuracy = linear(cl, ck, c1 + float((sw * (1 - y)).sum()))
 
     m.vote = pyo.ConstraintList()
-    for k, (ls, ws) in enumerate(patterns):
-        s = sum(wt * m.z[l] for l, wt in zip(ls, ws))
+    for k, (ls, ws, b) in enumerate(patterns):
+        s = b + sum(wt * m.z[l] for l, wt in zip(ls, ws))
         m.vote.add(s >= (0.5 + 2 * VOTE_TOL) * m.v[k])
         m.vote.add(m.v[k] >= 2.0 * (s - 0.5 - VOTE_TOL))
 
     m.fair = pyo.ConstraintList()
     m.rmax = pyo.Var(list(rates), bounds=(0.0, 1.0))
     m.rmin = pyo.Var(list(rates), bounds=(0.0, 1.0))
+    elastic = excess_cost is not None
+    if elastic:
+        m.excess = pyo.Var(list(rates), bounds=(0.0, 1.0))
     n_constrained = 0
+    rate_terms = {}  # rate -> [(rows in the condition, coef, constant, den)], to value a start
     for rate in rates:
-        dens = []
+        terms = rate_terms[rate] = []
         for gi in range(n_groups):
             cond, coef, const = _rate_parts(rate, y, g == gi)
             den = float(sw[cond].sum())
             if den <= 0:
                 continue
-            dens.append(gi)
-            cl, ck = pred_expr_coeffs(cond, coef)
-            expr = linear(cl / den, ck / den, float((sw * const)[cond].sum()) / den)
+            c0 = float((sw * const)[cond].sum())
+            terms.append((cond, coef, c0, den))
+            cl, ck, c1 = pred_expr_coeffs(cond, coef)
+            expr = linear(cl / den, ck / den, (c1 + c0) / den)
             m.fair.add(expr <= m.rmax[rate])
             m.fair.add(expr >= m.rmin[rate])
-        if len(dens) >= 2:
-            m.fair.add(m.rmax[rate] - m.rmin[rate] <= float(bound))
+        if len(terms) >= 2:
+            m.fair.add(m.rmax[rate] - m.rmin[rate] - (m.excess[rate] if elastic else 0.0) <= float(bound))
             n_constrained += 1
+    m.obj = pyo.Objective(
+        expr=accuracy - (float(excess_cost) * sum(m.excess[r] for r in rates) if elastic else 0.0),
+        sense=pyo.maximize)
 
-    if initial_labels is not None:
+    def value_of(labels) -> tuple[float, bool]:
+        """Objective of a labelling by the exact vote, and whether it meets the hard bound;
+        sets every variable to it (HiGHS reads a missing value as 0)."""
+        yhat = vote_labels(rows, leaves, weights, labels, n, base=base)
+        excess_total = 0.0
+        for rate, terms in rate_terms.items():
+            values = [float((coef * sw * yhat)[cond].sum() + c0) / den for cond, coef, c0, den in terms] or [0.0]
+            m.rmax[rate].set_value(max(values))
+            m.rmin[rate].set_value(min(values))
+            over = max(values) - min(values) - float(bound) if len(terms) >= 2 else 0.0
+            if elastic:
+                m.excess[rate].set_value(min(max(over, 0.0), 1.0))
+            excess_total += max(over, 0.0)
         for l in used_leaves:
-            m.z[l].set_value(int(initial_labels[l]))
+            m.z[l].set_value(int(labels[l]))
+        for k, (ls, ws, b) in enumerate(patterns):
+            m.v[k].set_value(int(b + sum(wt * labels[l] for l, wt in zip(ls, ws)) > 0.5 + VOTE_TOL))
+        acc = float((sw * (yhat == y)).sum())
+        if elastic:
+            return acc - float(excess_cost) * excess_total, True
+        return acc, excess_total <= 1e-9
+
+    start_value, start_ok = (None, False)
+    if initial_labels is not None:
+        start_value, start_ok = value_of(np.asarray(initial_labels, float))
     built = time.perf_counter()
     # HiGHS gets what building and loading the model leave of the limit (before, it had the
     # whole limit to itself: a 50-tree forest on adult with a 60 s limit took 73 s to fit)
     solver_seconds = max(highs.seconds_to_solve(time_limit - (built - start), built - start), 0.01)
-    res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed)
-    if not res.has_solution:
+    res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed,
+                      warmstart=start_ok)
+    kept_start = start_ok and (not res.has_solution or res.objective < start_value - 1e-7)
+    if not res.has_solution and not kept_start:
         if res.status == highs.INFEASIBLE:
             raise NoUsableModelError(
                 f"no labelling of the tree's {len(used_leaves)} leaves meets the fairness bound {bound:g} "
@@ -174,10 +231,17 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
             f"it (status {res.status}); raise the solver's time_limit")
     labels = np.zeros(n_leaves_total)
-    for l in used_leaves:
-        labels[l] = 1.0 if pyo.value(m.z[l]) > 0.5 else 0.0
+    if kept_start:
+        labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
+    else:
+        for l in used_leaves:
+            labels[l] = 1.0 if pyo.value(m.z[l]) > 0.5 else 0.0
     log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
-           "relabel_objective": res.objective, "relabel_bound": res.bound,
+           "relabel_objective": start_value if kept_start else res.objective, "relabel_bound": res.bound,
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
            "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained}
+    if initial_labels is not None:
+        log["relabel_start_objective"] = start_value
+        log["relabel_start_used"] = "kept (HiGHS found nothing better)" if kept_start else (
+            "handed to HiGHS" if start_ok else "not feasible, not used")
     return labels, log

@@ -1,0 +1,231 @@
+"""A fair labelling of a forest's leaves, found one tree at a time: the start of the joint MIP.
+
+The joint relabelling MIP of a forest (:mod:`.relabel`) has one vote binary per distinct
+routing pattern, nearly one per training row, linked to the leaf labels by big-M rows; its LP
+relaxation says little, and HiGHS's own heuristics found poor incumbents. Measured on compas
+(50 trees, equal opportunity <= 0.01, 30 s): training accuracy 0.530 (every row predicted 0,
+which meets the bound trivially) at a MIP gap of 0.47; on adult (<= 0.01, 60 s) 0.759, when the
+unconstrained forest had 0.851.
+
+Block coordinate descent over trees finds a far better feasible labelling in seconds:
+
+1. **Each tree alone.** Every tree's leaves are relabelled exactly under the bound, as if the
+   tree were the whole model (:func:`.relabel.relabel_leaves`, the single-tree MIP: ~2^depth
+   binaries). A vote of fair trees need not be fair, but it often starts near the bound.
+2. **One tree given the others.** With the labels of every other tree fixed, row ``r``'s
+   vote is ``s_r = o_r + Σ_{l in t} a_rl z_l``, with ``o_r`` the other trees' share. A row
+   whose tree-``t`` route is one leaf is then a constant (``o_r > 1/2``, or ``o_r + a_r <=
+   1/2``) or equals that leaf's label, so the block problem is the single-tree MIP with
+   offsets (``relabel_leaves(offset=o)``; fractional routes become vote patterns there). It
+   is solved exactly with the bound made elastic: maximise ``accuracy - C·Σ excess``, with
+   ``excess = max(0, rmax - rmin - ε)`` per rate and ``C`` from
+   :func:`lexicographic_excess_cost`. The current labels are a feasible point of every block
+   problem, so no block lowers the objective: the total excess never rises, and once it is 0
+   the accuracy never falls. Sweeps over the trees stop when one changes nothing, or after
+   :data:`MAX_SWEEPS`. The descent runs twice, from step 1's labels and from the forest's
+   majority labels, and the better end wins (:func:`tree_by_tree_labels` says why both).
+
+The result is handed to the joint MIP as its start only when its exact vote meets the bound
+(the MIP's hard rows accept nothing else); the MIP then improves on it or returns it.
+
+Measured with ``MissingAwareForestClassifier`` (50 trees, depth 5, ``min_samples_leaf`` 1,
+seed 0, the rule-set benchmark's 70/30 split; training / test accuracy, same time limit):
+compas at <= 0.01, 0.653 / 0.628 (joint MIP alone: 0.530 / 0.529); adult at <= 0.05, 0.869 /
+0.857 (0.770 / 0.769), the descent taking 4-5 s. ``benchmarks/fair_forests.py`` prints the
+comparison, test gaps included: on compas the bound met on training rows generalises poorly
+(benchmarks/README.md).
+
+Every block is solved to optimality by a single-threaded, seeded HiGHS, so the result does not
+depend on the machine; only the deadline can cut it, and then the log says so.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from fairspec.errors import NoUsableModelError
+from fairspec.models.tree.relabel import _rate_parts, relabel_leaves, vote_labels
+from fairspec.solvers import highs
+
+#: sweeps over the trees at most; in the measurements above, a sweep after the third moved
+#: training accuracy by less than 0.001
+MAX_SWEEPS = 4
+
+
+@dataclass
+class TreeRoutes:
+    """The routing of the training rows through each tree, leaf ids global to the forest,
+    weights already divided by the number of trees (so a row's weights sum to 1)."""
+
+    rows: list[np.ndarray]
+    leaves: list[np.ndarray]
+    weights: list[np.ndarray]
+
+    def concatenated(self):
+        return np.concatenate(self.rows), np.concatenate(self.leaves), np.concatenate(self.weights)
+
+
+def lexicographic_excess_cost(y, groups, rates, sample_weight) -> float:
+    """A cost per unit of excess over ε that outweighs the whole accuracy objective.
+
+    A labelling change moves a group's rate by a multiple of ``sw_r / den_g`` (``den_g`` the
+    weight of the group's rows in the rate's condition), so a change of the excess that is not
+    zero is at least ``step = min sw / max den`` unless it crosses ε (where it can be smaller,
+    down to the distance to ε). Accuracy lies in ``[0, W]``, ``W = Σ sw``; with
+    ``C = 2·W / step`` one step less excess is worth more than any accuracy. So the descent
+    is lexicographic (excess first) up to the last partial step onto the bound.
+    """
+    sw = np.asarray(sample_weight, float)
+    _, g = np.unique(np.asarray(groups), return_inverse=True)
+    y = np.asarray(y).astype(int)
+    max_den = 0.0
+    for rate in rates:
+        for gi in range(int(g.max()) + 1):
+            cond, _, _ = _rate_parts(rate, y, g == gi)
+            max_den = max(max_den, float(sw[cond].sum()))
+    step = float(sw[sw > 0].min()) / max(max_den, 1e-12)
+    return 2.0 * float(sw.sum()) / step
+
+
+def _excess(y, yhat, groups, rates, bound, sw) -> float:
+    """Σ over rates of max(0, max_g rate - min_g rate - ε) of a prediction."""
+    _, g = np.unique(np.asarray(groups), return_inverse=True)
+    total = 0.0
+    for rate in rates:
+        values = []
+        for gi in range(int(g.max()) + 1):
+            cond, coef, const = _rate_parts(rate, y, g == gi)
+            den = float(sw[cond].sum())
+            if den > 0:
+                values.append(float((sw * (coef * yhat + const))[cond].sum()) / den)
+        if len(values) >= 2:
+            total += max(max(values) - min(values) - float(bound), 0.0)
+    return total
+
+
+@dataclass
+class _Problem:
+    """What every block of the descent shares."""
+
+    routes: TreeRoutes
+    y: np.ndarray
+    groups: np.ndarray
+    rates: tuple
+    bound: float
+    sample_weight: np.ndarray
+    deadline: float
+    solver: dict
+    n_leaves: int
+
+    def relabel(self, t, weights, **kw):
+        return relabel_leaves(self.routes.rows[t], self.routes.leaves[t], weights, self.n_leaves, self.y,
+                              self.groups, self.rates, self.bound, sample_weight=self.sample_weight,
+                              time_limit=self.deadline - time.perf_counter(), **{**self.solver, **kw})
+
+    def tree_vote(self, t, labels):
+        return np.bincount(self.routes.rows[t], weights=self.routes.weights[t] * labels[self.routes.leaves[t]],
+                           minlength=len(self.y))
+
+
+def _each_tree_alone(p: _Problem, z: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Every tree's leaves relabelled exactly under the bound, as if the tree were the model (a
+    tree whose own MIP is infeasible keeps its labels: the descent still moves it)."""
+    z = z.copy()
+    n_trees = len(p.routes.rows)
+    for t in range(n_trees):
+        if time.perf_counter() >= p.deadline:
+            return z, True
+        try:
+            alone, rlog = p.relabel(t, p.routes.weights[t] * n_trees)
+        except NoUsableModelError:
+            continue
+        own = np.unique(p.routes.leaves[t])
+        z[own] = alone[own]
+        if highs.stopped_by_clock(rlog["relabel_status"]):
+            return z, True
+    return z, False
+
+
+def _descend(p: _Problem, z: np.ndarray, cost: float) -> tuple[np.ndarray, int, int, bool]:
+    """Sweeps of exact block problems (one tree's leaves, the others fixed, the bound elastic)
+    from ``z``: (labels, sweeps, blocks, cut by the clock)."""
+    z = z.copy()
+    n_trees = len(p.routes.rows)
+    votes = np.stack([p.tree_vote(t, z) for t in range(n_trees)])
+    total = votes.sum(axis=0)
+    sweeps = blocks = 0
+    while sweeps < MAX_SWEEPS:
+        changed = False
+        for t in range(n_trees):
+            if time.perf_counter() >= p.deadline:
+                return z, sweeps, blocks, True
+            # mip_gap 0: the excess cost makes the objective ~W·max_den, where a relative gap
+            # of 1e-4 could let HiGHS stop hundreds of rows short of a block's optimum; the
+            # blocks are small enough to solve exactly
+            block, rlog = p.relabel(t, p.routes.weights[t], offset=total - votes[t], excess_cost=cost,
+                                    initial_labels=z, mip_gap=0.0)
+            blocks += 1
+            if highs.stopped_by_clock(rlog["relabel_status"]):
+                return z, sweeps, blocks, True
+            own = np.unique(p.routes.leaves[t])
+            if np.array_equal(block[own], z[own]):
+                continue
+            z[own] = block[own]
+            total -= votes[t]
+            votes[t] = p.tree_vote(t, z)
+            total += votes[t]
+            changed = True
+        sweeps += 1
+        if not changed:
+            break
+    return z, sweeps, blocks, False
+
+
+def tree_by_tree_labels(routes: TreeRoutes, labels: np.ndarray, y, groups, rates, bound: float, *,
+                        deadline: float, sample_weight=None, mip_gap: float = 1e-4, threads: int = 1,
+                        seed: int = 0):
+    """Labels for every leaf (indexed like ``labels``, the forest's current ones) and a log.
+
+    The descent runs from two starts, each tree alone (step 1 of the module docstring) and the
+    forest's own majority labels, and the better end wins: the lower excess, then the higher
+    training accuracy. Neither start always reached the bound: measured (50 trees, seed 0,
+    equal opportunity), from each tree alone the descent stalled at an excess of 0.018 on
+    adult at <= 0.05, and from the majority labels at 0.16 and 0.20 on compas at <= 0.05 and
+    <= 0.01; the other start reached the bound in each case.
+
+    ``deadline`` is a ``time.perf_counter()`` value; the descent stops there, and the log's
+    ``relabel_start_cut_by_clock`` says whether it did. The labels returned meet the bound on
+    the exact vote when ``relabel_start_meets_bound`` is true.
+    """
+    start = time.perf_counter()
+    y = np.asarray(y).astype(int)
+    n = len(y)
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+    p = _Problem(routes, y, np.asarray(groups), tuple(rates), float(bound), sw, deadline,
+                 dict(mip_gap=mip_gap, threads=threads, seed=seed), len(labels))
+    cost = lexicographic_excess_cost(y, groups, rates, sw)
+    rows, leaves, weights = routes.concatenated()
+    majority = np.asarray(labels, float)
+    alone, cut = _each_tree_alone(p, majority)
+    ends = []
+    for name, first in (("each tree alone", alone), ("the forest's majority labels", majority)):
+        if cut:
+            break
+        z, sweeps, blocks, cut = _descend(p, first, cost)
+        yhat = vote_labels(rows, leaves, weights, z, n)
+        excess = _excess(y, yhat, groups, rates, bound, sw)
+        ends.append((excess, -float((sw * (yhat == y)).sum()), name, z, sweeps, blocks))
+    if not ends:  # the clock ran out before any descent: what the trees alone gave
+        yhat = vote_labels(rows, leaves, weights, alone, n)
+        ends.append((_excess(y, yhat, groups, rates, bound, sw), -float((sw * (yhat == y)).sum()),
+                     "each tree alone", alone, 0, 0))
+    excess, neg_accuracy, name, z, sweeps, blocks = min(
+        ends, key=lambda e: (e[0] > 1e-9, e[0] if e[0] > 1e-9 else 0.0, e[1]))
+    log = {"relabel_start": f"block coordinate descent from {name}",
+           "relabel_start_sweeps": sweeps, "relabel_start_blocks": blocks,
+           "relabel_start_excess": round(excess, 6), "relabel_start_meets_bound": excess <= 1e-9,
+           "relabel_start_train_accuracy": -neg_accuracy / float(sw.sum()),
+           "relabel_start_cut_by_clock": cut, "relabel_start_seconds": round(time.perf_counter() - start, 3)}
+    return z, log

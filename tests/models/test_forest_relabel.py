@@ -1,0 +1,138 @@
+"""A forest's leaves relabelled one tree at a time (forest_relabel), and the relabelling MIP
+with a fixed share of the vote, an elastic bound and a start, each against brute force."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import time
+
+import numpy as np
+import pytest
+
+from fairspec.errors import NoUsableModelError
+from fairspec.models.missing_tree import MissingAwareForestClassifier
+from fairspec.models.tree import relabel
+from fairspec.models.tree.forest_relabel import MAX_SWEEPS, TreeRoutes, lexicographic_excess_cost, tree_by_tree_labels
+from fairspec.models.tree.relabel import relabel_leaves, vote_labels
+from fairspec.plan.fairness import make_criterion
+
+
+def _fixed_share_problem(seed, n=90):
+    """Three trees' worth of vote: the free tree's leaves 0..4 carry 1/3 of each row's vote
+    (some rows split it over two leaves, as fractional routing does); the other two trees'
+    share, 0, 1/3 or 2/3, is fixed."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    y = (rng.random(n) < 0.35 + 0.25 * g).astype(int)
+    offset = rng.integers(0, 3, n) / 3.0
+    rows, leaves, weights = [], [], []
+    for r in range(n):
+        if rng.random() < 0.2:
+            a, b = rng.choice(5, 2, replace=False)
+            rows += [r, r]
+            leaves += [a, b]
+            weights += [1 / 6, 1 / 6]
+        else:
+            rows.append(r)
+            leaves.append(int(rng.integers(0, 5)))
+            weights.append(1 / 3)
+    return np.array(rows), np.array(leaves), np.array(weights), offset, y, g
+
+
+def _objective(labels, rows, leaves, weights, offset, y, g, crit, cost):
+    pred = vote_labels(rows, leaves, weights, labels, len(y), base=offset)
+    excess = max(crit.gap(y, pred, g) - crit.bound, 0.0)
+    return float((pred == y).sum()), excess, float((pred == y).sum()) - (cost or 0.0) * excess
+
+
+@pytest.mark.parametrize("seed, criterion, bound", [(0, "equal_opportunity", 0.05), (1, "demographic_parity", 0.02),
+                                                    (2, "equalized_odds", 0.08), (3, "demographic_parity", 0.0)])
+def test_a_fixed_share_of_the_vote_and_an_elastic_bound_match_brute_force(seed, criterion, bound):
+    rows, leaves, weights, offset, y, g = _fixed_share_problem(seed)
+    crit = make_criterion(criterion, bound)
+    every = [np.array(bits, float) for bits in itertools.product([0, 1], repeat=5)]
+    feasible = [_objective(z, rows, leaves, weights, offset, y, g, crit, None)[0] for z in every
+                if _objective(z, rows, leaves, weights, offset, y, g, crit, None)[1] <= 1e-9]
+    if feasible:
+        labels, _ = relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, bound, offset=offset)
+        assert _objective(labels, rows, leaves, weights, offset, y, g, crit, None)[0] == max(feasible)
+    else:
+        with pytest.raises(NoUsableModelError):
+            relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, bound, offset=offset)
+    # elastic: any excess outweighs the accuracy, so the optimum is the least excess, then accuracy
+    cost = lexicographic_excess_cost(y, g, crit.rates, np.ones(len(y)))
+    labels, _ = relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, bound, offset=offset, excess_cost=cost)
+    best = max(_objective(z, rows, leaves, weights, offset, y, g, crit, cost)[2] for z in every)
+    assert _objective(labels, rows, leaves, weights, offset, y, g, crit, cost)[2] == pytest.approx(best, abs=1e-6)
+
+
+def test_a_feasible_start_is_kept_when_highs_returns_nothing(monkeypatch):
+    rows, leaves, weights, offset, y, g = _fixed_share_problem(0)
+    crit = make_criterion("equal_opportunity", 0.05)
+    # the least accurate labelling that meets the bound: not the optimum HiGHS would return
+    every = [np.array(bits, float) for bits in itertools.product([0, 1], repeat=5)]
+    start = min((z for z in every if _objective(z, rows, leaves, weights, offset, y, g, crit, None)[1] <= 1e-9),
+                key=lambda z: _objective(z, rows, leaves, weights, offset, y, g, crit, None)[0])
+    real_solve = relabel.highs.solve
+    monkeypatch.setattr(relabel.highs, "solve", lambda *a, **k: dataclasses.replace(
+        real_solve(*a, **k), status=relabel.highs.TIME_LIMIT_NO_SOLUTION, has_solution=False, objective=None))
+    with pytest.raises(NoUsableModelError, match="found no labelling"):
+        relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset)
+    labels, log = relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset,
+                                 initial_labels=start)
+    assert np.array_equal(labels, start) and log["relabel_start_used"].startswith("kept")
+
+
+def _small_forest(seed, n_trees=3, depth=2, n=240):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + 0.9 * g, rng.normal(size=n)])
+    y = ((X[:, 0] + X[:, 1] + rng.normal(size=n)) > 0.6).astype(int)
+    forest = MissingAwareForestClassifier(n_estimators=n_trees, max_depth=depth, random_state=seed,
+                                          max_features="all").fit(X, y)
+    routes, offset = TreeRoutes([], [], []), 0
+    for t in forest.trees_:
+        r, l, w = t.route_rows(X)
+        routes.rows.append(r), routes.leaves.append(l + offset), routes.weights.append(w / n_trees)
+        offset += t.n_nodes
+    labels = np.concatenate([t.leaf_labels() for t in forest.trees_])
+    return routes, labels, y, g
+
+
+@pytest.mark.parametrize("seed, criterion, bound", [(0, "equal_opportunity", 0.02), (1, "demographic_parity", 0.05),
+                                                    (2, "equalized_odds", 0.05)])
+def test_the_descent_ends_where_no_single_tree_can_do_better(seed, criterion, bound):
+    routes, labels, y, g = _small_forest(seed)
+    crit = make_criterion(criterion, bound)
+    z, log = tree_by_tree_labels(routes, labels, y, g, crit.rates, bound, deadline=time.perf_counter() + 60)
+    assert log["relabel_start_sweeps"] < MAX_SWEEPS, "the descent should converge on this data"
+    rows, leaves, weights = routes.concatenated()
+    cost = lexicographic_excess_cost(y, g, crit.rates, np.ones(len(y)))
+    reached = _objective(z, rows, leaves, weights, None, y, g, crit, cost)
+    assert log["relabel_start_meets_bound"] == (reached[1] <= 1e-9)
+    assert log["relabel_start_train_accuracy"] == pytest.approx(reached[0] / len(y))
+    for own in routes.leaves:
+        ids = np.unique(own)
+        for bits in itertools.product([0.0, 1.0], repeat=len(ids)):
+            other = z.copy()
+            other[ids] = bits
+            assert _objective(other, rows, leaves, weights, None, y, g, crit, cost)[2] <= reached[2] + 1e-6
+
+
+def test_a_fair_forest_is_at_least_as_accurate_as_its_start_and_meets_the_bound():
+    rng = np.random.default_rng(11)
+    n = 1500
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + 0.8 * g, rng.normal(size=n), rng.normal(size=n)])
+    y = ((X[:, 0] + X[:, 1] + 0.5 * X[:, 2] + rng.normal(size=n)) > 0.8).astype(int)
+    crit = make_criterion("equal_opportunity", 0.02)
+    model = MissingAwareForestClassifier(n_estimators=15, max_depth=4, random_state=0, time_limit=20.0,
+                                         fairness=crit).fit(X, y, sensitive_features=g)
+    log = model.fit_log_
+    pred = model.predict(X)
+    assert log["relabel_start_meets_bound"] and log["relabel_start_used"] in (
+        "handed to HiGHS", "kept (HiGHS found nothing better)")
+    assert (pred == y).mean() >= log["relabel_start_train_accuracy"] - 1e-12
+    assert crit.gap(y, pred, g) <= 0.02 + 1e-9
+    # the start did real work: far better than predicting one class for everyone
+    assert log["relabel_start_train_accuracy"] > max(y.mean(), 1 - y.mean()) + 0.1
