@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.errors import NoUsableModelError
-from fairspec.models.tree.relabel import _rate_parts, relabel_leaves, vote_labels
+from fairspec.models.tree.relabel import rate_parts, relabel_leaves, vote_labels
 from fairspec.solvers import highs
 
 #: sweeps over the trees at most; in the measurements above, a sweep after the third moved
@@ -83,7 +83,7 @@ def lexicographic_excess_cost(y, groups, rates, sample_weight) -> float:
     max_den = 0.0
     for rate in rates:
         for gi in range(int(g.max()) + 1):
-            cond, _, _ = _rate_parts(rate, y, g == gi)
+            cond, _, _ = rate_parts(rate, y, g == gi)
             max_den = max(max_den, float(sw[cond].sum()))
     step = float(sw[sw > 0].min()) / max(max_den, 1e-12)
     return 2.0 * float(sw.sum()) / step
@@ -96,7 +96,7 @@ def _excess(y, yhat, groups, rates, bound, sw) -> float:
     for rate in rates:
         values = []
         for gi in range(int(g.max()) + 1):
-            cond, coef, const = _rate_parts(rate, y, g == gi)
+            cond, coef, const = rate_parts(rate, y, g == gi)
             den = float(sw[cond].sum())
             if den > 0:
                 values.append(float((sw * (coef * yhat + const))[cond].sum()) / den)

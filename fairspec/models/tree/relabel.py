@@ -58,7 +58,7 @@ def vote_labels(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, leaf_
     return (s > 0.5 + VOTE_TOL).astype(int)
 
 
-def _rate_parts(rate: str, y: np.ndarray, in_group: np.ndarray):
+def rate_parts(rate: str, y: np.ndarray, in_group: np.ndarray):
     """(rows in the condition, coefficient of ŷ, constant) so that rate·den = Σ coef·ŷ + const."""
     if rate == "selection_rate":
         cond = in_group
@@ -172,7 +172,7 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     for rate in rates:
         terms = rate_terms[rate] = []
         for gi in range(n_groups):
-            cond, coef, const = _rate_parts(rate, y, g == gi)
+            cond, coef, const = rate_parts(rate, y, g == gi)
             den = float(sw[cond].sum())
             if den <= 0:
                 continue
