@@ -46,7 +46,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.errors import NoUsableModelError
-from fairspec.models.tree.relabel import rate_parts, relabel_leaves, vote_labels
+from fairspec.models.tree.relabel import excess_over, rate_terms, rate_values, relabel_leaves, vote_labels
 from fairspec.solvers import highs
 
 #: sweeps over the trees at most; in the measurements above, a sweep after the third moved
@@ -80,11 +80,7 @@ def lexicographic_excess_cost(y, groups, rates, sample_weight) -> float:
     sw = np.asarray(sample_weight, float)
     _, g = np.unique(np.asarray(groups), return_inverse=True)
     y = np.asarray(y).astype(int)
-    max_den = 0.0
-    for rate in rates:
-        for gi in range(int(g.max()) + 1):
-            cond, _, _ = rate_parts(rate, y, g == gi)
-            max_den = max(max_den, float(sw[cond].sum()))
+    max_den = max((den for rate in rates for *_, den in rate_terms(rate, y, g, sw)), default=0.0)
     step = float(sw[sw > 0].min()) / max(max_den, 1e-12)
     return 2.0 * float(sw.sum()) / step
 
@@ -92,17 +88,7 @@ def lexicographic_excess_cost(y, groups, rates, sample_weight) -> float:
 def _excess(y, yhat, groups, rates, bound, sw) -> float:
     """Σ over rates of max(0, max_g rate - min_g rate - ε) of a prediction."""
     _, g = np.unique(np.asarray(groups), return_inverse=True)
-    total = 0.0
-    for rate in rates:
-        values = []
-        for gi in range(int(g.max()) + 1):
-            cond, coef, const = rate_parts(rate, y, g == gi)
-            den = float(sw[cond].sum())
-            if den > 0:
-                values.append(float((sw * (coef * yhat + const))[cond].sum()) / den)
-        if len(values) >= 2:
-            total += max(max(values) - min(values) - float(bound), 0.0)
-    return total
+    return sum(excess_over(rate_values(rate_terms(rate, y, g, sw), yhat, sw), bound) for rate in rates)
 
 
 @dataclass

@@ -71,6 +71,30 @@ def rate_parts(rate: str, y: np.ndarray, in_group: np.ndarray):
     return in_group, (2.0 * y - 1.0), (1.0 - y)
 
 
+def rate_terms(rate: str, y: np.ndarray, group_codes: np.ndarray, sw: np.ndarray) -> list[tuple]:
+    """``(rows in the condition, coef, Σ sw·const over them, den)`` of each group that has rows
+    in the rate's condition, so that the group's rate is ``(Σ_cond sw·coef·ŷ + c0) / den``:
+    the MIP's fairness rows, and the exact rates of a labelling (:func:`rate_values`)."""
+    terms = []
+    for gi in range(int(group_codes.max()) + 1 if len(group_codes) else 0):
+        cond, coef, const = rate_parts(rate, y, group_codes == gi)
+        den = float(sw[cond].sum())
+        if den > 0:
+            terms.append((cond, coef, float((sw * const)[cond].sum()), den))
+    return terms
+
+
+def rate_values(terms: list[tuple], yhat: np.ndarray, sw: np.ndarray) -> list[float]:
+    """Each group's rate of the prediction ``yhat`` (``terms`` from :func:`rate_terms`)."""
+    return [float((coef * sw * yhat)[cond].sum() + c0) / den for cond, coef, c0, den in terms]
+
+
+def excess_over(values: list[float], bound: float) -> float:
+    """How far the spread of a rate's group values exceeds ``bound`` (0 with fewer than two
+    groups: there is no gap to bound)."""
+    return max(max(values) - min(values) - float(bound), 0.0) if len(values) >= 2 else 0.0
+
+
 def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_leaves_total: int,
                    y: np.ndarray, groups: np.ndarray, rates: tuple[str, ...], bound: float, *,
                    offset: np.ndarray | None = None, excess_cost: float | None = None,
@@ -104,7 +128,6 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
     base = np.zeros(n) if offset is None else np.asarray(offset, float)
     _, g = np.unique(np.asarray(groups), return_inverse=True)
-    n_groups = int(g.max()) + 1 if n else 0
 
     # ŷ_r = [base_r + Σ a_rl z_l > 1/2 + τ]: a constant 1 when the base alone is a majority, a
     # constant 0 when not even every free leaf voting 1 makes one; "simple" when one free leaf
@@ -168,16 +191,9 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     if elastic:
         m.excess = pyo.Var(list(rates), bounds=(0.0, 1.0))
     n_constrained = 0
-    rate_terms = {}  # rate -> [(rows in the condition, coef, constant, den)], to value a start
-    for rate in rates:
-        terms = rate_terms[rate] = []
-        for gi in range(n_groups):
-            cond, coef, const = rate_parts(rate, y, g == gi)
-            den = float(sw[cond].sum())
-            if den <= 0:
-                continue
-            c0 = float((sw * const)[cond].sum())
-            terms.append((cond, coef, c0, den))
+    terms_of = {rate: rate_terms(rate, y, g, sw) for rate in rates}  # kept to value a start
+    for rate, terms in terms_of.items():
+        for cond, coef, c0, den in terms:
             cl, ck, c1 = pred_expr_coeffs(cond, coef)
             expr = linear(cl / den, ck / den, (c1 + c0) / den)
             m.fair.add(expr <= m.rmax[rate])
@@ -194,14 +210,14 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
         sets every variable to it (HiGHS reads a missing value as 0)."""
         yhat = vote_labels(rows, leaves, weights, labels, n, base=base)
         excess_total = 0.0
-        for rate, terms in rate_terms.items():
-            values = [float((coef * sw * yhat)[cond].sum() + c0) / den for cond, coef, c0, den in terms] or [0.0]
+        for rate, terms in terms_of.items():
+            values = rate_values(terms, yhat, sw) or [0.0]
             m.rmax[rate].set_value(max(values))
             m.rmin[rate].set_value(min(values))
-            over = max(values) - min(values) - float(bound) if len(terms) >= 2 else 0.0
+            over = excess_over(values, bound)
             if elastic:
-                m.excess[rate].set_value(min(max(over, 0.0), 1.0))
-            excess_total += max(over, 0.0)
+                m.excess[rate].set_value(min(over, 1.0))
+            excess_total += over
         for l in used_leaves:
             m.z[l].set_value(int(labels[l]))
         for k, (ls, ws, b) in enumerate(patterns):
