@@ -135,6 +135,10 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
         "accuracy": float(np.mean(y_pred == y_true)),
         "balanced_accuracy": balanced,
         "auc": auc,
+        # a model whose scores are its own 0/1 labels (a tree whose leaves were relabelled for
+        # a fairness bound) has a one-point ROC curve: its AUC is its balanced accuracy, and
+        # ABROCA compares single points, so the report says so beside them
+        "scores_are_labels": None if score is None else bool(np.isin(score, (0.0, 1.0)).all()),
         "groups": group_table,
         "gaps": gaps,
     }

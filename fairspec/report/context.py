@@ -27,6 +27,10 @@ GAP_TITLES = {
     "accuracy_parity": "Accuracy parity (accuracy gap)",
     "abroca": "ABROCA (area between the groups' ROC curves)",
 }
+#: how AUC and ABROCA are named when a model scores every row 0 or 1 (its own labels, as a tree
+#: relabelled for a bound does): its ROC curve is one point, so its AUC is its balanced accuracy
+AUC_OF_LABELS = "AUC of 0/1 scores (= balanced accuracy)"
+ABROCA_OF_LABELS = "ABROCA of 0/1 scores (one-point ROC curves)"
 GROUP_COLUMNS = ("Group", "Rows", "Base rate", "Selection rate", "TPR", "FPR", "FNR", "Accuracy")
 GROUP_RATE_KEYS = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
 
@@ -501,7 +505,7 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
     )
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
                KeyValue("Balanced accuracy", fmt_rate(block.get("balanced_accuracy"))),
-               KeyValue("AUC", fmt_rate(block.get("auc"))))
+               KeyValue(AUC_OF_LABELS if block.get("scores_are_labels") else "AUC", fmt_rate(block.get("auc"))))
     if key == "train":
         title = "Training rows"
     elif evaluation_kind == "cv":
@@ -518,8 +522,13 @@ def _gaps(blocks: list[dict], criterion: str | None) -> tuple[GapRow, ...]:
     names = list(GAP_TITLES)
     for block in blocks:
         names += [g for g in (block.get("gaps") or {}) if g not in names]
-    return tuple(GapRow(name, GAP_TITLES.get(name, name),
-                        tuple(fmt_gap((b.get("gaps") or {}).get(name)) for b in blocks), name == criterion)
+    def title(name):
+        if name == "abroca" and any(b.get("scores_are_labels") for b in blocks):
+            return ABROCA_OF_LABELS
+        return GAP_TITLES.get(name, name)
+
+    return tuple(GapRow(name, title(name), tuple(fmt_gap((b.get("gaps") or {}).get(name)) for b in blocks),
+                        name == criterion)
                  for name in names)
 
 

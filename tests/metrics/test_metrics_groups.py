@@ -128,6 +128,19 @@ def test_no_scores_gives_null_auc_and_abroca():
     y, pred, _, groups = random_case(5, 100, ["a", "b"])
     block = evaluate_predictions(y, pred, None, groups)
     assert block["auc"] is None and block["gaps"]["abroca"] is None
+    assert block["scores_are_labels"] is None
+
+
+def test_scores_that_are_the_labels_are_flagged_and_their_auc_is_the_balanced_accuracy():
+    y, pred, score, groups = random_case(9, 300, ["a", "b"])
+    hard = evaluate_predictions(y, pred, pred.astype(float), groups)
+    assert hard["scores_are_labels"] is True
+    assert hard["auc"] == pytest.approx(hard["balanced_accuracy"])  # what the report's note says
+    soft = evaluate_predictions(y, pred, score, groups)
+    assert soft["scores_are_labels"] is False
+    # one row scored 0.5 is enough for a real ranking
+    nearly = evaluate_predictions(y, pred, np.where(np.arange(len(y)) == 0, 0.5, pred), groups)
+    assert nearly["scores_are_labels"] is False
 
 
 @pytest.mark.parametrize("name", sorted(CRITERIA))
@@ -188,7 +201,7 @@ def test_block_keys_follow_artifacts_contract():
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no sklearn/numpy warnings leak from the metrics
         block = evaluate_predictions(y, pred, score, groups)
-    assert set(block) == {"n", "accuracy", "balanced_accuracy", "auc", "groups", "gaps"}
+    assert set(block) == {"n", "accuracy", "balanced_accuracy", "auc", "scores_are_labels", "groups", "gaps"}
     assert set(block["gaps"]) == {"demographic_parity", "equal_opportunity", "fpr_parity", "equalized_odds",
                                   "accuracy_parity", "abroca"}
     for g in block["groups"].values():

@@ -45,6 +45,21 @@ def test_each_strategy_trains_from_the_cli_and_the_report_shows_missing_routes(s
     assert "missing" in (tmp_path / "o" / "report.html").read_text()
     metrics = json.loads((tmp_path / "o" / "metrics.json").read_text())
     assert metrics["test"]["accuracy"] > 0.75  # base rate is ~0.76 negative: it must learn something
+    assert metrics["test"]["scores_are_labels"] is False  # leaf frequencies rank the rows
+    capsys.readouterr()
+
+
+def test_a_tree_relabelled_for_a_bound_reports_its_auc_as_that_of_0_1_scores(adult_sample, tmp_path, capsys):
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(strategy="mia", data=adult_sample, extra="min_samples_leaf 50")
+                    .replace("fairness equal_opportunity\n", "fairness equal_opportunity <= 0.05\n"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp_path / "o"), "-q"]) == 0
+    metrics = json.loads((tmp_path / "o" / "metrics.json").read_text())
+    assert metrics["training_log"]["relabel_status"] == "optimal"
+    for split in ("train", "test"):
+        assert metrics[split]["scores_are_labels"] is True
+        assert metrics[split]["auc"] == pytest.approx(metrics[split]["balanced_accuracy"])
+    assert "AUC of 0/1 scores (= balanced accuracy)" in (tmp_path / "o" / "report.html").read_text()
     capsys.readouterr()
 
 

@@ -81,6 +81,23 @@ def test_group_tables_show_every_group_with_its_numbers(split):
         assert cells == expected
 
 
+@pytest.mark.parametrize("flag", [True, False, None])
+def test_auc_and_abroca_of_scores_that_are_the_labels_say_so(flag):
+    model_doc, metrics_doc = make_docs()
+    for split in ("train", "test"):
+        if flag is None:
+            metrics_doc[split].pop("scores_are_labels", None)  # a file from before the flag
+        else:
+            metrics_doc[split]["scores_are_labels"] = flag
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    # each split's AUC in its summary card and its table; the ABROCA row of the gaps table
+    assert page.count(">AUC of 0/1 scores (= balanced accuracy)<") == (2 if flag else 0)
+    assert page.count("AUC of 0/1 scores (= balanced accuracy) <strong>") == (2 if flag else 0)
+    assert page.count("ABROCA of 0/1 scores (one-point ROC curves)") == (1 if flag else 0)
+    assert page.count(">AUC<") + page.count("AUC <strong>") == (0 if flag else 4)
+    assert ("ABROCA (area between the groups' ROC curves)" in page) is not bool(flag)
+
+
 def test_undefined_rate_shows_a_dash():
     model_doc, metrics_doc = make_docs()
     metrics_doc["test"]["groups"]["Other"]["tpr"] = None
