@@ -201,7 +201,10 @@ class HighsSession:
 
     @property
     def highs(self):
-        """The underlying ``highspy.Highs`` object (duals, basis, info)."""
+        """The underlying ``highspy.Highs`` object (duals, basis, info).
+
+        This and :meth:`row_index` / :meth:`col_index` read private attributes of APPSI's
+        ``Highs``: APPSI has no public way to them, and pyproject.toml keeps Pyomo below 7."""
         return self._opt._solver_model
 
     def solve(self, model: pyo.ConcreteModel, *, warmstart: bool = False) -> SolveResult:
