@@ -42,12 +42,8 @@ from fairspec.plan.fairness import make_criterion  # noqa: E402
 
 def tree_routes(forest, X) -> tuple[TreeRoutes, int]:
     """Each tree's routing of ``X`` (leaf ids global to the forest) and the number of leaf ids."""
-    rows, leaves, weights, offset = [], [], [], 0
-    for t in forest.trees_:
-        r, l, w = t.route_rows(X)
-        rows.append(r), leaves.append(l + offset), weights.append(w / len(forest.trees_))
-        offset += t.n_nodes
-    return TreeRoutes(rows, leaves, weights), offset
+    routes, offsets = TreeRoutes.of(forest.trees_, X)
+    return routes, offsets[-1] + forest.trees_[-1].n_nodes
 
 
 def routes_of(forest, X):

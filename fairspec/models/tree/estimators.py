@@ -166,25 +166,19 @@ class _TreeParams:
         """Joint relabelling of the leaves of ``trees`` (one tree, or a forest's trees), within
         what is left of ``time_limit`` at ``deadline`` (a ``time.perf_counter()`` value)."""
         fairness = self.fairness
-        rows_all, leaves_all, w_all, offsets = [], [], [], []
-        offset = 0
-        for t in trees:
-            r, l, w = t.route_rows(X)
-            rows_all.append(r), leaves_all.append(l + offset), w_all.append(w / len(trees))
-            offsets.append(offset)
-            offset += t.n_nodes
-        rows, leaves, w = np.concatenate(rows_all), np.concatenate(leaves_all), np.concatenate(w_all)
+        routes, offsets = TreeRoutes.of(trees, X)
+        n_leaf_ids = offsets[-1] + trees[-1].n_nodes
+        rows, leaves, w = routes.concatenated()
         before = self._vote(rows, leaves, w, trees, len(y_num))
         solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0))
         start_labels = None
         if len(trees) > 1:
             # the joint MIP alone finds poor incumbents for a forest (forest_relabel docstring)
             current = np.concatenate([t.leaf_labels() for t in trees])
-            start_labels, slog = tree_by_tree_labels(TreeRoutes(rows_all, leaves_all, w_all), current, y_num,
-                                                     groups, fairness.rates, fairness.bound, deadline=deadline,
-                                                     **solver)
+            start_labels, slog = tree_by_tree_labels(routes, current, y_num, groups, fairness.rates, fairness.bound,
+                                                     deadline=deadline, **solver)
             log.update(slog)
-        labels, rlog = relabel_leaves(rows, leaves, w, offset, y_num, groups, fairness.rates, fairness.bound,
+        labels, rlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
                                       time_limit=deadline - time.perf_counter(), initial_labels=start_labels,
                                       **solver)
         for t, off in zip(trees, offsets):

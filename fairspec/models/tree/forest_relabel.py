@@ -66,6 +66,19 @@ class TreeRoutes:
     def concatenated(self):
         return np.concatenate(self.rows), np.concatenate(self.leaves), np.concatenate(self.weights)
 
+    @classmethod
+    def of(cls, trees, X) -> tuple["TreeRoutes", list[int]]:
+        """How ``X``'s rows reach the leaves of ``trees``, and where each tree's leaf ids start
+        (a tree's ids follow the previous tree's ``n_nodes``; the last start plus the last
+        tree's ``n_nodes`` is the number of ids)."""
+        rows, leaves, weights, offsets, offset = [], [], [], [], 0
+        for t in trees:
+            r, l, w = t.route_rows(X)
+            rows.append(r), leaves.append(l + offset), weights.append(w / len(trees))
+            offsets.append(offset)
+            offset += t.n_nodes
+        return cls(rows, leaves, weights), offsets
+
 
 def lexicographic_excess_cost(y, groups, rates, sample_weight) -> float:
     """A cost per unit of excess over ε that outweighs the whole accuracy objective.
