@@ -1,5 +1,6 @@
 """The command line contract: outputs, exit codes, errors with locations, atomic writes."""
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -188,12 +189,14 @@ def test_internal_error_exit_70_with_traceback_log(toy, capsys, monkeypatch):
 
     monkeypatch.setattr(train_module, "evaluate_predictions", boom)
     spec, _, tmp = toy
+    # the crash log goes to the system's temporary directory; here, the test's own
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp))
     (tmp / "run").mkdir()
     (tmp / "run" / "report.html").write_text("previous report")
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
     assert code == 70 and "kaboom" in err and "traceback in" in err
     log = err.split("traceback in ")[1].strip(" )\n")
-    assert "RuntimeError" in Path(log).read_text()
+    assert Path(log).parent == tmp and "RuntimeError" in Path(log).read_text()
     assert (tmp / "run" / "report.html").read_text() == "previous report"
     assert sorted(p.name for p in (tmp / "run").iterdir()) == ["report.html"]
 
