@@ -180,6 +180,9 @@ def cmd_compile_and_train(args, out, err) -> int:
             split, achieved, met = (("test", f["achieved_test"], f["met_test"]) if test else
                                     ("train", f["achieved_train"], f["met_train"]))
             gap = f", {f['criterion']} {split} gap " + ("not measurable" if achieved is None else f"{achieved:.3f}")
+            if test and f.get("interval_test"):
+                low, high = f["interval_test"]
+                gap += f" ({test['gap_intervals']['level']:.0%} interval {low:.3f} to {high:.3f})"
             if f["bound"] is not None and met is not None:
                 gap += f" (bound {f['bound']:g}: {'met' if met else 'NOT met'})"
         out.write(f"{plan.name}: {acc}{gap}\n")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -78,6 +79,42 @@ def _json_float(value) -> float | None:
     return value if math.isfinite(value) else None
 
 
+@dataclass(frozen=True)
+class GroupCounts:
+    """Per-group counts of a binary classifier's predictions, in the order of ``names``.
+
+    ``positives`` and ``negatives`` are the rows with y = 1 and y = 0; ``true_positives`` and
+    ``false_positives`` the rows among them predicted 1; ``correct`` the rows predicted right.
+    """
+
+    names: np.ndarray
+    rows: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+    true_positives: np.ndarray
+    false_positives: np.ndarray
+
+    @property
+    def selected(self) -> np.ndarray:
+        return self.true_positives + self.false_positives
+
+    @property
+    def correct(self) -> np.ndarray:
+        return self.true_positives + self.negatives - self.false_positives
+
+    @classmethod
+    def of(cls, y_true: np.ndarray, y_pred: np.ndarray, labels: np.ndarray) -> GroupCounts:
+        """Counts of 0/1 arrays ``y_true`` and ``y_pred`` over the group ``labels`` (strings)."""
+        names, index = np.unique(labels, return_inverse=True)
+        k = len(names)
+        positive = y_true == 1
+        rows = np.bincount(index, minlength=k)
+        positives = np.bincount(index, weights=positive, minlength=k)
+        true_positives = np.bincount(index, weights=y_pred * positive, minlength=k)
+        selected = np.bincount(index, weights=y_pred, minlength=k)
+        return cls(names, rows, positives, rows - positives, true_positives, selected - true_positives)
+
+
 def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     """The metrics.json ``<block>`` of one split (see docs/ARTIFACTS.md).
 
@@ -95,29 +132,21 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
         raise ValueError("cannot evaluate predictions on zero rows")
     score = None if y_score is None else np.asarray(y_score, dtype=float).ravel()
 
-    names, index = np.unique(labels, return_inverse=True)
-    k = len(names)
+    c = GroupCounts.of(y_true, y_pred, labels)
     positive = y_true == 1
-    count = np.bincount(index, minlength=k)
-    n_pos = np.bincount(index, weights=positive, minlength=k)
-    n_neg = count - n_pos
-    selected = np.bincount(index, weights=y_pred, minlength=k)
-    true_pos = np.bincount(index, weights=y_pred * positive, minlength=k)
-    false_pos = selected - true_pos
-    correct = np.bincount(index, weights=y_pred == y_true, minlength=k)
 
-    tpr = _ratio(true_pos, n_pos)
+    tpr = _ratio(c.true_positives, c.positives)
     rates = {
-        "base_rate": _ratio(n_pos, count),
-        "selection_rate": _ratio(selected, count),
+        "base_rate": _ratio(c.positives, c.rows),
+        "selection_rate": _ratio(c.selected, c.rows),
         "tpr": tpr,
-        "fpr": _ratio(false_pos, n_neg),
+        "fpr": _ratio(c.false_positives, c.negatives),
         "fnr": [None if t is None else 1.0 - t for t in tpr],
-        "accuracy": _ratio(correct, count),
+        "accuracy": _ratio(c.correct, c.rows),
     }
     group_table = {
-        str(name): {"count": int(count[i]), **{r: rates[r][i] for r in GROUP_RATES}}
-        for i, name in enumerate(names)
+        str(name): {"count": int(c.rows[i]), **{r: rates[r][i] for r in GROUP_RATES}}
+        for i, name in enumerate(c.names)
     }
     gaps = {gap: _worst_gap([_gap(rates[r]) for r in rs]) for gap, rs in GAP_RATES.items()}
     both_classes = 0 < int(positive.sum()) < n
@@ -150,11 +179,13 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
     ``criterion`` is a :class:`fairspec.plan.fairness.Criterion` or ``None``.  The achieved
     gaps are read from the blocks' ``gaps`` under the criterion's name; ``met_*`` is
     ``achieved <= bound + 1e-9`` when there is a bound, else ``None`` (a penalty or an audited
-    criterion has nothing to meet).
+    criterion has nothing to meet).  ``interval_test`` is the criterion's entry of the test
+    block's ``gap_intervals`` (:mod:`fairspec.metrics.intervals`) when the block has them.
     """
     if criterion is None:
         return {"criterion": None, "bound": None, "penalty": None,
-                "achieved_train": None, "achieved_test": None, "met_train": None, "met_test": None}
+                "achieved_train": None, "achieved_test": None, "met_train": None, "met_test": None,
+                "interval_test": None}
 
     def achieved(block):
         return None if block is None else block["gaps"][criterion.name]
@@ -165,6 +196,7 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
         return bool(value <= criterion.bound + MET_TOLERANCE)
 
     train_gap, test_gap = achieved(train_block), achieved(test_block)
+    intervals = (test_block or {}).get("gap_intervals")
     return {
         "criterion": criterion.name,
         "bound": None if criterion.bound is None else float(criterion.bound),
@@ -173,6 +205,7 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
         "achieved_test": test_gap,
         "met_train": met(train_gap),
         "met_test": met(test_gap),
+        "interval_test": None if intervals is None else intervals["gaps"][criterion.name],
     }
 
 

@@ -17,6 +17,7 @@ from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_wi
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
+from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
 from fairspec.pipeline.progress import SILENT, Progress
 from fairspec.plan.fairness import Criterion
@@ -186,9 +187,11 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
         test_block = None
         if plan.evaluation.kind == "holdout":
             te_pred, te_score = fitted.predict(frame.iloc[test_idx])
-            test_block = evaluate_predictions(y_all[test_idx], te_pred, te_score, groups_all[test_idx])
-        elif test_eval is not None:
-            test_block = evaluate_predictions(*test_eval)
+            test_eval = (y_all[test_idx], te_pred, te_score, groups_all[test_idx])
+        if test_eval is not None:
+            te_y, te_pred, te_score, te_groups = test_eval
+            test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
+            test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
         fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
         metrics_doc = {
             "train": train_block,

@@ -76,6 +76,7 @@ class GapRow:
     title: str
     values: tuple[str, ...]  # one per split, in RunView.splits order
     is_criterion: bool
+    interval: str = UNDEFINED  # on the test rows, when metrics.json has intervals
 
 
 @dataclass(frozen=True)
@@ -99,6 +100,8 @@ class FairnessView:
     achieved_test: str
     met_train: str
     badge: Badge
+    #: the test gap's interval, "0.0210 to 0.1280 (95%)"; UNDEFINED when not measured
+    interval_test: str = UNDEFINED
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class RunView:
     fairness: FairnessView
     training: TrainingView
     note: str  # e.g. "no held-out evaluation"
+    #: heading of the gaps table's interval column ("95% interval, test rows"); "" without intervals
+    interval_title: str = ""
 
 
 @dataclass(frozen=True)
@@ -238,6 +243,7 @@ class SweepRow:
     achieved_train: str
     achieved_test: str
     badge: Badge
+    interval_test: str = UNDEFINED
 
 
 @dataclass(frozen=True)
@@ -273,6 +279,13 @@ def fmt_rate(value, digits: int = 3) -> str:
 
 def fmt_gap(value) -> str:
     return fmt_rate(value, 4)
+
+
+def fmt_interval(interval) -> str:
+    """``[low, high]`` of a gap as ``low to high``; ``—`` when there is none."""
+    if not interval or any(v is None for v in interval):
+        return UNDEFINED
+    return f"{fmt_gap(interval[0])} to {fmt_gap(interval[1])}"
 
 
 def fmt_count(value) -> str:
@@ -517,8 +530,9 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
                         overall=overall, groups=groups)
 
 
-def _gaps(blocks: list[dict], criterion: str | None) -> tuple[GapRow, ...]:
-    """One row per gap (the known ones first, then any others), one value per split."""
+def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None) -> tuple[GapRow, ...]:
+    """One row per gap (the known ones first, then any others), one value per split, and the
+    test rows' interval of each gap from ``intervals`` (a block's ``gap_intervals``)."""
     names = list(GAP_TITLES)
     for block in blocks:
         names += [g for g in (block.get("gaps") or {}) if g not in names]
@@ -527,13 +541,32 @@ def _gaps(blocks: list[dict], criterion: str | None) -> tuple[GapRow, ...]:
             return ABROCA_OF_LABELS
         return GAP_TITLES.get(name, name)
 
+    interval = ((intervals or {}).get("gaps") or {}).get
     return tuple(GapRow(name, title(name), tuple(fmt_gap((b.get("gaps") or {}).get(name)) for b in blocks),
-                        name == criterion)
+                        name == criterion, fmt_interval(interval(name)))
                  for name in names)
 
 
-def fairness_view(fairness: dict | None, has_test: bool) -> FairnessView:
-    """The criterion, its setting, the achieved gaps and the verdict badge on test."""
+def _interval_sentence(interval, bound: float, level: float | None, met: bool) -> str:
+    """What the test gap's interval says about the verdict on the bound ('' without one)."""
+    if not interval or level is None:
+        return ""
+    low, high = interval
+    stated = f"Its {level:.0%} interval, {fmt_interval(interval)},"
+    if met:
+        if high <= bound + MET_TOLERANCE:
+            return f" {stated} lies within the bound too."
+        return (f" {stated} reaches above the bound: the test rows are too few to show that the gap on new "
+                "data is within it.")
+    if low > bound + MET_TOLERANCE:
+        return f" {stated} lies above the bound too."
+    return (f" {stated} includes the bound: the test rows cannot tell whether the gap on new data "
+            "exceeds it.")
+
+
+def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None) -> FairnessView:
+    """The criterion, its setting, the achieved gaps and the verdict badge on test; ``level``
+    is the coverage of the test gap's interval (``fairness["interval_test"]``), if any."""
     fairness = fairness or {}
     name = fairness.get("criterion")
     bound, penalty = fairness.get("bound"), fairness.get("penalty")
@@ -549,10 +582,12 @@ def fairness_view(fairness: dict | None, has_test: bool) -> FairnessView:
     if bound is not None:
         setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
         if has_test and met_test is not None:
-            badge = (Badge("MET", "met", f"The test gap {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.")
+            why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test)
+            badge = (Badge("MET", "met",
+                           f"The test gap {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}")
                      if met_test else
                      Badge("NOT MET", "not-met",
-                           f"The test gap {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}."))
+                           f"The test gap {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}.{why}"))
         elif has_test:
             badge = Badge("NOT MEASURED ON TEST", "neutral",
                           "Fewer than two groups have, in the test rows, the rate this criterion compares, "
@@ -580,6 +615,8 @@ def fairness_view(fairness: dict | None, has_test: bool) -> FairnessView:
         achieved_train=fmt_gap(a_train), achieved_test=fmt_gap(a_test) if has_test else UNDEFINED,
         met_train=UNDEFINED if met_train is None else ("met" if met_train else "not met"),
         badge=badge,
+        interval_test=(fmt_interval(fairness.get("interval_test")) + f" ({level:.0%})"
+                       if has_test and level is not None and fairness.get("interval_test") else UNDEFINED),
     )
 
 
@@ -625,10 +662,15 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     splits = [_split(key, block, suffix, kind) for key, block in blocks]
     has_test = bool(metrics_doc.get("test"))
     note = "" if has_test else "No held-out evaluation: every metric below is measured on the training rows."
+    intervals = (metrics_doc.get("test") or {}).get("gap_intervals")
+    level = intervals.get("level") if intervals else None
+    interval_title = ""
+    if level is not None:
+        interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
-                   gaps=_gaps([b for _, b in blocks], criterion),
-                   fairness=fairness_view(fairness, has_test), training=_training(model_doc, metrics_doc),
-                   note=note)
+                   gaps=_gaps([b for _, b in blocks], criterion, intervals),
+                   fairness=fairness_view(fairness, has_test, level), training=_training(model_doc, metrics_doc),
+                   note=note, interval_title=interval_title)
 
 
 # --------------------------------------------------------------------------- sweep chart
@@ -714,7 +756,8 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
             label = f"point {index}"
         rows.append(SweepRow(anchor=run.anchor, index=str(index), setting=run.fairness.setting,
                              test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
-                             achieved_test=run.fairness.achieved_test, badge=run.fairness.badge))
+                             achieved_test=run.fairness.achieved_test, badge=run.fairness.badge,
+                             interval_test=run.fairness.interval_test))
         chart_rows.append((fairness.get("achieved_test"), accuracy, met, label))
     return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds))
 
@@ -729,7 +772,11 @@ READING_NOTES = (
     "A group with no positives has no TPR (shown as —) and is left out of that gap; with fewer than two "
     "groups left the gap cannot be measured (—).",
     "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
-    "can still be missed on new data. Small groups make test gaps noisy.",
+    "can still be missed on new data. Small groups make test gaps noisy, so each test gap comes with an "
+    "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent with "
+    "for this model (each group's TPR and FPR as Jeffreys intervals, combined into the gap by simulation). "
+    "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
+    "rows widens every interval it takes part in.",
     "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
     "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
     "against what is acceptable for the application.",

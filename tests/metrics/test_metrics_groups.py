@@ -21,6 +21,7 @@ from fairlearn.metrics import (
 from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_score
 
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
+from fairspec.metrics.intervals import gap_intervals
 from fairspec.plan.fairness import CRITERIA, make_criterion
 
 FAIRLEARN_METRICS = {
@@ -176,7 +177,12 @@ def test_fairness_summary_met_logic():
     none = fairness_summary(None, train, test)
     assert none["criterion"] is None and none["achieved_train"] is None
     assert set(s) == set(none) == {"criterion", "bound", "penalty", "achieved_train", "achieved_test",
-                                   "met_train", "met_test"}
+                                   "met_train", "met_test", "interval_test"}
+    # the test block's interval for the criterion, when the block has intervals
+    assert s["interval_test"] is None
+    test["gap_intervals"] = gap_intervals(y[250:], pred[250:], groups[250:], seed=3)
+    s = fairness_summary(make_criterion("fpr_parity", bound=0.1), train, test)
+    assert s["interval_test"] == test["gap_intervals"]["gaps"]["fpr_parity"]
 
 
 def test_missing_by_group_and_group_counts():

@@ -97,6 +97,33 @@ def test_compile_and_train_writes_three_files_and_they_agree(toy, capsys):
     assert set(predictions["prediction"]) <= {0, 1}
 
 
+@pytest.mark.parametrize("evaluate", ["holdout 0.3 stratify seed 5", "cv 3 seed 5"])
+def test_the_test_gaps_intervals_are_those_of_the_test_rows_predictions(toy, capsys, evaluate):
+    import fairspec
+    from fairspec.metrics.intervals import gap_intervals
+    from fairspec.pipeline.train import prepare_data
+
+    spec, _, tmp = toy
+    spec.write_text(spec.read_text().replace("holdout 0.3 stratify seed 5", evaluate))
+    out = tmp / "run"
+    code, stdout, _ = run(["compile-and-train", str(spec), "--out", str(out), "-q"], capsys)
+    assert code == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    intervals = metrics["test"]["gap_intervals"]
+    assert "gap_intervals" not in metrics["train"]
+    assert metrics["fairness"]["interval_test"] == intervals["gaps"]["equal_opportunity"]
+    low, high = metrics["fairness"]["interval_test"]
+    assert f"test gap {metrics['fairness']['achieved_test']:.3f} (95% interval {low:.3f} to {high:.3f})" in stdout
+    if evaluate.startswith("holdout"):
+        # recomputed from the saved model's predictions on the test rows, with the evaluate seed
+        data = prepare_data(fairspec.compile_spec(fairspec.load_spec(spec)))
+        test = data.splits[0][1]
+        labels, _ = fairspec.load_model(out / "model.json").predict(data.frame.iloc[test])
+        assert gap_intervals(data.y[test], labels, data.groups[test], seed=5) == intervals
+    else:
+        assert intervals["seed"] == 5 and set(intervals["gaps"]) == set(metrics["test"]["gaps"]) - {"abroca"}
+
+
 def test_same_spec_data_seed_gives_the_same_model_file(toy, capsys):
     spec, _, tmp = toy
     docs = []

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts
+from fairspec.metrics.intervals import gap_intervals
 from fairspec.plan.fairness import make_criterion
 
 HOSTILE_COLUMN = "<script>alert(1)</script>"
@@ -33,12 +34,15 @@ def _split(seed: int, n: int):
     return y, pred, score, groups
 
 
-def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test=True, seed=0):
-    """A consistent (model_doc, metrics_doc) pair; the metrics are real numbers of synthetic data."""
+def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test=True, seed=0, intervals=True):
+    """A consistent (model_doc, metrics_doc) pair; the metrics are real numbers of synthetic data
+    (``intervals=False``: a metrics.json written before fairspec measured the test gaps' intervals)."""
     y_tr, p_tr, s_tr, g_tr = _split(seed, 700)
     y_te, p_te, s_te, g_te = _split(seed + 100, 300)
     train = evaluate_predictions(y_tr, p_tr, s_tr, g_tr)
     test = evaluate_predictions(y_te, p_te, s_te, g_te) if with_test else None
+    if test is not None and intervals:
+        test["gap_intervals"] = gap_intervals(y_te, p_te, g_te, seed=7)
     crit = None if criterion is None else make_criterion(criterion, bound=bound, penalty=penalty)
     all_y = np.concatenate([y_tr, y_te])
     all_g = np.concatenate([g_tr, g_te])

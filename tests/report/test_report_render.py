@@ -127,6 +127,33 @@ def test_met_and_not_met_follow_the_test_gap():
     assert badge_of(rendered(criterion=None, bound=None)) == "neutral:NO CRITERION"
 
 
+def test_the_verdict_says_what_the_interval_of_the_test_gap_allows():
+    _, metrics_doc = make_docs()
+    gap = metrics_doc["test"]["gaps"]["equal_opportunity"]
+    low, high = metrics_doc["test"]["gap_intervals"]["gaps"]["equal_opportunity"]
+    assert low < gap < high
+    shown = f"{low:.4f} to {high:.4f}"
+    cases = [(high + 0.01, "met:MET", "lies within the bound too"),
+             ((gap + high) / 2, "met:MET", "reaches above the bound"),
+             ((low + gap) / 2, "not-met:NOT MET", "includes the bound"),
+             (low / 2, "not-met:NOT MET", "lies above the bound too")]
+    for bound, verdict, sentence in cases:
+        page = rendered(bound=bound)
+        explanation = re.search(r'<span class="verdict-text">([^<]+)</span>', page).group(1)
+        assert badge_of(page) == verdict and sentence in explanation and f"95% interval, {shown}," in explanation
+        assert f"{shown} (95%)" in page  # the fairness block's row and the summary card
+    # the gaps table has a column of intervals, one per gap measured on the test rows
+    page = rendered()
+    gaps_table = re.search(r'<table class="gaps">(.*?)</table>', page, re.S).group(1)
+    assert "95% interval, test rows" in gaps_table
+    for name, interval in metrics_doc["test"]["gap_intervals"]["gaps"].items():
+        assert f"{interval[0]:.4f} to {interval[1]:.4f}" in gaps_table
+    # a metrics.json written before intervals: no column, no sentence, a dash in the row
+    old = render_report(build_context(*make_docs(bound=(gap + high) / 2, intervals=False)))
+    assert "interval, test rows" not in old and "reaches above" not in old
+    assert re.search(r"Interval of the test gap</th><td[^>]*>—<", old)
+
+
 def test_a_test_gap_that_cannot_be_measured_is_not_called_met():
     import numpy as np
 
@@ -178,6 +205,8 @@ def test_sweep_report_lists_every_point_with_details():
         met = metrics_doc["fairness"]["met_test"]
         assert context.sweep.rows[i].badge.text == ("MET" if met else "NOT MET")
         assert context.sweep.rows[i].test_accuracy == fmt_rate(metrics_doc["test"]["accuracy"])
+        low, high = metrics_doc["fairness"]["interval_test"]
+        assert context.sweep.rows[i].interval_test == f"{low:.4f} to {high:.4f} (95%)"
     assert page.count('<circle class="pt') == len(bounds)
     # points lie inside the plot area
     chart = context.sweep.chart

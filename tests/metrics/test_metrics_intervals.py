@@ -1,0 +1,113 @@
+"""Intervals of the test gaps: they cover the population gap at their level, widen for small
+groups, follow the normal approximation for large ones, and are reproducible."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairspec.metrics import evaluate_predictions
+from fairspec.metrics.intervals import gap_intervals
+
+# two groups' population rates: P(y=1), TPR and FPR
+POPULATION = {"a": (0.5, 0.60, 0.30), "b": (0.4, 0.48, 0.22)}
+
+
+def population_gaps() -> dict[str, float]:
+    def rates(base, tpr, fpr):
+        return {"tpr": tpr, "fpr": fpr, "selection": base * tpr + (1 - base) * fpr,
+                "accuracy": base * tpr + (1 - base) * (1 - fpr)}
+
+    a, b = (rates(*POPULATION[g]) for g in "ab")
+    gap = {r: abs(a[r] - b[r]) for r in a}
+    return {"demographic_parity": gap["selection"], "equal_opportunity": gap["tpr"], "fpr_parity": gap["fpr"],
+            "equalized_odds": max(gap["tpr"], gap["fpr"]), "accuracy_parity": gap["accuracy"]}
+
+
+def sample(rng, rows: dict[str, int]):
+    """A stratified test set: each group's positives fixed by its base rate, predictions drawn."""
+    y, pred, groups = [], [], []
+    for g, n in rows.items():
+        base, tpr, fpr = POPULATION[g]
+        n_pos = round(base * n)
+        y_g = np.r_[np.ones(n_pos, int), np.zeros(n - n_pos, int)]
+        pred.append((rng.random(n) < np.where(y_g == 1, tpr, fpr)).astype(int))
+        y.append(y_g)
+        groups += [g] * n
+    return np.concatenate(y), np.concatenate(pred), np.array(groups)
+
+
+def test_intervals_cover_the_population_gap_at_their_level():
+    rng = np.random.default_rng(0)
+    truth = population_gaps()
+    hits = {gap: 0 for gap in truth}
+    trials = 400
+    for t in range(trials):
+        y, pred, groups = sample(rng, {"a": 400, "b": 250})
+        gaps = gap_intervals(y, pred, groups, seed=t, draws=2000)["gaps"]
+        for gap, (low, high) in gaps.items():
+            hits[gap] += low <= truth[gap] <= high
+    coverage = {gap: h / trials for gap, h in hits.items()}
+    # binomial noise of 400 trials at 0.95 is 0.011; a too narrow or off-centre interval falls out
+    assert all(0.91 <= c <= 0.99 for c in coverage.values()), coverage
+
+
+def test_large_groups_match_the_normal_approximation():
+    rng = np.random.default_rng(1)
+    y, pred, groups = sample(rng, {"a": 20000, "b": 20000})
+    block = evaluate_predictions(y, pred, None, groups)
+    low, high = gap_intervals(y, pred, groups, seed=0)["gaps"]["equal_opportunity"]
+    tpr = {g: block["groups"][g]["tpr"] for g in "ab"}
+    positives = {g: ((groups == g) & (y == 1)).sum() for g in "ab"}
+    se = np.sqrt(sum(tpr[g] * (1 - tpr[g]) / positives[g] for g in "ab"))
+    gap = block["gaps"]["equal_opportunity"]
+    assert low == pytest.approx(gap - 1.96 * se, abs=0.1 * se)
+    assert high == pytest.approx(gap + 1.96 * se, abs=0.1 * se)
+
+
+def test_a_tiny_group_makes_the_interval_wide():
+    rng = np.random.default_rng(2)
+    y, pred, groups = sample(rng, {"a": 600, "b": 600})
+    without = gap_intervals(y, pred, groups, seed=0)["gaps"]["equal_opportunity"]
+    # one positive row and one negative, both predicted 0: its TPR is 0 on one row
+    y2, pred2, groups2 = np.r_[y, 1, 0], np.r_[pred, 0, 0], np.concatenate([groups, ["c", "c"]])
+    block = evaluate_predictions(y2, pred2, None, groups2)
+    assert block["groups"]["c"]["tpr"] == 0.0
+    low, high = gap_intervals(y2, pred2, groups2, seed=0)["gaps"]["equal_opportunity"]
+    # a TPR measured on one row could be nearly anything: the gap's range more than doubles
+    # (a bootstrap would not widen it at all: the one row is predicted 0 in every resample)
+    assert high - low > 2 * (without[1] - without[0]) and high > 0.5
+    assert low <= block["gaps"]["equal_opportunity"] <= high
+
+
+def test_same_seed_same_interval_and_another_seed_nearly():
+    rng = np.random.default_rng(3)
+    y, pred, groups = sample(rng, {"a": 300, "b": 300})
+    first = gap_intervals(y, pred, groups, seed=5)
+    assert gap_intervals(y, pred, groups, seed=5) == first
+    other = gap_intervals(y, pred, groups, seed=6)
+    for gap, (low, high) in first["gaps"].items():
+        assert other["gaps"][gap][0] == pytest.approx(low, abs=0.01)
+        assert other["gaps"][gap][1] == pytest.approx(high, abs=0.01)
+    assert (first["method"], first["level"], first["draws"], first["seed"]) == ("jeffreys", 0.95, 4000, 5)
+
+
+def test_level_orders_the_intervals():
+    rng = np.random.default_rng(4)
+    y, pred, groups = sample(rng, {"a": 300, "b": 300})
+    wide = gap_intervals(y, pred, groups, seed=0, level=0.99)["gaps"]["demographic_parity"]
+    narrow = gap_intervals(y, pred, groups, seed=0, level=0.5)["gaps"]["demographic_parity"]
+    assert wide[0] < narrow[0] <= narrow[1] < wide[1]
+    with pytest.raises(ValueError):
+        gap_intervals(y, pred, groups, level=1.0)
+
+
+def test_unmeasurable_gaps_have_no_interval():
+    # group b has no positives: no TPR, so with two groups equal opportunity (and equalized
+    # odds) cannot be measured, while the rates over all rows can
+    y = np.array([1, 0, 1, 0, 0, 0])
+    pred = np.array([1, 0, 0, 1, 0, 1])
+    groups = np.array(["a", "a", "a", "b", "b", "b"])
+    gaps = gap_intervals(y, pred, groups)["gaps"]
+    assert gaps["equal_opportunity"] is None and gaps["equalized_odds"] is None
+    assert all(gaps[g] is not None for g in ("demographic_parity", "fpr_parity", "accuracy_parity"))
+    assert all(g is None for g in gap_intervals(y, pred, np.array(["a"] * 6))["gaps"].values())
