@@ -51,20 +51,25 @@ def _progress(args, stderr):
     return Progress(stream=stderr, quiet=args.quiet)
 
 
-def _compile(spec_path: str):
-    return _compile_with_table(spec_path)[0]
+def _compile(spec_path: str, err):
+    return _compile_with_table(spec_path, err)[0]
 
 
-def _compile_with_table(spec_path: str):
-    """The plan and the data table it was checked against (read once, used for training too)."""
+def _compile_with_table(spec_path: str, err):
+    """The plan and the data table it was checked against (read once, used for training too);
+    the plan's warnings go to ``err``."""
     from fairspec import load_spec
     from fairspec.plan.compile import compile_with_table
 
-    return compile_with_table(load_spec(spec_path))
+    plan, table = compile_with_table(load_spec(spec_path))
+    if plan.warnings:
+        # printed even under -q: -q silences progress, not what the user should know
+        err.write(plan.warning_text() + "\n")
+    return plan, table
 
 
 def cmd_check(args, out, err) -> int:
-    plan = _compile(args.spec)
+    plan = _compile(args.spec, err)
     d = plan.data
     out.write(f"{args.spec}: ok: spec {plan.name!r}, family {plan.model.family}, "
               f"{len(d.features)} features, groups by {' * '.join(d.protected)}, "
@@ -120,7 +125,7 @@ def cmd_compile(args, out, err) -> int:
     from fairspec.plan.families import FAMILIES, implemented_with
 
     _check_emit_path(args.emit_model)
-    plan, table = _compile_with_table(args.spec)
+    plan, table = _compile_with_table(args.spec, err)
     family = FAMILIES[plan.model.family]
     if args.emit_model is not None and not family.solver_backed:
         raise FairspecError(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
@@ -160,7 +165,7 @@ def cmd_compile_and_train(args, out, err) -> int:
     if args.out is not None and not args.out:
         raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
     progress = _progress(args, err)
-    plan, table = _compile_with_table(args.spec)
+    plan, table = _compile_with_table(args.spec, err)
     if args.no_clock_cap:
         plan = _without_clock_cap(plan, args.spec)
     out_dir = Path(args.out) if args.out else plan.output_dir
@@ -180,11 +185,13 @@ def cmd_compile_and_train(args, out, err) -> int:
             split, achieved, met = (("test", f["achieved_test"], f["met_test"]) if test else
                                     ("train", f["achieved_train"], f["met_train"]))
             gap = f", {f['criterion']} {split} gap " + ("not measurable" if achieved is None else f"{achieved:.3f}")
+            notes = []
             if test and f.get("interval_test"):
                 low, high = f["interval_test"]
-                gap += f" ({test['gap_intervals']['level']:.0%} interval {low:.3f} to {high:.3f})"
+                notes.append(f"{test['gap_intervals']['level']:.0%} interval {low:.3f} to {high:.3f}")
             if f["bound"] is not None and met is not None:
-                gap += f" (bound {f['bound']:g}: {'met' if met else 'NOT met'})"
+                notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
+            gap += f" ({'; '.join(notes)})" if notes else ""
         out.write(f"{plan.name}: {acc}{gap}\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
     return EXIT_OK

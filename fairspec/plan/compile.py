@@ -11,6 +11,7 @@ Defaults a spec may leave out:
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from fairspec.errors import SpecSemanticError
 from fairspec.dsl.check import check_spec
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
+from fairspec.plan.small_groups import small_group_warnings
 from fairspec.plan.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
                                 SolverSettings)
@@ -139,4 +141,6 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
         problems += exc.diagnostics
     if problems:
         raise SpecSemanticError(problems, doc.text, doc.filename)
-    return build_plan(doc, table, Path(os.path.normpath(data_path))), table
+    plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
+    return dataclasses.replace(plan, warnings=tuple(small_group_warnings(doc, plan, table)),
+                               spec_filename=doc.filename), table

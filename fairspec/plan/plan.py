@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fairspec.errors import Diagnostic, render_diagnostic
 from fairspec.plan.fairness import Criterion
 
 
@@ -84,6 +85,14 @@ class Plan:
     solver: SolverSettings
     evaluation: EvaluationPlan
     output_dir: Path
+    #: what the checker found worth saying that does not stop training (see plan/small_groups.py)
+    warnings: tuple[Diagnostic, ...] = ()
+    #: the spec's name in messages: its path, or what the caller named a spec given as text
+    spec_filename: str = "<spec>"
+
+    def warning_text(self) -> str:
+        """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
+        return "\n".join(render_diagnostic(w, self.spec_text, self.spec_filename) for w in self.warnings)
 
     @property
     def is_sweep(self) -> bool:

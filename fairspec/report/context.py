@@ -260,6 +260,8 @@ class ReportContext:
     spec_text: str
     data: DataView
     runs: tuple[RunView, ...]  # one for a plain run, one per point for a sweep
+    #: the checker's warnings, "line 7, column 31: message (hint)"
+    spec_warnings: tuple[str, ...] = ()
     sweep: SweepView | None = None
     reading_notes: tuple[str, ...] = field(default_factory=tuple)
 
@@ -776,7 +778,8 @@ READING_NOTES = (
     "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent with "
     "for this model (each group's TPR and FPR as Jeffreys intervals, combined into the gap by simulation). "
     "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
-    "rows widens every interval it takes part in.",
+    "rows widens every interval it takes part in. With many small groups the interval can even lie above the "
+    "measured gap: the largest of many uncertain differences is likely larger than the one measured.",
     "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
     "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
     "against what is acceptable for the application.",
@@ -786,6 +789,13 @@ READING_NOTES = (
     "(0% = proven optimal), for the problem named beside it. A large gap says optimality was not proven, not "
     "that the model is inaccurate: the measured accuracy and gaps above are what the model does.",
 )
+
+
+def _spec_warning(warning: dict) -> str:
+    where = (f"line {warning['line']}, column {warning['column']}: " if warning.get("line") is not None
+             and warning.get("column") is not None else "")
+    hint = f" Hint: {warning['hint']}" if warning.get("hint") else ""
+    return f"{where}{warning.get('message', '')}.{hint}"
 
 
 def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, dict]] | None = None) -> ReportContext:
@@ -809,6 +819,7 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
     return ReportContext(
         header=_header(model_doc),
         spec_text=str(spec.get("text") or ""),
+        spec_warnings=tuple(_spec_warning(w) for w in spec.get("warnings") or ()),
         data=_data(model_doc, metrics_doc),
         runs=tuple(runs),
         sweep=sweep_view,

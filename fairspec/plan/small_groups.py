@@ -1,0 +1,77 @@
+"""Warn, before training, about groups too small for the fairness bound asked of them.
+
+A group's rate on the training rows moves in steps of one row: a TPR over m positive rows
+takes the values 0, 1/m, ..., 1.  When 1/m is larger than the bound ε, the bound is finer
+than the group can express, and "every pair of groups within ε" means the other groups' rates
+must sit within ε of whichever step the small group lands on.  With one positive row (TPR 0
+or 1) only a model that predicts almost every positive row alike can meet it; that is what a
+bound of 0.05 over compas's race × sex groups does (a rule set with test accuracy 0.553, where
+predicting "no" for everyone scores 0.545; measured 2026-11-23).  The spec is not wrong, so this is a
+warning, not an error: it names the groups, the counts and what to do.
+
+The training rows are the rows the final model is fitted on: ``1 - test_size`` of the kept
+rows for a holdout (stratified by target and group, so each group keeps its share), all of
+them for cross-validation (the kept model is refitted on every row) and for ``none``.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
+from fairspec.data.table import apply_filters
+from fairspec.dsl.load import SpecDocument
+from fairspec.errors import Diagnostic
+from fairspec.plan.plan import Plan
+
+#: which rows each rate of a criterion is a share of
+RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accuracy": ""}
+RATE_NAMES = {"tpr": "TPR", "fpr": "FPR", "selection_rate": "selection rate", "accuracy": "accuracy"}
+HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [...]`), or loosen the bound; "
+        "the report's interval of each test gap shows how little a small group's rates can be measured")
+
+
+def training_share(plan: Plan) -> float:
+    """The share of the kept rows the final model is trained on."""
+    return 1.0 - plan.evaluation.test_size if plan.evaluation.kind == "holdout" else 1.0
+
+
+def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """One warning per rate of the criterion whose bound is finer than one training row of
+    some group, pointing at the (smallest) bound; none without a bound."""
+    bounds = [c.bound for c in plan.fairness]
+    if not bounds or bounds[0] is None or min(bounds) <= 0:
+        return []  # a bound of 0 asks for exact parity: no row count makes it coarser
+    bound = min(bounds)
+    where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
+    frame = apply_filters(table, plan.data.filters)
+    if plan.missing.strategy == "drop":
+        frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
+    y = target_vector(frame, plan.data.target, plan.data.positive)
+    names, index = np.unique(group_labels(frame, list(plan.data.protected)), return_inverse=True)
+    counts = {"positive": np.bincount(index, weights=y == 1, minlength=len(names)),
+              "negative": np.bincount(index, weights=y == 0, minlength=len(names)),
+              "": np.bincount(index, minlength=len(names))}
+    share = training_share(plan)
+    trained = "all of them train the model" if share == 1 else f"{share:.0%} of them train the model"
+    warnings = []
+    for rate in plan.fairness[0].rates:
+        label = RATE_ROWS[rate]
+        # groups with no such row at all are the checker's error, not this warning
+        small = sorted(((int(n), str(g)) for g, n in zip(names, counts[label]) if 0 < n * share < 1 / bound))
+        if not small:
+            continue
+        kind = f"{label} rows" if label else "rows"
+        what = RATE_NAMES[rate]
+        if len(small) == 1:
+            n, g = small[0]
+            whom, its, counted = f"group '{g}'", "its", f"it has {n} {kind} in all"
+        else:
+            whom, its = f"{len(small)} groups", "such a group's"
+            counted = f"{kind} in all: " + ", ".join(f"'{g}' {n}" for n, g in small)
+        message = (f"the bound {bound:g} is finer than one training row of {whom}: one row moves {its} {what} "
+                   f"by more than {bound:g} ({counted}; {trained}), so the bound holds only if every other "
+                   f"group's {what} stays within {bound:g} of {'its' if len(small) == 1 else 'each of theirs'} "
+                   "(often: a model that predicts almost every row alike)")
+        warnings.append(Diagnostic(message, where, HINT.format(column=plan.data.protected[0]), severity="warning"))
+    return warnings

@@ -1,0 +1,106 @@
+"""The checker warns when a bound is finer than one training row of a group, and only then."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from fairspec.cli import main
+from fairspec.dsl.load import parse_spec
+from fairspec.plan.compile import compile_spec
+
+# per group: (rows, positives); the bound 0.05 needs 1 / 0.05 = 20 training rows of a rate's kind
+GROUPS = {"big": (400, 200), "mid": (40, 30), "few": (12, 3), "solo": (4, 2)}
+
+
+@pytest.fixture
+def data(tmp_path):
+    rng = np.random.default_rng(0)
+    parts = []
+    for group, (rows, positives) in GROUPS.items():
+        y = np.r_[np.ones(positives, int), np.zeros(rows - positives, int)]
+        parts.append(pd.DataFrame({"x": rng.normal(size=rows), "g": group, "y": y}))
+    path = tmp_path / "d.csv"
+    pd.concat(parts).to_csv(path, index=False)
+    return path
+
+
+def spec_text(path, fairness, evaluate="holdout 0.3", model="tree { depth 2 }"):
+    return (f'spec s\ndata "{path}"\ntarget y positive 1\nprotected g\nfeatures {{ x numeric }}\n'
+            f"fairness {fairness}\nmodel {model}\nevaluate {{ {evaluate} }}\n")
+
+
+def warnings_of(path, *args, **kwargs):
+    plan = compile_spec(parse_spec(spec_text(path, *args, **kwargs), "t.fair"))
+    assert plan.spec_filename == "t.fair"
+    return plan, plan.warnings
+
+
+def expected(rate_rows: dict[str, int], share: float, bound: float) -> set[str]:
+    return {g for g, n in rate_rows.items() if 0 < n * share < 1 / bound}
+
+
+def named(warning) -> set[str]:
+    return {g for g in GROUPS if f"'{g}'" in warning.message}
+
+
+def test_equal_opportunity_counts_positive_training_rows(data):
+    plan, warnings = warnings_of(data, "equal_opportunity <= 0.05")
+    positives = {g: p for g, (_, p) in GROUPS.items()}
+    assert len(warnings) == 1 and warnings[0].severity == "warning"
+    # 30 positives x 0.7 = 21 training rows clear 20; 3 and 1 do not
+    assert named(warnings[0]) == expected(positives, 0.7, 0.05) == {"few", "solo"}
+    assert "TPR" in warnings[0].message and "positive rows in all: 'solo' 2, 'few' 3" in warnings[0].message
+    # it points at the bound, and prints as FILE:LINE:COL: warning
+    assert (warnings[0].span.line, warnings[0].span.column) == (6, 31)
+    assert plan.warning_text().startswith("t.fair:6:31: warning: the bound 0.05 is finer than one training row")
+
+
+def test_equalized_odds_also_counts_negative_rows_and_a_sweep_uses_its_finest_bound(data):
+    _, warnings = warnings_of(data, "equalized_odds <= [0.2, 0.05]")
+    negatives = {g: r - p for g, (r, p) in GROUPS.items()}
+    assert [("TPR" in w.message, "FPR" in w.message) for w in warnings] == [(True, False), (False, True)]
+    assert named(warnings[1]) == expected(negatives, 0.7, 0.05) == {"mid", "few", "solo"}
+    line = spec_text(data, "equalized_odds <= [0.2, 0.05]").splitlines()[5]
+    assert (warnings[0].span.line, warnings[0].span.column) == (6, line.index("0.05") + 1)
+
+
+def test_cross_validation_trains_the_kept_model_on_every_row(data):
+    # under demographic parity every row counts: few's 12 x 1.0 < 20, mid's 40 clears it
+    _, warnings = warnings_of(data, "demographic_parity <= 0.05", evaluate="cv 3")
+    assert len(warnings) == 1 and named(warnings[0]) == {"few", "solo"} and "all of them train" in warnings[0].message
+    _, holdout = warnings_of(data, "demographic_parity <= 0.05", evaluate="holdout 0.6")
+    assert named(holdout[0]) == {"mid", "few", "solo"}  # 40 x 0.4 = 16 < 20
+
+
+@pytest.mark.parametrize("fairness", ["equal_opportunity", "equal_opportunity <= 0.3",
+                                      "demographic_parity penalty 2", "equal_opportunity <= 0"])
+def test_no_warning_without_a_bound_finer_than_a_row(data, fairness):
+    # 0.3 needs 3.3 training positives: few's 3 x 0.7 and solo's 2 x 0.7 are still short of that
+    _, warnings = warnings_of(data, fairness)
+    if fairness.endswith("0.3"):
+        assert len(warnings) == 1 and named(warnings[0]) == {"few", "solo"}
+    else:
+        assert warnings == ()
+
+
+def test_the_bundled_specs_compile_without_warnings(root):
+    for path in sorted((root / "specs").glob("*.fair")):
+        from fairspec import load_spec
+        assert compile_spec(load_spec(path)).warnings == (), path
+
+
+def test_the_warning_reaches_stderr_under_quiet_the_model_file_and_the_report(data, tmp_path, capsys):
+    spec = tmp_path / "s.fair"
+    spec.write_text(spec_text(data, "equal_opportunity <= 0.05"))
+    out = tmp_path / "run"
+    assert main(["compile-and-train", str(spec), "--out", str(out), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert f"{spec}:6:31: warning: the bound 0.05 is finer" in err and "hint: leave such groups out" in err
+    warning = json.loads((out / "model.json").read_text())["spec"]["warnings"][0]
+    assert (warning["line"], warning["column"]) == (6, 31) and "'solo' 2" in warning["message"]
+    report = (out / "report.html").read_text()
+    assert "Warnings when the spec was compiled" in report and "line 6, column 31: the bound 0.05" in report
+    assert "&#39;solo&#39; 2" in report  # escaped like every user string
