@@ -260,7 +260,7 @@ class ReportContext:
     spec_text: str
     data: DataView
     runs: tuple[RunView, ...]  # one for a plain run, one per point for a sweep
-    #: the checker's warnings, "line 7, column 31: message (hint)"
+    #: the checker's warnings, "line 7, column 31: message. Hint: ..."
     spec_warnings: tuple[str, ...] = ()
     sweep: SweepView | None = None
     reading_notes: tuple[str, ...] = field(default_factory=tuple)
