@@ -262,7 +262,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", metavar="DIR", help="output directory (default: the spec's output)")
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
-                        "stages, so a slower machine gives the same model, later (rule_set only)")
+                        "stages, so a slower machine gives the same model, later (rule_set and tree)")
     p = add("predict", cmd_predict, "score a CSV with a trained model")
     p.add_argument("model", help="model.json (or its directory)")
     p.add_argument("data", help="CSV file with the model's feature columns")

@@ -42,6 +42,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
         mip_gap=float(solver.mip_gap),
         threads=int(solver.threads),
         random_state=int(seed),
+        clock_cap=bool(solver.clock_cap),
     )
     if "middle_growth" in params:
         common["middle_growth"] = params["middle_growth"]

@@ -91,6 +91,7 @@ FAMILIES: dict[str, Family] = {
         enforces={"bound": ALL_CRITERIA, "penalty": ALL_CRITERIA},
         missing=NATIVE_TREE_STRATEGIES | IMPUTE_OR_DROP,
         default_missing="mia",
+        work_limited=True,
         module="fairspec.models.missing_tree",
     ),
     "rule_set": Family(

@@ -276,13 +276,18 @@ def test_solver_parameters(solver, expected):
     assert messages(spec(solver, model="model rule_set")) == ([] if expected is None else [expected])
 
 
-@pytest.mark.parametrize("model", ["model tree", "model baseline"])
-def test_clock_cap_false_is_refused_where_no_work_limit_could_stop_the_fit(model):
+@pytest.mark.parametrize("model", ["model tree", "model rule_set"])
+def test_clock_cap_false_is_accepted_by_the_families_whose_stages_stop_by_work_limits(model):
+    assert messages(spec("solver { time_limit 5s  clock_cap false }", model=model)) == []
+
+
+def test_clock_cap_false_is_refused_where_no_work_limit_could_stop_the_fit():
+    model = "model baseline"
     assert messages(spec("solver { clock_cap true }", model=model)) == []
     text = spec("solver { time_limit 5s  clock_cap false }", model=model)
     (diag,) = problems(text)
     assert diag.message == check.CLOCK_CAP_UNSUPPORTED.format(family=model.split()[1])
-    assert diag.hint == check.HINT_CLOCK_CAP.format(families="rule_set")
+    assert diag.hint == check.HINT_CLOCK_CAP.format(families="tree, rule_set")
     lines = text.splitlines()
     row = next(i for i, line in enumerate(lines, 1) if line.startswith("solver"))
     assert (diag.span.line, diag.span.column) == (row, lines[row - 1].index("false") + 1)

@@ -103,11 +103,25 @@ def test_infeasible_bound_raises_and_feasible_matches():
     assert any(outcomes), "the seeds should include an infeasible case"
 
 
-def test_forest_leaves_are_relabelled_jointly():
+def test_a_forest_is_relabelled_by_its_descent_and_by_the_joint_mip_when_that_falls_short(monkeypatch):
+    from fairspec.models.tree import estimators
+
     X, y, g = _data(7, n=120)
     crit = make_criterion("demographic_parity", bound=0.03)
     params = dict(n_estimators=3, max_depth=1, missing="mia", random_state=2, max_features="all")
     expected = _brute_force(MissingAwareForestClassifier(**params).fit(X, y), X, y, g, crit)
+    model = MissingAwareForestClassifier(**params, fairness=crit).fit(X, y, sensitive_features=g)
+    pred = model.predict(X)
+    assert crit.gap(y, pred, g) <= 0.03 + 1e-9 and (pred == y).mean() <= expected + 1e-9
+    assert model.fit_log_["relabel_descent_meets_bound"] and "relabel_status" not in model.fit_log_
+
+    # a descent that ends above the bound hands over to the joint MIP, which is exact
+    def short_of_the_bound(routes, labels, *args, **kwargs):
+        _, log = real_descent(routes, labels, *args, **kwargs)
+        return np.asarray(labels, float).copy(), {**log, "relabel_descent_meets_bound": False}
+
+    real_descent = estimators.tree_by_tree_labels
+    monkeypatch.setattr(estimators, "tree_by_tree_labels", short_of_the_bound)
     model = MissingAwareForestClassifier(**params, fairness=crit).fit(X, y, sensitive_features=g)
     pred = model.predict(X)
     assert (pred == y).mean() == pytest.approx(expected, abs=1e-9)
@@ -138,26 +152,45 @@ def test_a_relabelling_mip_the_clock_stopped_is_reported_as_not_reproducible(mon
     real_solve = relabel.highs.solve
     monkeypatch.setattr(relabel.highs, "solve", lambda *a, **k: dataclasses.replace(
         real_solve(*a, **k), status=relabel.highs.TIME_LIMIT))
-    # a forest's start (forest_relabel) solves relabelling MIPs too: every one is "cut" here
-    for model, cut in ((MissingAwareTreeClassifier(**params), ["relabel_mip"]),
-                       (MissingAwareForestClassifier(n_estimators=3, **params), ["relabel_start", "relabel_mip"])):
-        log = model.fit(X, y, sensitive_features=g).fit_log_
-        assert log["reproducible"] is False and log["cut_by_clock"] == cut, type(model).__name__
+    log = MissingAwareTreeClassifier(**params).fit(X, y, sensitive_features=g).fit_log_
+    assert log["reproducible"] is False and log["cut_by_clock"] == ["relabel_mip"]
+    # a forest's descent (forest_relabel) solves relabelling MIPs too: every one is "cut" here,
+    # and so is the joint MIP when the cut descent ended above the bound
+    log = MissingAwareForestClassifier(n_estimators=3, **params).fit(X, y, sensitive_features=g).fit_log_
+    joint = [] if log["relabel_descent_meets_bound"] else ["relabel_mip"]
+    assert log["reproducible"] is False and log["cut_by_clock"] == ["relabel_descent"] + joint
     unbounded = MissingAwareTreeClassifier(max_depth=2, random_state=0).fit(X, y)
     assert unbounded.fit_log_["reproducible"] is True and unbounded.fit_log_["cut_by_clock"] == []
 
 
-def test_a_fair_forest_keeps_to_its_time_limit_and_says_the_clock_cut_it():
-    # the relabelling MIP of 30 trees (754 leaves) does not finish in 6 s; it used to get the
-    # whole time limit for HiGHS alone, after growing, building and loading (1-2 s here), so the
-    # fit overran it. With 3 s, building and loading sometimes left HiGHS no time at all
-    import time
+def test_without_a_clock_cap_a_fair_forest_ignores_a_time_limit_that_would_cut_it():
+    # growing 15 trees on 1,500 rows takes 0.1 s here, past a 0.01 s limit: with the clock the
+    # descent is cut before its first block, its labels fall short of the bound, and the joint
+    # MIP has no time left either, so the fit fails
+    X, y, g = _data(8, n=1500)
+    params = dict(n_estimators=15, max_depth=5, random_state=0, relabel_checkpoints=20,
+                  fairness=make_criterion("equal_opportunity", 0.01))
+    uncut = MissingAwareForestClassifier(**params, time_limit=60.0).fit(X, y, sensitive_features=g)
+    assert uncut.fit_log_["reproducible"] is True and uncut.fit_log_["clock_cap"] is True
+    with pytest.raises(NoUsableModelError, match="time limit"):
+        MissingAwareForestClassifier(**params, time_limit=0.01).fit(X, y, sensitive_features=g)
+    free = MissingAwareForestClassifier(**params, time_limit=0.01, clock_cap=False).fit(X, y, sensitive_features=g)
+    assert free.fit_log_["reproducible"] is True and free.fit_log_["clock_cap"] is False
+    assert np.array_equal(free.predict_proba(X), uncut.predict_proba(X))
 
+
+def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
     X, y, g = _data(8, n=3000)
-    model = MissingAwareForestClassifier(n_estimators=30, max_depth=5, random_state=0, time_limit=6.0,
-                                         fairness=make_criterion("equal_opportunity", 0.01))
-    start = time.perf_counter()
-    model.fit(X, y, sensitive_features=g)
-    assert time.perf_counter() - start < 6.0 + 0.5
-    assert model.fit_log_["relabel_status"] == "time_limit"
-    assert model.fit_log_["reproducible"] is False and model.fit_log_["cut_by_clock"] == ["relabel_mip"]
+    params = dict(max_depth=6, random_state=0, fairness=make_criterion("equal_opportunity", 0.01))
+    optimal = MissingAwareTreeClassifier(**params).fit(X, y, sensitive_features=g)
+    assert optimal.fit_log_["relabel_status"] == "optimal"
+    stopped = [MissingAwareTreeClassifier(**params, relabel_checkpoints=3).fit(X, y, sensitive_features=g)
+               for _ in range(2)]
+    for model in stopped:
+        log = model.fit_log_
+        assert log["relabel_status"] == "work_limit" and log["relabel_checkpoints"] >= 3
+        assert log["reproducible"] is True and log["cut_by_clock"] == []
+    assert stopped[0].tree_.leaf_label == stopped[1].tree_.leaf_label
+    assert (stopped[0].predict(X) == y).mean() <= (optimal.predict(X) == y).mean()
+    with pytest.raises(NoUsableModelError, match="work limit of 1 HiGHS checkpoints"):
+        MissingAwareTreeClassifier(**params, relabel_checkpoints=1).fit(X, y, sensitive_features=g)

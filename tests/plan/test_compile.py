@@ -67,15 +67,19 @@ def test_nested_block_and_solver_and_cv(table, tmp_path):
     assert plan.solver.clock_cap and "clock_cap" not in text
 
 
-def test_clock_cap_false_reaches_the_plan_and_the_rule_set_estimator(table, tmp_path):
-    from fairspec.models.rule_set import build_estimator
+@pytest.mark.parametrize("family, module", [("rule_set", "fairspec.models.rule_set"),
+                                            ("tree", "fairspec.models.missing_tree"),
+                                            ("tree { forest { trees 3 } }", "fairspec.models.missing_tree")])
+def test_clock_cap_false_reaches_the_plan_and_the_estimator(table, tmp_path, family, module):
+    import importlib
 
     table.to_csv(tmp_path / "d.csv", index=False)
     plan = plan_of(BASE.format(path=tmp_path / "d.csv")
-                   + "model rule_set\nsolver { time_limit 10s  clock_cap false }\n", table)
+                   + f"model {family}\nsolver {{ time_limit 10s  clock_cap false }}\n", table)
     assert plan.solver.clock_cap is False
     assert "clock_cap=false (work limits only; may run past time_limit)" in plan.describe()
-    est = build_estimator(plan.model, None, plan.solver, categorical_features=(), seed=0)
+    est = importlib.import_module(module).build_estimator(plan.model, None, plan.solver, categorical_features=(),
+                                                          seed=0)
     assert est.get_params()["clock_cap"] is False and est.time_limit == 10.0
 
 

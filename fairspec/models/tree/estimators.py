@@ -22,6 +22,7 @@ weighted vote of the leaves' labels, so that ``predict`` always equals
 from __future__ import annotations
 
 import copy
+import math
 import time
 
 import numpy as np
@@ -38,6 +39,13 @@ from fairspec.plan.fairness import Criterion, make_criterion
 from fairspec.solvers.highs import stopped_by_clock
 
 FORMAT_VERSION = 1
+#: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
+#: checkpoints per second of ``time_limit``, and the fewest.  Measured here: a single tree's MIP
+#: is solved to optimality in under 0.1 s (2-24 checkpoints) at depths 5-14 on compas and adult;
+#: a 50-tree forest's joint MIP on compas made 1.4 checkpoints a second and had its best
+#: labelling by the 5th (the later ones only raised its bound)
+RELABEL_CHECKPOINTS_PER_SECOND = 0.5
+MIN_RELABEL_CHECKPOINTS = 3
 
 
 def _as_matrix(X) -> np.ndarray:
@@ -162,25 +170,46 @@ class _TreeParams:
                             min_samples_leaf=int(self.min_samples_leaf), middle_growth=self.middle_growth,
                             max_features=max_features)
 
+    def _deadline(self, start: float) -> float:
+        """When the clock stops the relabelling: ``time_limit`` after ``start``, or never
+        without ``clock_cap`` (then only the work limits stop it)."""
+        return start + float(self.time_limit) if self.clock_cap else math.inf
+
+    def _relabel_checkpoints(self) -> int:
+        if self.relabel_checkpoints is not None:
+            return int(self.relabel_checkpoints)
+        return max(MIN_RELABEL_CHECKPOINTS, int(RELABEL_CHECKPOINTS_PER_SECOND * float(self.time_limit)))
+
     def _relabel(self, trees: list[TreeStructure], X, y_num, groups, log, deadline: float):
-        """Joint relabelling of the leaves of ``trees`` (one tree, or a forest's trees), within
-        what is left of ``time_limit`` at ``deadline`` (a ``time.perf_counter()`` value)."""
+        """Relabelling of the leaves of ``trees`` (one tree, or a forest's trees) under the bound,
+        within what is left of ``time_limit`` at ``deadline`` (a ``time.perf_counter()`` value,
+        or infinity) and ``relabel_checkpoints`` of HiGHS's work per MIP.
+
+        One tree: the exact MIP (:func:`.relabel.relabel_leaves`).  A forest: the tree-by-tree
+        descent (:mod:`.forest_relabel`), whose labels are kept when they meet the bound; the
+        joint MIP over every tree's leaves runs only when they do not (forest_relabel's module
+        docstring says why it is not run after a descent that met the bound)."""
         fairness = self.fairness
         routes, offsets = TreeRoutes.of(trees, X)
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
         rows, leaves, w = routes.concatenated()
         before = self._vote(rows, leaves, w, trees, len(y_num))
-        solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0))
-        start_labels = None
+        solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0),
+                      max_checkpoints=self._relabel_checkpoints())
+        rlog = None
         if len(trees) > 1:
-            # the joint MIP alone finds poor incumbents for a forest (forest_relabel docstring)
             current = np.concatenate([t.leaf_labels() for t in trees])
-            start_labels, slog = tree_by_tree_labels(routes, current, y_num, groups, fairness.rates, fairness.bound,
-                                                     deadline=deadline, **solver)
-            log.update(slog)
-        labels, rlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
-                                      time_limit=deadline - time.perf_counter(), initial_labels=start_labels,
-                                      **solver)
+            labels, dlog = tree_by_tree_labels(routes, current, y_num, groups, fairness.rates, fairness.bound,
+                                               deadline=deadline, **solver)
+            log.update(dlog)
+            if dlog["relabel_descent_meets_bound"]:
+                rlog = {"status": "heuristic", "mip_gap": None}
+        if rlog is None:
+            labels, mlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
+                                          time_limit=deadline - time.perf_counter(), **solver)
+            log.update(mlog)
+            rlog = {"status": mlog["relabel_status"], "mip_gap": mlog["relabel_mip_gap"],
+                    "mip_gap_of": "the integer program that re-chose the leaf labels (the splits were grown greedily)"}
         for t, off in zip(trees, offsets):
             lab = t.leaf_labels().copy()
             leaf_ids = t.leaves()
@@ -188,9 +217,6 @@ class _TreeParams:
             t.leaf_label = lab.tolist()
         after = self._vote(rows, leaves, w, trees, len(y_num))
         log.update(rlog)
-        log["status"] = rlog["relabel_status"]
-        log["mip_gap"] = rlog["relabel_mip_gap"]
-        log["mip_gap_of"] = "the integer program that re-chose the leaf labels (the splits were grown greedily)"
         log["train_gap_before_relabel"] = fairness.gap(y_num, before, groups)
         log["train_gap_after_relabel"] = fairness.gap(y_num, after, groups)
         log["train_accuracy_before_relabel"] = float((before == y_num).mean())
@@ -211,18 +237,20 @@ class _TreeParams:
         return tags
 
 
-def _log_reproducibility(log: dict) -> None:
-    """``reproducible`` / ``cut_by_clock`` in a fit log, as the rule sets report them.
+def _log_reproducibility(log: dict, clock_cap: bool) -> None:
+    """``reproducible`` / ``cut_by_clock`` / ``clock_cap`` in a fit log, as the rule sets report them.
 
-    Growing is seeded and never looks at the clock; only the leaf-relabelling MIP (and, for a
-    forest, the tree-by-tree descent that starts it, ``relabel_start``) has a time limit.  A
+    Growing is seeded and never looks at the clock; only the leaf relabelling (a tree's MIP, a
+    forest's tree-by-tree descent, ``relabel_descent``, and the joint MIP when that fell short
+    of the bound) has a time limit.  A
     stage the clock stopped may return another labelling on a faster or idler machine; one that
-    finished (optimal within its MIP gap, or infeasible) returns the same one again.
+    finished (optimal within its MIP gap, or infeasible) or stopped by its work limit
+    (``relabel_checkpoints``) returns the same one again.
     """
-    cut = ["relabel_start"] if log.get("relabel_start_cut_by_clock") else []
+    cut = ["relabel_descent"] if log.get("relabel_descent_cut_by_clock") else []
     if stopped_by_clock(str(log.get("relabel_status", ""))):
         cut.append("relabel_mip")
-    log.update(reproducible=not cut, cut_by_clock=cut)
+    log.update(reproducible=not cut, cut_by_clock=cut, clock_cap=bool(clock_cap))
 
 
 class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
@@ -232,13 +260,17 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     ``none`` (see :mod:`fairspec.models.tree.split_search` for each rule).
     ``fairness``: a :class:`~fairspec.plan.fairness.Criterion`; its ``penalty`` λ enters the
     split score, its ``bound`` ε is met by relabelling the leaves (exact MIP, HiGHS).
+    ``time_limit`` caps the fit on the wall clock and sizes the relabelling MIP's work limit,
+    ``relabel_checkpoints`` HiGHS checkpoints (None: :data:`RELABEL_CHECKPOINTS_PER_SECOND` per
+    second of it, at least :data:`MIN_RELABEL_CHECKPOINTS`); ``clock_cap=False`` lets only that
+    work limit stop the MIP, so the same data and seed give the same tree on any machine.
     """
 
     _task_kind = "classification"
 
     def __init__(self, max_depth=5, min_samples_leaf=1, min_samples_split=2, criterion="gini", missing="mia",
                  categorical_features=None, fairness=None, middle_growth="observed", mia_missing_split=True,
-                 time_limit=60.0, mip_gap=1e-4, threads=1, random_state=0):
+                 time_limit=60.0, mip_gap=1e-4, threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -252,6 +284,8 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.mip_gap = mip_gap
         self.threads = threads
         self.random_state = random_state
+        self.clock_cap = clock_cap
+        self.relabel_checkpoints = relabel_checkpoints
 
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
@@ -263,10 +297,10 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
                "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
         if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel([self.tree_], X, y_num, groups, log, start + float(self.time_limit))
+            self._relabel([self.tree_], X, y_num, groups, log, self._deadline(start))
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
-        _log_reproducibility(log)
+        _log_reproducibility(log, self.clock_cap)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         return self
@@ -361,8 +395,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     ``t``-th child of ``numpy.random.SeedSequence(random_state)``: the forest is the same
     whatever ``n_jobs`` is.  ``predict_proba[:, 1]`` is the share of trees voting 1 (a tree's
     vote is the weighted vote of the leaves a row reaches); with a fairness bound the leaves
-    of all trees are relabelled jointly (one MIP), started from the labelling that
-    :mod:`.forest_relabel` finds one tree at a time.
+    are relabelled one tree at a time by :mod:`.forest_relabel`'s descent, and jointly (one
+    MIP) only when that descent ends above the bound.
     """
 
     _task_kind = "classification"
@@ -370,7 +404,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=50, max_features="sqrt", bootstrap=True, max_depth=5, min_samples_leaf=1,
                  min_samples_split=2, criterion="gini", missing="mia", categorical_features=None, fairness=None,
                  middle_growth="observed", mia_missing_split=True, n_jobs=1, time_limit=60.0, mip_gap=1e-4,
-                 threads=1, random_state=0):
+                 threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -388,6 +422,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.mip_gap = mip_gap
         self.threads = threads
         self.random_state = random_state
+        self.clock_cap = clock_cap
+        self.relabel_checkpoints = relabel_checkpoints
 
     def _n_features_per_split(self, p):
         mf = self.max_features
@@ -414,10 +450,10 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
         if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel(self.trees_, X, y_num, groups, log, start + float(self.time_limit))
+            self._relabel(self.trees_, X, y_num, groups, log, self._deadline(start))
         elif self.fairness is not None and self.fairness.enforced:
             log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
-        _log_reproducibility(log)
+        _log_reproducibility(log, self.clock_cap)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         return self

@@ -99,7 +99,8 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
                    y: np.ndarray, groups: np.ndarray, rates: tuple[str, ...], bound: float, *,
                    offset: np.ndarray | None = None, excess_cost: float | None = None,
                    sample_weight: np.ndarray | None = None, time_limit: float = 60.0, mip_gap: float = 1e-4,
-                   threads: int = 1, seed: int = 0, initial_labels: np.ndarray | None = None):
+                   threads: int = 1, seed: int = 0, initial_labels: np.ndarray | None = None,
+                   max_checkpoints: int | None = None):
     """Solve the relabelling MIP.
 
     ``rows, leaves, weights`` is the routing of the training rows (row ``r`` reaches leaf
@@ -235,7 +236,7 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     # whole limit to itself: a 50-tree forest on adult with a 60 s limit took 73 s to fit)
     solver_seconds = max(highs.seconds_to_solve(time_limit - (built - start), built - start), 0.01)
     res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed,
-                      warmstart=start_ok)
+                      warmstart=start_ok, max_checkpoints=max_checkpoints)
     kept_start = start_ok and (not res.has_solution or res.objective < start_value - 1e-7)
     if not res.has_solution and not kept_start:
         if res.status == highs.INFEASIBLE:
@@ -243,6 +244,10 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
                 f"no labelling of the tree's {len(used_leaves)} leaves meets the fairness bound {bound:g} "
                 f"on the training data (HiGHS proved the relabelling MIP infeasible); loosen the bound "
                 f"or grow a deeper tree")
+        if res.status == highs.WORK_LIMIT_NO_SOLUTION:
+            raise NoUsableModelError(
+                f"the leaf-relabelling MIP found no labelling within its work limit of {max_checkpoints} HiGHS "
+                f"checkpoints; raise the solver's time_limit, which sizes that limit")
         raise NoUsableModelError(
             f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
             f"it (status {res.status}); raise the solver's time_limit")
@@ -255,7 +260,8 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
            "relabel_objective": start_value if kept_start else res.objective, "relabel_bound": res.bound,
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
-           "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained}
+           "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained,
+           "relabel_checkpoints": res.details.get("checkpoints")}
     if initial_labels is not None:
         log["relabel_start_objective"] = start_value
         log["relabel_start_used"] = "kept (HiGHS found nothing better)" if kept_start else (
