@@ -196,27 +196,24 @@ class _TreeParams:
         before = self._vote(rows, leaves, w, trees, len(y_num))
         solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0),
                       max_checkpoints=self._relabel_checkpoints())
-        rlog = None
+        descent_met_bound = False
         if len(trees) > 1:
             current = np.concatenate([t.leaf_labels() for t in trees])
             labels, dlog = tree_by_tree_labels(routes, current, y_num, groups, fairness.rates, fairness.bound,
                                                deadline=deadline, **solver)
             log.update(dlog)
-            if dlog["relabel_descent_meets_bound"]:
-                rlog = {"status": "heuristic", "mip_gap": None}
-        if rlog is None:
+            descent_met_bound = dlog["relabel_descent_meets_bound"]
+        if not descent_met_bound:  # otherwise the fit's own status stands: heuristic, no MIP gap
             labels, mlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
                                           time_limit=deadline - time.perf_counter(), **solver)
-            log.update(mlog)
-            rlog = {"status": mlog["relabel_status"], "mip_gap": mlog["relabel_mip_gap"],
-                    "mip_gap_of": "the integer program that re-chose the leaf labels (the splits were grown greedily)"}
+            log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
+                       mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown greedily)")
         for t, off in zip(trees, offsets):
             lab = t.leaf_labels().copy()
             leaf_ids = t.leaves()
             lab[leaf_ids] = labels[off + leaf_ids]
             t.leaf_label = lab.tolist()
         after = self._vote(rows, leaves, w, trees, len(y_num))
-        log.update(rlog)
         log["train_gap_before_relabel"] = fairness.gap(y_num, before, groups)
         log["train_gap_after_relabel"] = fairness.gap(y_num, after, groups)
         log["train_accuracy_before_relabel"] = float((before == y_num).mean())
@@ -242,10 +239,9 @@ def _log_reproducibility(log: dict, clock_cap: bool) -> None:
 
     Growing is seeded and never looks at the clock; only the leaf relabelling (a tree's MIP, a
     forest's tree-by-tree descent, ``relabel_descent``, and the joint MIP when that fell short
-    of the bound) has a time limit.  A
-    stage the clock stopped may return another labelling on a faster or idler machine; one that
-    finished (optimal within its MIP gap, or infeasible) or stopped by its work limit
-    (``relabel_checkpoints``) returns the same one again.
+    of the bound) has a time limit.  A stage the clock stopped may return another labelling on
+    a faster or idler machine; one that finished (optimal within its MIP gap, or infeasible) or
+    stopped by its work limit (``relabel_checkpoints``) returns the same one again.
     """
     cut = ["relabel_descent"] if log.get("relabel_descent_cut_by_clock") else []
     if stopped_by_clock(str(log.get("relabel_status", ""))):
