@@ -39,15 +39,11 @@ from fairspec.models.tree.relabel import relabel_leaves, vote_labels  # noqa: E4
 from fairspec.plan.fairness import make_criterion  # noqa: E402
 
 
-def tree_routes(forest, X) -> tuple[TreeRoutes, int]:
-    """Each tree's routing of ``X`` (leaf ids global to the forest) and the number of leaf ids."""
-    routes, offsets = TreeRoutes.of(forest.trees_, X)
-    return routes, offsets[-1] + forest.trees_[-1].n_nodes
-
-
 def routes_of(forest, X):
-    routes, offset = tree_routes(forest, X)
-    return (*routes.concatenated(), offset)
+    """(rows, leaves, weights) of ``X``'s routes through every tree, leaf ids global to the
+    forest, and the number of leaf ids."""
+    routes, starts = TreeRoutes.of(forest.trees_, X)
+    return (*routes.concatenated(), starts[-1] + forest.trees_[-1].n_nodes)
 
 
 def score(name, labels, forest, data, crit, seconds, status="", gap=None):

@@ -90,11 +90,7 @@ def _small_forest(seed, n_trees=3, depth=2, n=240):
     y = ((X[:, 0] + X[:, 1] + rng.normal(size=n)) > 0.6).astype(int)
     forest = MissingAwareForestClassifier(n_estimators=n_trees, max_depth=depth, random_state=seed,
                                           max_features="all").fit(X, y)
-    routes, offset = TreeRoutes([], [], []), 0
-    for t in forest.trees_:
-        r, l, w = t.route_rows(X)
-        routes.rows.append(r), routes.leaves.append(l + offset), routes.weights.append(w / n_trees)
-        offset += t.n_nodes
+    routes, _ = TreeRoutes.of(forest.trees_, X)
     labels = np.concatenate([t.leaf_labels() for t in forest.trees_])
     return routes, labels, y, g
 

@@ -9,6 +9,7 @@ import pytest
 
 from fairspec.errors import NoUsableModelError
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier, estimator_from_json
+from fairspec.models.tree.forest_relabel import TreeRoutes
 from fairspec.models.tree.relabel import vote_labels
 from fairspec.plan.fairness import make_criterion
 
@@ -27,17 +28,14 @@ def _data(seed, n=160):
 def _brute_force(model, X, y, g, crit):
     """Best training accuracy over all 2^leaves labellings with gap <= bound (None: infeasible)."""
     trees = [model.tree_] if hasattr(model, "tree_") else model.trees_
-    rows, leaves, weights, offset = [], [], [], 0
-    for t in trees:
-        r, l, w = t.route_rows(X)
-        rows.append(r), leaves.append(l + offset), weights.append(w / len(trees))
-        offset += t.n_nodes
-    rows, leaves, weights = np.concatenate(rows), np.concatenate(leaves), np.concatenate(weights)
+    routes, starts = TreeRoutes.of(trees, X)
+    rows, leaves, weights = routes.concatenated()
+    n_leaf_ids = starts[-1] + trees[-1].n_nodes
     leaf_ids = np.unique(leaves)
     assert len(leaf_ids) <= 12, "keep brute force small"
     best = None
     for bits in itertools.product([0.0, 1.0], repeat=len(leaf_ids)):
-        lab = np.zeros(offset)
+        lab = np.zeros(n_leaf_ids)
         lab[leaf_ids] = bits
         pred = vote_labels(rows, leaves, weights, lab, len(y))
         if crit.gap(y, pred, g) <= crit.bound + 1e-9:
