@@ -222,6 +222,18 @@ class _TreeParams:
             int((np.asarray(t.leaf_label)[t.leaves()] != (np.asarray(t.value)[t.leaves()] > 0.5 + VOTE_TOL)).sum())
             for t in trees))
 
+    def _finish_fit(self, trees: list[TreeStructure], X, y_num, groups, log: dict, start: float) -> None:
+        """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
+        bound (a penalty already acted in the split score; its train gap is logged), then the
+        reproducibility keys and the time, into ``fit_log_``."""
+        if self.fairness is not None and self.fairness.bound is not None:
+            self._relabel(trees, X, y_num, groups, log, self._deadline(start))
+        elif self.fairness is not None and self.fairness.enforced:
+            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+        _log_reproducibility(log, self.clock_cap)
+        log["seconds"] = round(time.perf_counter() - start, 3)
+        self.fit_log_ = log
+
     @staticmethod
     def _vote(rows, leaves, w, trees, n):
         labels = np.concatenate([t.leaf_labels() for t in trees])
@@ -292,13 +304,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
                                groups=groups if task.n_groups else None)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
                "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
-        if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel([self.tree_], X, y_num, groups, log, self._deadline(start))
-        elif self.fairness is not None and self.fairness.enforced:
-            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
-        _log_reproducibility(log, self.clock_cap)
-        log["seconds"] = round(time.perf_counter() - start, 3)
-        self.fit_log_ = log
+        self._finish_fit([self.tree_], X, y_num, groups, log, start)
         return self
 
     def predict_proba(self, X):
@@ -445,13 +451,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.trees_ = list(Parallel(n_jobs=int(self.n_jobs))(jobs))
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
-        if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel(self.trees_, X, y_num, groups, log, self._deadline(start))
-        elif self.fairness is not None and self.fairness.enforced:
-            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
-        _log_reproducibility(log, self.clock_cap)
-        log["seconds"] = round(time.perf_counter() - start, 3)
-        self.fit_log_ = log
+        self._finish_fit(self.trees_, X, y_num, groups, log, start)
         return self
 
     def predict_proba(self, X):
