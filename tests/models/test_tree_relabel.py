@@ -10,7 +10,7 @@ import pytest
 from fairspec.errors import NoUsableModelError
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier, estimator_from_json
 from fairspec.models.tree.forest_relabel import TreeRoutes
-from fairspec.models.tree.relabel import vote_labels
+from fairspec.models.tree.relabel import relabel_leaves, vote_labels
 from fairspec.plan.fairness import make_criterion
 
 nan = np.nan
@@ -126,6 +126,20 @@ def test_a_forest_is_relabelled_by_its_descent_and_by_the_joint_mip_when_that_fa
     assert crit.gap(y, pred, g) <= 0.03 + 1e-9
     # the gap is the relabelling MIP's, not a claim about the greedy splits
     assert model.fit_log_["mip_gap"] is not None and "leaf labels" in model.fit_log_["mip_gap_of"]
+
+
+def test_a_leaf_whose_rows_cancel_keeps_its_start_label_instead_of_crashing():
+    # leaf 0 holds one positive and one negative of group 0: under accuracy parity every term
+    # of it cancels, so the leaf is in no row of the MIP and HiGHS gives it no value (this was
+    # an internal error on a fair forest); its label changes nothing on the training data
+    rows, leaves, weights = np.arange(4), np.array([0, 0, 1, 2]), np.ones(4)
+    y, g = np.array([1, 0, 1, 0]), np.array([0, 0, 1, 1])
+    for start in (0.0, 1.0):
+        labels, log = relabel_leaves(rows, leaves, weights, 3, y, g, ("accuracy",), 0.5,
+                                     initial_labels=np.array([start, 0.0, 0.0]))
+        assert labels[0] == start and list(labels[1:]) == [1.0, 0.0]
+    labels, _ = relabel_leaves(rows, leaves, weights, 3, y, g, ("accuracy",), 0.5)
+    assert list(labels) == [0.0, 1.0, 0.0]
 
 
 def test_bound_needs_sensitive_features():

@@ -256,7 +256,14 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
         labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
     else:
         for l in used_leaves:
-            labels[l] = 1.0 if pyo.value(m.z[l]) > 0.5 else 0.0
+            # a leaf whose rows' terms all cancel (say one positive and one negative of a group
+            # under accuracy parity) is in no row of the model, so HiGHS never sees it and gives
+            # it no value: every label scores the same there; keep the start's, else 0
+            z = pyo.value(m.z[l], exception=False)
+            if z is None:
+                labels[l] = 0.0 if initial_labels is None else float(initial_labels[l])
+            else:
+                labels[l] = 1.0 if z > 0.5 else 0.0
     log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
            "relabel_objective": start_value if kept_start else res.objective, "relabel_bound": res.bound,
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
