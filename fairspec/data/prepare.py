@@ -220,12 +220,25 @@ def first_missing(X: np.ndarray, names: list[str]) -> tuple[str, int] | None:
 
 
 def group_labels(frame: pd.DataFrame, protected: list[str]) -> np.ndarray:
-    """One label per row: the protected value, or ``a & b`` for intersectional groups."""
+    """One label per row: the protected value, or ``a & b`` for intersectional groups.
+
+    Groups are told apart by their labels, so the join must not merge two groups: with a value
+    ``x`` / ``y & z`` and another ``x & y`` / ``z`` both would read ``x & y & z``.  In an
+    intersectional label a value holding ``&`` or ``"`` is therefore written in double quotes
+    (a ``"`` inside doubled): ``x & "y & z"`` and ``"x & y" & z``."""
     parts = [frame[c].astype(str).to_numpy() for c in protected]
+    if len(parts) > 1:
+        parts = [np.array([_quoted_if_ambiguous(v) for v in p], dtype=object) for p in parts]
     labels = parts[0].astype(object)
     for p in parts[1:]:
         labels = labels + " & " + p
     return labels.astype(str)
+
+
+def _quoted_if_ambiguous(value: str) -> str:
+    if "&" in value or '"' in value:
+        return '"' + value.replace('"', '""') + '"'
+    return value
 
 
 def target_vector(frame: pd.DataFrame, target: str, positive) -> np.ndarray:

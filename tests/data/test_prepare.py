@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fairspec.data.prepare import FeatureEncoder, category_text
+from fairspec.data.prepare import FeatureEncoder, category_text, group_labels
 from fairspec.data.table import read_table
 from fairspec.errors import ModelFileError
 from fairspec.pipeline.artifact import LoadedModel
@@ -88,3 +88,11 @@ def test_an_infinite_value_in_a_scored_file_names_its_column_and_line(tmp_path):
     scored = _csv(tmp_path / "score.csv", "age,x\n25,0\n-inf,1\n")
     with pytest.raises(DataError, match=r"column 'age', line 3: .*not a finite number"):
         encoder.transform(scored, source="score.csv")
+
+
+def test_intersectional_labels_never_merge_two_groups():
+    # ("x", "y & z") and ("x & y", "z") joined plainly both read "x & y & z"
+    frame = pd.DataFrame({"a": ["x", "x & y", "x", 'q"'], "b": ["y & z", "z", "w", "w"]})
+    labels = group_labels(frame, ["a", "b"])
+    assert list(labels) == ['x & "y & z"', '"x & y" & z', "x & w", '"q""" & w']
+    assert list(group_labels(frame, ["a"])) == ["x", "x & y", "x", 'q"']  # one column: the value itself
