@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 import fairspec
-from fairspec.data.prepare import FeatureEncoder, Imputer, first_missing
+from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
 from fairspec.errors import DataError, ModelFileError
 from fairspec.plan.families import FAMILIES
 from fairspec.plan.plan import Plan
@@ -240,6 +240,11 @@ class LoadedModel(FittedPipeline):
             hit = first_missing(X, self.encoder.names)
             if hit is not None:
                 column, row = hit
-                raise DataError(f"{source}: error: column {column!r}, row {row + 1}: missing value, and this "
-                                f"model was trained with `missing drop`, so it cannot score such a row")
+                cell = frame[column].iloc[row]
+                where = f"{source}: error: column {column!r}, line {line_of(frame, row)}"
+                if pd.isna(cell):
+                    raise DataError(f"{where}: missing value, and this model was trained with `missing drop`, "
+                                    f"so it cannot score such a row")
+                raise DataError(f"{where}: category {category_text(cell)!r} never occurred in the training rows, "
+                                f"and this model was trained with `missing drop`, so it cannot score such a row")
         return X

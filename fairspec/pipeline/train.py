@@ -47,7 +47,9 @@ class _Fitted(FittedPipeline):
 
 
 def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
-    """Index arrays: [(train, test)] for holdout, k pairs for cv, [(all, empty)] for none."""
+    """``(splits, stratified_by)``: index arrays [(train, test)] for holdout, k pairs for cv,
+    [(all, empty)] for none; and what the split was stratified by (``"target and group"``,
+    ``"target"`` when some target-group cell has too few rows for that, or None)."""
     from sklearn.model_selection import StratifiedKFold, train_test_split
 
     ev = plan.evaluation
@@ -55,17 +57,19 @@ def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
     strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
     _, counts = np.unique(strata, return_counts=True)
     if ev.kind == "none":
-        return [(np.arange(n), np.arange(0))]
+        return [(np.arange(n), np.arange(0))], None
     if ev.kind == "cv":
         # Stratify by target and group when every stratum can fill every fold, else by target.
-        labels = strata if counts.min() >= ev.folds else y
+        by_group = counts.min() >= ev.folds
         folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
-        return list(folds.split(np.zeros(n), labels))
-    stratify = None
+        return (list(folds.split(np.zeros(n), strata if by_group else y)),
+                "target and group" if by_group else "target")
+    stratify, stratified_by = None, None
     if ev.stratify:
-        stratify = strata if counts.min() >= 2 else y
+        by_group = counts.min() >= 2
+        stratify, stratified_by = (strata, "target and group") if by_group else (y, "target")
     train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed, stratify=stratify)
-    return [(np.sort(train), np.sort(test))]
+    return [(np.sort(train), np.sort(test))], stratified_by
 
 
 def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
@@ -92,18 +96,40 @@ def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, cri
     return _Fitted(encoder, imputer, estimator, time.perf_counter() - start)
 
 
-def _data_summary(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, splits) -> dict:
+def _data_summary(plan: Plan, y: np.ndarray, groups: np.ndarray, splits, before_drop) -> dict:
+    """Rows, groups and missing rates of the rows used.  ``before_drop`` is ``(frame, groups)``
+    of the rows the filters kept: the missing rates are read there, since under ``missing
+    drop`` the rows used have none, and the rows dropped are counted per group (dropping can
+    thin one group far more than another)."""
     names = [f.name for f in plan.data.features]
     train, test = splits[0]
-    return {
+    frame_all, groups_all = before_drop
+    summary = {
         "rows": int(len(y)),
         "rows_train": int(len(y) if plan.evaluation.kind == "cv" else len(train)),
         "rows_test": int(len(y) if plan.evaluation.kind == "cv" else len(test)),
         "target": plan.data.target, "positive": plan.data.positive, "protected": list(plan.data.protected),
         "groups": group_counts(y, groups),
-        "missing": missing_by_group(frame, names + [f.name for f in plan.data.privileged], groups),
+        "missing": missing_by_group(frame_all, names + [f.name for f in plan.data.privileged], groups_all),
         "features": names, "privileged": [f.name for f in plan.data.privileged],
     }
+    if plan.missing.strategy == "drop":
+        names_all, counts_all = np.unique(groups_all, return_counts=True)
+        kept = dict(zip(*np.unique(groups, return_counts=True)))
+        summary["dropped"] = {"rows": int(len(groups_all) - len(groups)),
+                              "groups": {str(g): int(c - kept.get(g, 0)) for g, c in zip(names_all, counts_all)}}
+    return summary
+
+
+def _scorable(plan: Plan, fitted: FittedPipeline, frame: pd.DataFrame, idx: np.ndarray) -> np.ndarray:
+    """The rows of ``idx`` the fitted model can score: all of them, except under ``missing
+    drop``, where a category the training rows never had encodes as missing and the saved model
+    refuses such a row (``LoadedModel.matrix``).  Test metrics leave those rows out, so that
+    they are what ``fairspec predict`` reproduces; metrics.json counts them."""
+    if plan.missing.strategy != "drop" or len(idx) == 0:
+        return idx
+    X = fitted.matrix(frame.iloc[idx])
+    return idx[~np.isnan(X).any(axis=1)]
 
 
 @dataclass
@@ -116,6 +142,8 @@ class PreparedData:
     splits: list
     data_sha256: str
     summary: dict
+    #: "target and group", "target" (too few rows in some target-group cell), or None
+    stratified_by: str | None = None
 
 
 def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None) -> PreparedData:
@@ -128,7 +156,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     frame = apply_filters(table, plan.data.filters)
     y_all = target_vector(frame, plan.data.target, plan.data.positive)
     groups_all = group_labels(frame, list(plan.data.protected))
-    summary_frame, summary_y, summary_groups = frame, y_all, groups_all
+    before_drop = (frame, groups_all)
     if plan.missing.strategy == "drop":
         keep = rows_without_missing(frame, [f.name for f in plan.data.features])
         frame, y_all, groups_all = frame.loc[keep], y_all[keep], groups_all[keep]
@@ -139,9 +167,9 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
         if not (y_all == cls).any():
             raise DataError(f"{plan.data.path}: error: column {plan.data.target!r} has no "
                             f"{'positive' if cls else 'negative'} rows left to learn from")
-    splits = _split(plan, y_all, groups_all)
-    summary = _data_summary(plan, summary_frame, summary_y, summary_groups, splits)
-    return PreparedData(frame, y_all, groups_all, splits, data_sha, summary)
+    splits, stratified_by = _split(plan, y_all, groups_all)
+    summary = _data_summary(plan, y_all, groups_all, splits, before_drop)
+    return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by)
 
 
 def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None = None):
@@ -166,15 +194,21 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     for i, criterion in enumerate(criteria):
         label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
         t_fit = time.perf_counter()
+        unscored = 0
         if plan.evaluation.kind == "cv":
             pred = np.zeros(len(y_all), dtype=int)
             score = np.zeros(len(y_all))
+            scored = np.zeros(len(y_all), dtype=bool)
             for k, (tr, te) in enumerate(splits):
                 progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
                 fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion)
+                te = _scorable(plan, fold, frame, te)
                 pred[te], score[te] = fold.predict(frame.iloc[te])
+                scored[te] = True
             progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
-            train_idx, test_eval = np.arange(len(y_all)), (y_all, pred, score, groups_all)
+            train_idx = np.arange(len(y_all))
+            test_eval = (y_all[scored], pred[scored], score[scored], groups_all[scored])
+            unscored = int((~scored).sum())
         else:
             progress.step(label, i + 1, len(criteria))
             train_idx, test_idx = splits[0]
@@ -186,8 +220,10 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
         train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
         test_block = None
         if plan.evaluation.kind == "holdout":
-            te_pred, te_score = fitted.predict(frame.iloc[test_idx])
-            test_eval = (y_all[test_idx], te_pred, te_score, groups_all[test_idx])
+            scored_idx = _scorable(plan, fitted, frame, test_idx)
+            unscored = len(test_idx) - len(scored_idx)
+            te_pred, te_score = fitted.predict(frame.iloc[scored_idx])
+            test_eval = (y_all[scored_idx], te_pred, te_score, groups_all[scored_idx])
         if test_eval is not None:
             te_y, te_pred, te_score, te_groups = test_eval
             test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
@@ -202,7 +238,8 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
                        "total_seconds": round(time.perf_counter() - t_start, 3)},
             "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
                            "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,
-                           "seed": plan.evaluation.seed},
+                           "stratified_by": data.stratified_by, "seed": plan.evaluation.seed,
+                           **({"unscored_test_rows": unscored} if plan.missing.strategy == "drop" else {})},
             "data_summary": summary,
             "training_log": fit_log,
         }

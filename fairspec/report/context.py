@@ -102,6 +102,9 @@ class FairnessView:
     badge: Badge
     #: the test gap's interval, "0.0210 to 0.1280 (95%)"; UNDEFINED when not measured
     interval_test: str = UNDEFINED
+    #: what the test rows are ("test rows", "out-of-fold rows"; "training rows": there are none)
+    test_rows: str = "test rows"
+    test_gap: str = "test gap"
 
 
 @dataclass(frozen=True)
@@ -163,15 +166,22 @@ class DataView:
     rows: str
     rows_train: str
     rows_test: str
+    #: how the rows used split into training and test, after the count ("training 700, test 300")
+    rows_split: str
+    #: rows the spec's ``missing drop`` removed, and test rows left unscored; "" when none
+    rows_note: str
     target: str
     positive: str
     protected: str
     protected_note: str
     evaluation: str
-    groups: tuple[GroupRow, ...]  # cells: rows, share of rows, base rate
+    groups: tuple[GroupRow, ...]  # cells: rows, share of rows, base rate[, rows dropped]
     features: tuple[FeatureRow, ...]
     privileged_note: str
     missing: MissingTable | None
+    #: under ``missing drop``: the groups table has a "dropped" column, and the missing rates
+    #: are those of the rows before the drop
+    dropped: bool = False
 
 
 @dataclass(frozen=True)
@@ -255,11 +265,49 @@ class SweepView:
 
 
 @dataclass(frozen=True)
+class EvaluationWords:
+    """What the report calls the rows its verdict is read on, by the spec's ``evaluate``: a
+    hold-out's test rows, cross-validation's out-of-fold predictions (each row scored by a model
+    trained on the other folds, not by the kept model), or, with no test rows, the training rows."""
+
+    kind: str  # holdout | cv | none
+    rows: str  # "test rows"
+    gap: str  # "test gap"
+    accuracy: str  # "Test accuracy"
+    verdict_title: str  # the summary card over the verdict
+    verdict_column: str  # the sweep table's verdict column
+    sweep_sentence: str
+
+
+EVALUATION_WORDS = {
+    "holdout": EvaluationWords(
+        "holdout", "test rows", "test gap", "Test accuracy", "Fairness on test rows", "On test",
+        "one model per setting, each trained on the same rows and evaluated on the same test rows"),
+    "cv": EvaluationWords(
+        "cv", "out-of-fold rows", "out-of-fold gap", "Out-of-fold accuracy",
+        "Fairness out of fold (cross-validation)", "Out of fold",
+        "one model per setting, each evaluated by cross-validation on the same folds"),
+    "none": EvaluationWords(
+        "none", "training rows", "training gap", "Training accuracy", "Fairness on training rows (no test rows)",
+        "On train", "one model per setting, each trained and measured on the same rows (there are no test rows)"),
+}
+
+
+def evaluation_words(metrics_doc: dict) -> EvaluationWords:
+    """The words for a run's ``metrics.json``: no test block means no test rows, whatever it says."""
+    if not metrics_doc.get("test"):
+        return EVALUATION_WORDS["none"]
+    kind = (metrics_doc.get("evaluation") or {}).get("kind")
+    return EVALUATION_WORDS["cv" if kind == "cv" else "holdout"]
+
+
+@dataclass(frozen=True)
 class ReportContext:
     header: HeaderView
     spec_text: str
     data: DataView
     runs: tuple[RunView, ...]  # one for a plain run, one per point for a sweep
+    evaluated: EvaluationWords
     #: the checker's warnings, "line 7, column 31: message. Hint: ..."
     spec_warnings: tuple[str, ...] = ()
     sweep: SweepView | None = None
@@ -389,7 +437,14 @@ def _evaluation_text(evaluation: dict | None) -> str:
     if not evaluation:
         return UNDEFINED
     kind = evaluation.get("kind")
-    strat = " stratified" if evaluation.get("stratify") else ""
+    by = evaluation.get("stratified_by")
+    if by == "target":
+        strat = (", stratified by target only (some target-and-group cell has too few rows to be "
+                 + ("split" if kind == "holdout" else "spread over every fold") + ")")
+    elif by:
+        strat = f", stratified by {by}"
+    else:  # metrics.json from before stratified_by was recorded
+        strat = " stratified" if evaluation.get("stratify") else ""
     seed = evaluation.get("seed")
     if kind == "holdout":
         return f"hold-out: {fmt_number(evaluation.get('test_size'))} of rows kept for testing{strat}, seed {seed}"
@@ -408,10 +463,20 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     protected = [str(p) for p in (summary.get("protected") or schema.get("protected") or [])]
 
     total = summary.get("rows")
+    dropped = summary.get("dropped")
+    dropped_by_group = {str(k): v for k, v in ((dropped or {}).get("groups") or {}).items()}
     groups = []
     for name, g in (summary.get("groups") or {}).items():
         share = None if not total else g.get("count", 0) / total
-        groups.append(GroupRow(str(name), (fmt_count(g.get("count")), fmt_rate(share), fmt_rate(g.get("base_rate")))))
+        cells = (fmt_count(g.get("count")), fmt_rate(share), fmt_rate(g.get("base_rate")))
+        if dropped is not None:
+            cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
+        groups.append(GroupRow(str(name), cells))
+    # a group every row of which was dropped has no row used: it still belongs in the table
+    for name, n_dropped in dropped_by_group.items():
+        if name not in {row.name for row in groups}:
+            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0))))
+    rows_split, rows_note = _rows_text(summary, metrics_doc.get("evaluation") or {})
 
     features = []
     feature_names = set()
@@ -469,6 +534,8 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         rows=fmt_count(total if total is not None else data.get("rows_used")),
         rows_train=fmt_count(summary.get("rows_train")),
         rows_test=fmt_count(summary.get("rows_test")),
+        rows_split=rows_split,
+        rows_note=rows_note,
         target=str(summary.get("target") or target.get("name") or UNDEFINED),
         positive=fmt_number(positive),
         protected=" × ".join(protected) if protected else UNDEFINED,
@@ -478,7 +545,40 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         features=tuple(features),
         privileged_note=privileged_note,
         missing=missing_table,
+        dropped=dropped is not None,
     )
+
+
+def _dropped_cell(n_dropped, n_kept) -> str:
+    """"192 (8.8%)": rows dropped, and their share of the group's rows before the drop."""
+    if not isinstance(n_dropped, (int, float)):
+        return UNDEFINED
+    before = n_dropped + (n_kept if isinstance(n_kept, (int, float)) else 0)
+    return fmt_count(n_dropped) + (f" ({100 * n_dropped / before:.1f}%)" if before else "")
+
+
+def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
+    """How the rows used split (beside their count) and what was left out, for the Data table."""
+    kind = evaluation.get("kind")
+    if kind == "cv":
+        split = (f"each tested once, out of fold, by a model trained on the other folds; the kept model "
+                 f"is trained on all {fmt_count(summary.get('rows'))}")
+    elif kind == "none":
+        split = "all for training; no test rows"
+    else:
+        split = f"training {fmt_count(summary.get('rows_train'))}, test {fmt_count(summary.get('rows_test'))}"
+    notes = []
+    dropped = (summary.get("dropped") or {}).get("rows")
+    if dropped:
+        notes.append(f"{fmt_count(dropped)} more {'row' if dropped == 1 else 'rows'} had a missing feature value "
+                     f"and {'was' if dropped == 1 else 'were'} dropped (missing drop)")
+    unscored = evaluation.get("unscored_test_rows")
+    if unscored:
+        notes.append(f"{fmt_count(unscored)} test {'row is' if unscored == 1 else 'rows are'} left out of the "
+                     f"test metrics: {'it holds' if unscored == 1 else 'they hold'} a category that never occurred "
+                     f"in the training rows, and a model trained with missing drop cannot score "
+                     f"{'it' if unscored == 1 else 'them'} (fairspec predict refuses such rows too)")
+    return split, "; ".join(notes)
 
 
 def _categories(categories) -> str:
@@ -549,7 +649,7 @@ def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None) -> 
                  for name in names)
 
 
-def _interval_sentence(interval, bound: float, level: float | None, met: bool) -> str:
+def _interval_sentence(interval, bound: float, level: float | None, met: bool, rows: str = "test rows") -> str:
     """What the test gap's interval says about the verdict on the bound ('' without one)."""
     if not interval or level is None:
         return ""
@@ -558,17 +658,19 @@ def _interval_sentence(interval, bound: float, level: float | None, met: bool) -
     if met:
         if high <= bound + MET_TOLERANCE:
             return f" {stated} lies within the bound too."
-        return (f" {stated} reaches above the bound: the test rows are too few to show that the gap on new "
+        return (f" {stated} reaches above the bound: the {rows} are too few to show that the gap on new "
                 "data is within it.")
     if low > bound + MET_TOLERANCE:
         return f" {stated} lies above the bound too."
-    return (f" {stated} includes the bound: the test rows cannot tell whether the gap on new data "
+    return (f" {stated} includes the bound: the {rows} cannot tell whether the gap on new data "
             "exceeds it.")
 
 
-def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None) -> FairnessView:
+def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None,
+                  words: EvaluationWords = EVALUATION_WORDS["holdout"]) -> FairnessView:
     """The criterion, its setting, the achieved gaps and the verdict badge on test; ``level``
-    is the coverage of the test gap's interval (``fairness["interval_test"]``), if any."""
+    is the coverage of the test gap's interval (``fairness["interval_test"]``), if any;
+    ``words`` name the test rows (out-of-fold ones under cross-validation)."""
     fairness = fairness or {}
     name = fairness.get("criterion")
     bound, penalty = fairness.get("bound"), fairness.get("penalty")
@@ -580,20 +682,21 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
             criterion="none declared", form="none", setting="not enforced",
             achieved_train=UNDEFINED, achieved_test=UNDEFINED, met_train=UNDEFINED,
             badge=Badge("NO CRITERION", "neutral",
-                        "The spec declares no fairness criterion; every gap is still measured and listed."))
+                        "The spec declares no fairness criterion; every gap is still measured and listed."),
+            test_rows=words.rows, test_gap=words.gap)
     if bound is not None:
         setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
         if has_test and met_test is not None:
-            why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test)
+            why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test, words.rows)
             badge = (Badge("MET", "met",
-                           f"The test gap {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}")
+                           f"The {words.gap} {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}")
                      if met_test else
                      Badge("NOT MET", "not-met",
-                           f"The test gap {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}.{why}"))
+                           f"The {words.gap} {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}.{why}"))
         elif has_test:
             badge = Badge("NOT MEASURED ON TEST", "neutral",
-                          "Fewer than two groups have, in the test rows, the rate this criterion compares, "
-                          "so the test gap cannot be measured; read the training gap and the group table.")
+                          f"Fewer than two groups have, in the {words.rows}, the rate this criterion compares, "
+                          f"so the {words.gap} cannot be measured; read the training gap and the group table.")
         elif met_train is not None:
             badge = (Badge("MET ON TRAIN", "met", "There is no test split; the verdict is on the training rows.")
                      if met_train else
@@ -619,6 +722,7 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
         badge=badge,
         interval_test=(fmt_interval(fairness.get("interval_test")) + f" ({level:.0%})"
                        if has_test and level is not None and fairness.get("interval_test") else UNDEFINED),
+        test_rows=words.rows, test_gap=words.gap,
     )
 
 
@@ -671,7 +775,8 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
         interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
                    gaps=_gaps([b for _, b in blocks], criterion, intervals),
-                   fairness=fairness_view(fairness, has_test, level), training=_training(model_doc, metrics_doc),
+                   fairness=fairness_view(fairness, has_test, level, evaluation_words(metrics_doc)),
+                   training=_training(model_doc, metrics_doc),
                    note=note, interval_title=interval_title)
 
 
@@ -696,7 +801,8 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], bounds: list[float]) -> SweepChart | None:
+def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], bounds: list[float],
+           words: EvaluationWords = EVALUATION_WORDS["holdout"]) -> SweepChart | None:
     """Scatter of (achieved test gap, test accuracy) per point; None with < 1 measured point."""
     measured = [(x, y, met, label) for x, y, met, label in rows if x is not None and y is not None]
     if not measured:
@@ -720,7 +826,7 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
         near_right = px(x) > left + 0.8 * plot_w
         return ChartPoint(
             f"{px(x):.1f}", f"{py(y):.1f}", "met" if met else ("not-met" if met is False else "neutral"), label,
-            f"{label}: test gap {fmt_gap(x)}, test accuracy {fmt_rate(y)}",
+            f"{label}: {words.gap} {fmt_gap(x)}, {words.accuracy.lower()} {fmt_rate(y)}",
             label_x=f"{px(x) + (-8 if near_right else 8):.1f}", label_y=f"{py(y) - 8:.1f}",
             label_anchor="end" if near_right else "start")
 
@@ -730,7 +836,7 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
         plot_width=plot_w, plot_height=plot_h, x_tick_y=height - bottom + 16, y_tick_x=left - 6,
         x_label_x=left + plot_w // 2, x_label_y=height - 8, y_label_x=14, y_label_y=top + plot_h // 2,
         bound_label_y=top - 6,
-        x_label="achieved gap on test rows", y_label="test accuracy",
+        x_label=f"achieved gap on {words.rows}", y_label=words.accuracy.lower(),
         x_ticks=tuple(ChartTick(f"{px(t):.1f}", f"{t:g}") for t in x_ticks),
         y_ticks=tuple(ChartTick(f"{py(t):.1f}", f"{t:g}") for t in y_ticks),
         path=" ".join(f"{p.cx},{p.cy}" for p in points),
@@ -746,8 +852,8 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
         fairness = metrics_doc.get("fairness") or {}
         criterion = str(fairness.get("criterion") or criterion)
         form = run.fairness.form
-        test = metrics_doc.get("test") or {}
-        accuracy = test.get("accuracy") if test else None
+        measured_on = metrics_doc.get("test") or metrics_doc.get("train") or {}
+        accuracy = measured_on.get("accuracy")
         met = _met(fairness.get("achieved_test"), fairness.get("bound"), fairness.get("met_test"))
         if fairness.get("bound") is not None:
             bounds.append(float(fairness["bound"]))
@@ -761,10 +867,37 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
                              achieved_test=run.fairness.achieved_test, badge=run.fairness.badge,
                              interval_test=run.fairness.interval_test))
         chart_rows.append((fairness.get("achieved_test"), accuracy, met, label))
-    return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds))
+    words = evaluation_words(sweep[0][1])
+    return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds, words))
 
 
 # --------------------------------------------------------------------------- entry point
+
+#: stands in READING_NOTES for the note on the verdict, which depends on the evaluation
+VERDICT_NOTE = object()
+VERDICT_NOTES = {
+    "holdout":
+        "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
+        "can still be missed on new data. Small groups make test gaps noisy, so each test gap comes with an "
+        "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent "
+        "with for this model (each group's TPR and FPR as Jeffreys intervals, combined into the gap by simulation). "
+        "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
+        "rows widens every interval it takes part in. With many small groups the interval can even lie above the "
+        "measured gap: the largest of many uncertain differences is likely larger than the one measured.",
+    "cv":
+        "The fairness verdict is read on out-of-fold predictions (cross-validation): every row is scored once, by "
+        "a model trained on the other folds, never by one that saw it. Those fold models are not the kept model, "
+        "which is trained on all rows, so the verdict says how well this spec's training generalises, not how "
+        "one fixed model does. A bound met on the training rows can still be missed on new data. Each "
+        "out-of-fold gap comes with an interval: the range of gaps, on unlimited new data of the same kind, that "
+        "the out-of-fold rows are consistent with (each group's TPR and FPR as Jeffreys intervals, combined into "
+        "the gap by simulation). A gap near its bound whose interval includes the bound is not settled; a group "
+        "with few rows widens every interval it takes part in.",
+    "none":
+        "There are no test rows (evaluate none): every gap, and the verdict, is measured on the rows the model was "
+        "trained on. A bound enforced in training holds there by construction, so the verdict says nothing about "
+        "new data; evaluate on held-out rows (a hold-out or cross-validation) to learn that.",
+}
 
 READING_NOTES = (
     "Each group is one value (or one combination of values) of the protected attribute(s). "
@@ -773,13 +906,7 @@ READING_NOTES = (
     "A gap is the largest difference of a rate between any two groups (0 is perfect parity). "
     "A group with no positives has no TPR (shown as —) and is left out of that gap; with fewer than two "
     "groups left the gap cannot be measured (—).",
-    "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
-    "can still be missed on new data. Small groups make test gaps noisy, so each test gap comes with an "
-    "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent with "
-    "for this model (each group's TPR and FPR as Jeffreys intervals, combined into the gap by simulation). "
-    "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
-    "rows widens every interval it takes part in. With many small groups the interval can even lie above the "
-    "measured gap: the largest of many uncertain differences is likely larger than the one measured.",
+    VERDICT_NOTE,
     "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
     "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
     "against what is acceptable for the application.",
@@ -816,6 +943,7 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
         runs = [_run(model_doc, metrics_doc, "model", "Model", "")]
         sweep_view = None
     spec = model_doc.get("spec") or {}
+    words = evaluation_words(sweep[0][1] if sweep else metrics_doc)
     return ReportContext(
         header=_header(model_doc),
         spec_text=str(spec.get("text") or ""),
@@ -823,5 +951,6 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
         data=_data(model_doc, metrics_doc),
         runs=tuple(runs),
         sweep=sweep_view,
-        reading_notes=READING_NOTES,
+        evaluated=words,
+        reading_notes=tuple(VERDICT_NOTES[words.kind] if note is VERDICT_NOTE else note for note in READING_NOTES),
     )

@@ -257,6 +257,55 @@ def test_missing_drop_cannot_score_rows_with_missing_values(toy, capsys):
     assert code == 1 and "'x2'" in err and "missing drop" in err
 
 
+def test_missing_drop_counts_what_it_left_out_and_predict_reproduces_the_test_metrics(toy, capsys):
+    import fairspec
+    from fairspec.pipeline.train import prepare_data
+
+    spec, data, tmp = toy
+    spec.write_text(spec.read_text().replace("missing impute(median)", "missing drop"))
+    frame = pd.read_csv(data)
+    # two test rows get a category no training row has (the split depends on target and group
+    # only, so recolouring them leaves it as it is)
+    _, test = prepare_data(fairspec.compile_spec(fairspec.load_spec(spec))).splits[0]
+    kept = frame.dropna(subset=["x1", "x2", "color"])
+    recoloured = kept.index[test[:2]]
+    frame.loc[recoloured, "color"] = "purple"
+    frame.to_csv(data, index=False)
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    metrics = json.loads((tmp / "run" / "metrics.json").read_text())
+    summary = metrics["data_summary"]
+    dropped = int(frame["x2"].isna().sum())
+    assert summary["rows"] == len(frame) - dropped == summary["rows_train"] + summary["rows_test"]
+    assert summary["dropped"]["rows"] == dropped
+    assert sum(summary["dropped"]["groups"].values()) == dropped
+    assert sum(g["count"] for g in summary["groups"].values()) == summary["rows"]
+    assert metrics["evaluation"]["unscored_test_rows"] == 2
+    assert metrics["test"]["n"] == summary["rows_test"] - 2
+    # the test metrics are those of the rows the saved model scores
+    scored = frame.loc[[i for i in kept.index[test] if i not in recoloured]]
+    model = fairspec.load_model(tmp / "run" / "model.json")
+    labels, _ = model.predict(scored)
+    assert (labels == scored["y"].to_numpy()).mean() == pytest.approx(metrics["test"]["accuracy"])
+    html = (tmp / "run" / "report.html").read_text()
+    assert f"{dropped} more rows had a missing feature value" in html and "2 test rows are left out" in html
+    code, _, err = run(["predict", str(tmp / "run" / "model.json"), str(data)], capsys)
+    assert code == 1 and "'color'" in err and "'purple' never occurred" in err
+
+
+@pytest.mark.parametrize("evaluate", ["holdout 0.3 stratify seed 5", "cv 3 seed 5"])
+def test_metrics_say_what_the_split_was_stratified_by(toy, capsys, evaluate):
+    spec, data, tmp = toy
+    spec.write_text(spec.read_text().replace("holdout 0.3 stratify seed 5", evaluate))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "a"), "-q"]) == 0
+    assert json.loads((tmp / "a" / "metrics.json").read_text())["evaluation"]["stratified_by"] == "target and group"
+    frame = pd.read_csv(data)
+    # a group of one positive and one negative row: its target-and-group cells cannot be split
+    frame.loc[[frame.index[frame["y"] == 1][0], frame.index[frame["y"] == 0][0]], "group"] = "c"
+    frame.to_csv(data, index=False)
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "b"), "-q"]) == 0
+    assert json.loads((tmp / "b" / "metrics.json").read_text())["evaluation"]["stratified_by"] == "target"
+
+
 def test_report_rerendered_from_the_files_is_the_report_written_after_training(toy, capsys):
     spec, _, tmp = toy
     out = tmp / "run"

@@ -179,6 +179,51 @@ def test_without_test_split_the_verdict_is_on_train_and_says_so():
     assert "No held-out evaluation" in page
 
 
+def _text(page: str) -> str:
+    return re.sub(r"\s+", " ", html_lib.unescape(re.sub(r"<[^>]+>", " ", page)))
+
+
+def test_without_test_rows_nothing_claims_a_test_result():
+    model_doc, metrics_doc = make_docs(bound=0.9, with_test=False)
+    metrics_doc["evaluation"] = {"kind": "none", "test_size": None, "folds": None, "stratify": True,
+                                 "stratified_by": None, "seed": 7}
+    text = _text(render_report(build_context(model_doc, metrics_doc)))
+    assert "Fairness on training rows (no test rows)" in text and "There are no test rows (evaluate none)" in text
+    assert "Rows used 1,000 (all for training; no test rows)" in text
+    for claim in ("Fairness on test rows", "read on the test rows", "Achieved gap, test rows", "test interval"):
+        assert claim not in text, claim
+    # a sweep: its verdict column and accuracy are the training rows'
+    points = [make_docs(bound=b, with_test=False) for b in (0.05, 0.9)]
+    for _, m in points:
+        m["evaluation"] = metrics_doc["evaluation"]
+    text = _text(render_report(build_context(*points[0], sweep=points)))
+    assert "each trained and measured on the same rows (there are no test rows)" in text
+    assert "Training accuracy Gap, train On train" in text and "evaluated on the same test rows" not in text
+    accuracy = f"{points[1][1]['train']['accuracy']:.3f}"
+    assert f"gap ≤ 0.9 (hard bound) {accuracy}" in text
+
+
+def test_under_cross_validation_the_verdict_is_on_out_of_fold_rows():
+    model_doc, metrics_doc = make_docs(bound=0.9)
+    metrics_doc["evaluation"] = {"kind": "cv", "test_size": None, "folds": 5, "stratify": True,
+                                 "stratified_by": "target", "seed": 7}
+    text = _text(render_report(build_context(model_doc, metrics_doc)))
+    assert "Fairness out of fold (cross-validation)" in text and "The out-of-fold gap" in text
+    assert "Achieved gap, out-of-fold rows" in text and "read on out-of-fold predictions" in text
+    assert "Rows used 1,000 (each tested once, out of fold" in text and "training 1,000" not in text
+    assert "5-fold cross-validation, stratified by target only" in text
+    assert "The test gap" not in text and "read on the test rows" not in text
+
+
+def test_the_evaluation_says_what_a_hold_out_was_stratified_by():
+    model_doc, metrics_doc = make_docs()
+    for by, says in (("target and group", "stratified by target and group,"),
+                     ("target", "stratified by target only (some target-and-group cell has too few rows to be split)"),
+                     (None, "kept for testing stratified,")):  # a metrics.json from before stratified_by
+        metrics_doc["evaluation"]["stratified_by"] = by
+        assert says in _text(render_report(build_context(model_doc, metrics_doc)))
+
+
 def test_report_sections_and_fit_log():
     page = rendered()
     for section in ("summary", "spec", "data", "model", "how-to-read"):
