@@ -375,9 +375,10 @@ def key_value(key, value) -> KeyValue:
     key = str(key)
     if (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
             and all(isinstance(x, (str, int, float, bool, type(None))) for v in value for x in v.values())):
-        columns = []
-        for record in value:
-            columns += [str(c) for c in record if str(c) not in columns]
+        # the files are written with sorted keys, so a report re-rendered from them sees the
+        # records' keys in another order than the run that wrote them: a fixed order (``name``
+        # first, it says which record a row is, then alphabetical) keeps the two pages the same
+        columns = sorted({str(c) for record in value for c in record}, key=lambda c: (c != "name", c))
         rows = tuple(tuple(fmt_value({str(k): x for k, x in r.items()}.get(c)) for c in columns) for r in value)
         return KeyValue(key, f"{len(value)} entries", table=RecordTable(tuple(columns), rows))
     text = fmt_value(value)
