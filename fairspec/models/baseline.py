@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError
 from fairspec.models.model_file import check_tree_links, is_integer, number, show
@@ -60,7 +61,14 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         X = np.asarray(X, dtype=float)
-        y = np.asarray(y).astype(int)
+        y = np.asarray(y).ravel()
+        if X.ndim != 2 or X.shape[0] != y.shape[0]:
+            raise DataError(f"X has shape {X.shape} but y has {y.shape[0]} rows")
+        # the classes are 0 and 1 (1 = the positive class) as in every family; casting other
+        # labels to int would silently fold them into these two
+        if not np.isin(y, (0, 1)).all():
+            raise DataError("y must hold 0 and 1 only (1 = the positive class)")
+        y = y.astype(int)
         if np.isnan(X).any():
             raise DataError("the baseline family needs complete data: declare `missing impute(...)` or `missing drop`")
         categorical = set(int(j) for j in self.categorical_features)
@@ -107,7 +115,10 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def predict_proba(self, X):
+        check_is_fitted(self, "layout_")
         X = np.asarray(X, dtype=float)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise DataError(f"X has shape {X.shape}; the model was fitted on {self.n_features_in_} features")
         Z = self._expand(X)
         if self.learner == "tree":
             t = self.tree_

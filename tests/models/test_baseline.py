@@ -68,3 +68,20 @@ def test_describe_names_features_and_categories():
 def test_get_params_round_trip():
     est = BaselineClassifier(learner="logistic", C=2.0)
     assert BaselineClassifier(**est.get_params()).get_params() == est.get_params()
+
+
+def test_labels_other_than_0_and_1_unfitted_use_and_a_wrong_width_are_refused():
+    import pytest
+    from sklearn.exceptions import NotFittedError
+
+    from fairspec.errors import DataError
+
+    X, y = data()
+    for bad in (y + 1, np.where(y == 1, 1.0, np.nan), y.astype(str)):
+        with pytest.raises(DataError, match="0 and 1"):
+            BaselineClassifier().fit(X, bad)  # casting to int had folded {1, 2} into {0, 1} silently
+    with pytest.raises(NotFittedError):
+        BaselineClassifier().predict(X)
+    model = BaselineClassifier(categorical_features=(1,)).fit(X, y)
+    with pytest.raises(DataError, match="fitted on 3 features"):
+        model.predict(np.column_stack([X, X[:, :2]]))
