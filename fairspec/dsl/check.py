@@ -10,6 +10,7 @@ The messages are module-level format strings, so tests (and the README) can quot
 from __future__ import annotations
 
 import difflib
+import math
 from importlib import metadata
 
 import numpy as np
@@ -17,7 +18,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
-from fairspec.data.prepare import group_labels, line_of
+from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.table import column_kind, value_mask
 from fairspec.errors import Diagnostic, Span, SpecSemanticError
 from fairspec.plan import families as fam
@@ -70,6 +71,7 @@ UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
 PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
+PENALTY_NOT_FINITE = "fairness penalty {value:g} is not a finite number: a penalty weighs the gap in the objective"
 CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
 FAMILY_ENFORCES_NOTHING = "'{family}' enforces no criterion (it can only audit one)"
 FAMILY_ENFORCES = "'{family}' enforces {what}"
@@ -84,6 +86,7 @@ HINT_NO_PARAMS = "{owner} takes no parameters"
 DUPLICATE_PARAM = "parameter '{name}' is given twice in {owner}"
 PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
 PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
+PARAM_NOT_FINITE = "parameter '{name}' of {owner} must be a finite number, got {value}"
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value!r}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
@@ -100,6 +103,15 @@ CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage sto
 HINT_CLOCK_CAP = "families with work limits: {families}"
 EVALUATE_HOLDOUT_AND_CV = "evaluate takes either holdout or cv, not both"
 EVALUATE_NONE_WITH_OTHERS = "evaluate none means no evaluation and cannot be combined with '{name}'"
+DROP_LEAVES_NO_ROWS = ("missing drop leaves no rows: every one of the {rows} rows the filters keep has a missing "
+                       "value in some feature")
+DROP_LEAVES_ONE_CLASS = ("missing drop leaves no {label} rows of target '{column}' ({kept} rows are left): "
+                         "there is nothing to learn from")
+HINT_DROP = "the features missing most often: {features}; impute them, or leave them out of the features"
+HOLDOUT_TOO_FEW_ROWS = ("holdout {value:g} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
+                        "for testing: training needs at least 2 rows, testing 1")
+CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
+HINT_ROWS_USED = "the rows used are those the where filters keep{dropped}"
 
 #: the missing-value strategies the language knows (a family accepts a subset)
 MISSING_STRATEGIES = ("mia", "trinary", "trinary_mia", "majority", "fractional", "drop")
@@ -107,7 +119,8 @@ IMPUTE_METHODS = ("mean", "median", "knn")
 
 #: solver settings (see :class:`fairspec.plan.plan.SolverSettings`); ``duration`` = 120s or seconds
 SOLVER_PARAMS = (
-    fam.Param("time_limit", "duration", 60.0, low=0.01,
+    # at most 30 days: the work limits are sized from it and must stay finite numbers
+    fam.Param("time_limit", "duration", 60.0, low=0.01, high=30 * 86400.0,
               doc="wall-clock limit of the fit, e.g. 120s (rule_set: also sizes each stage's work)"),
     fam.Param("threads", "int", 1, low=1, high=256, doc="solver threads"),
     fam.Param("mip_gap", "float", 1e-4, low=0.0, high=1.0, doc="relative MIP gap at which to stop"),
@@ -287,6 +300,10 @@ class _Checker:
             self.wrong_type(param, spec, owner, value_span, is_flag)
             return
         number = value.seconds if isinstance(value, ast.Duration) else value
+        if not math.isfinite(number):  # 1e309 reads as infinity
+            self.add(PARAM_NOT_FINITE.format(name=param.name, owner=owner, value=_value_text(value)), value_span,
+                     spec.doc or None)
+            return
         if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):
             self.add(PARAM_OUT_OF_RANGE.format(name=param.name, owner=owner, bounds=_bounds_text(spec),
                                                value=_value_text(value)), value_span, spec.doc or None)
@@ -346,6 +363,8 @@ class _Checker:
         for i, penalty in enumerate(fairness.penalties):
             if penalty < 0:
                 self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
+            elif not math.isfinite(penalty):
+                self.add(PENALTY_NOT_FINITE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
         form = "bound" if fairness.bounds else "penalty" if fairness.penalties else "audit"
         family = self.family
         if not known or family is None or family.can_enforce(name, form):
@@ -451,6 +470,7 @@ class _Checker:
 
     def check_data(self) -> None:
         spec, table = self.spec, self.table
+        problems_before = len(self.problems)
         keep = np.ones(len(table), dtype=bool)
         for i, flt in enumerate(spec.data.filters):
             if not self.column_exists(flt.column, "in a where filter"):
@@ -489,6 +509,56 @@ class _Checker:
                 # an untyped feature is numeric when its column is, and needs finite values too
                 if feature.kind == "numeric" or (feature.kind is None and column_kind(series) == "numeric"):
                     self.check_numeric(feature, series)
+
+        if len(self.problems) == problems_before:  # else the rows counted are not those training would see
+            self.check_rows_used(rows)
+
+    def check_rows_used(self, rows: pd.DataFrame) -> None:
+        """What training will see of the rows the filters keep: ``missing drop`` must leave
+        rows of both classes, and the evaluation must be able to divide them."""
+        spec = self.spec
+        target = spec.target.column.value
+        if not len(rows) or target not in rows.columns:
+            return
+        drop = spec.missing is not None and spec.missing.strategy == "drop"
+        if drop:
+            names = [f.name.value for f in spec.features if f.name.value in rows.columns]
+            kept = rows[rows_without_missing(rows, names)]
+            if len(kept) < len(rows):
+                shares = rows[names].isna().mean().sort_values(ascending=False, kind="stable")
+                worst = ", ".join(f"{name} ({share:.0%})" for name, share in shares.items() if share > 0)
+                hint = HINT_DROP.format(features=worst)
+                if not len(kept):
+                    self.add(DROP_LEAVES_NO_ROWS.format(rows=len(rows)), spec.missing.span, hint)
+                    return
+                positive = value_mask(kept[target], "==", [spec.target.positive])
+                for label, present in (("positive", positive.any()), ("negative", (~positive).any())):
+                    if not present:
+                        self.add(DROP_LEAVES_ONE_CLASS.format(label=label, column=target, kept=len(kept)),
+                                 spec.missing.span, hint)
+                        return
+            rows = kept
+        n = len(rows)
+        by_name = {p.name: p for p in (spec.evaluate.params if spec.evaluate else ())}
+        if "none" in by_name or ("holdout" in by_name and "cv" in by_name):
+            return
+        hint = HINT_ROWS_USED.format(dropped=", less those missing drop removes" if drop else "")
+        cv = by_name.get("cv")
+        if cv is not None:
+            if isinstance(cv.value, int) and not isinstance(cv.value, bool) and cv.value >= 2 and cv.value > n:
+                self.add(CV_MORE_FOLDS_THAN_ROWS.format(folds=cv.value, rows=n), self.loc(("param.value", cv.span),
+                                                                                           cv.span), hint)
+            return
+        holdout = by_name.get("holdout")
+        value = 0.3 if holdout is None else holdout.value
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
+            return  # reported by check_evaluate
+        # a model needs both classes to learn from; a test side of one row measures no gap
+        test = math.ceil(value * n)
+        if n - test < 2 or test < 1:
+            where = (self.loc(("param.value", holdout.span), holdout.span) if holdout is not None
+                     else spec.evaluate.span if spec.evaluate else spec.data.span)
+            self.add(HOLDOUT_TOO_FEW_ROWS.format(value=value, rows=n, train=n - test, test=test), where, hint)
 
     def check_filter_values_present(self, i: int, flt: ast.Filter, series: pd.Series) -> None:
         """A listed value that matches no row is most likely a typo (``"Caucasain"``) that would
@@ -606,11 +676,21 @@ def _values_text(values: list) -> str:
 
 
 def _bounds_text(spec: fam.Param) -> str:
+    low, high = (_limit_text(spec.low, spec.kind), _limit_text(spec.high, spec.kind))
     if spec.low is not None and spec.high is not None:
-        return f"between {spec.low:g} and {spec.high:g}"
+        return f"between {low} and {high}"
     if spec.low is not None:
-        return f"at least {spec.low:g}"
-    return f"at most {spec.high:g}"
+        return f"at least {low}"
+    return f"at most {high}"
+
+
+def _limit_text(value, kind: str) -> str:
+    """A range limit as the user may write it: whole numbers in full (2147483647, not
+    2.14748e+09), durations in seconds."""
+    if value is None:
+        return ""
+    text = str(int(value)) if float(value).is_integer() and abs(value) < 1e16 else f"{value:g}"
+    return text + "s" if kind == "duration" else text
 
 
 def _value_text(value) -> str:

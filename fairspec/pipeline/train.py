@@ -7,6 +7,7 @@ group, so each split keeps every group's base rate.
 """
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -48,28 +49,38 @@ class _Fitted(FittedPipeline):
 
 def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
     """``(splits, stratified_by)``: index arrays [(train, test)] for holdout, k pairs for cv,
-    [(all, empty)] for none; and what the split was stratified by (``"target and group"``,
-    ``"target"`` when some target-group cell has too few rows for that, or None)."""
-    from sklearn.model_selection import StratifiedKFold, train_test_split
+    [(all, empty)] for none; and what the split was stratified by.
+
+    Stratified by target and group when every target-and-group cell can be divided (a cell
+    of at least 2 rows for a hold-out, as many as folds for cv, and a test and training side
+    with room for one row of every cell); else by target alone when its two classes can be;
+    else not at all (``None``: a tiny or very unbalanced data set, where scikit-learn's
+    stratified splitters refuse to work).  ``stratify false`` (hold-out or cv) stratifies by
+    nothing."""
+    from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
 
     ev = plan.evaluation
     n = len(y)
-    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
-    _, counts = np.unique(strata, return_counts=True)
     if ev.kind == "none":
         return [(np.arange(n), np.arange(0))], None
+    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    choices = [("target and group", strata), ("target", y)] if ev.stratify else []
     if ev.kind == "cv":
-        # Stratify by target and group when every stratum can fill every fold, else by target.
-        by_group = counts.min() >= ev.folds
-        folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
-        return (list(folds.split(np.zeros(n), strata if by_group else y)),
-                "target and group" if by_group else "target")
-    stratify, stratified_by = None, None
-    if ev.stratify:
-        by_group = counts.min() >= 2
-        stratify, stratified_by = (strata, "target and group") if by_group else (y, "target")
-    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed, stratify=stratify)
-    return [(np.sort(train), np.sort(test))], stratified_by
+        for by, labels in choices:
+            if np.unique(labels, return_counts=True)[1].min() >= ev.folds:
+                folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
+                return list(folds.split(np.zeros(n), labels)), by
+        folds = KFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
+        return list(folds.split(np.zeros(n))), None
+    n_test = math.ceil(ev.test_size * n)
+    for by, labels in choices:
+        cells, counts = np.unique(labels, return_counts=True)
+        if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
+            train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed,
+                                           stratify=labels)
+            return [(np.sort(train), np.sort(test))], by
+    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed)
+    return [(np.sort(train), np.sort(test))], None
 
 
 def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):

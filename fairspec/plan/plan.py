@@ -132,9 +132,9 @@ class Plan:
         e = self.evaluation
         lines.append("  evaluation")
         if e.kind == "holdout":
-            lines.append(f"    holdout     {e.test_size:g} of rows{' (stratified by target and group)' if e.stratify else ''}, seed {e.seed}")
+            lines.append(f"    holdout     {e.test_size:g} of rows{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}")
         elif e.kind == "cv":
-            lines.append(f"    cv          {e.folds} folds{' (stratified)' if e.stratify else ''}, seed {e.seed}; final model refit on all rows")
+            lines.append(f"    cv          {e.folds} folds{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}; final model refit on all rows")
         else:
             lines.append("    none        metrics on the training rows only")
         lines.append(f"  output        {self.output_dir}")

@@ -124,7 +124,9 @@ def test_numeric_feature_on_a_text_column():
 
 def test_filters_select_the_rows_the_checks_see():
     # after `age >= 40` only rows 47/F, 51/M remain: two groups, fine; after `age >= 48` only 51/M
-    assert messages(spec(data='data "t.csv" where age >= 40'), table()) == []
+    assert messages(spec(data='data "t.csv" where age >= 40'), table()) == [  # two rows cannot be split
+        check.HOLDOUT_TOO_FEW_ROWS.format(value=0.3, rows=2, train=1, test=1)]
+    assert messages(spec("evaluate none", data='data "t.csv" where age >= 40'), table()) == []
     assert messages(spec(data='data "t.csv" where age >= 48', target="target label positive 0"), table()) == [
         check.TARGET_NOT_BINARY.format(column="label", count=1, values="0"),
         check.PROTECTED_ONE_GROUP.format(column="sex", group="M")]
@@ -178,6 +180,7 @@ def test_empty_features_block():
     ("fairness equal_opportunity penalty 0", True),
     ("fairness equal_opportunity penalty 100", True),
     ("fairness equal_opportunity penalty -0.01", False),
+    ("fairness equal_opportunity penalty 1e309", False),  # infinity: it had reached training as NaN
 ])
 def test_fairness_value_ranges(line, ok):
     assert (problems(spec(line, model="model tree")) == []) is ok
@@ -261,7 +264,7 @@ def test_unknown_model_parameter_hint_lists_allowed_names():
     ("solver { time_limit 2m threads 2 mip_gap 0.01 seed 7 }", None),
     ("solver { time_limit 30 }", None),
     ("solver { time_limit 0s }", check.PARAM_OUT_OF_RANGE.format(
-        name="time_limit", owner="solver", bounds="at least 0.01", value="0s")),
+        name="time_limit", owner="solver", bounds="between 0.01s and 2592000s", value="0s")),
     ("solver { threads 0 }", check.PARAM_OUT_OF_RANGE.format(
         name="threads", owner="solver", bounds="between 1 and 256", value=0)),
     ("solver { mip_gap 2 }", check.PARAM_OUT_OF_RANGE.format(
@@ -271,6 +274,12 @@ def test_unknown_model_parameter_hint_lists_allowed_names():
     ("solver { clock_cap }", None),
     ("solver { clock_cap 0 }", check.PARAM_WRONG_TYPE.format(
         name="clock_cap", owner="solver", expected="true or false", got="the number 0")),
+    # infinity (an internal error in training), and a limit shown in full, not as 2.14748e+09
+    ("solver { time_limit 1e309 }", check.PARAM_NOT_FINITE.format(name="time_limit", owner="solver", value="inf")),
+    ("solver { time_limit 1e300 }", check.PARAM_OUT_OF_RANGE.format(
+        name="time_limit", owner="solver", bounds="between 0.01s and 2592000s", value="1e+300")),
+    ("solver { seed 2147483648 }", check.PARAM_OUT_OF_RANGE.format(
+        name="seed", owner="solver", bounds="between 0 and 2147483647", value=2147483648)),
 ])
 def test_solver_parameters(solver, expected):
     assert messages(spec(solver, model="model rule_set")) == ([] if expected is None else [expected])
@@ -345,3 +354,33 @@ def test_all_problems_are_collected_in_spec_order():
         "unknown", "positive", "unknown", "feature", "fairness", "parameter", "cv"]
     rendered = SpecSemanticError(diags, text, "t.fair").render()
     assert rendered.count("t.fair:") == 7
+
+
+@pytest.mark.parametrize("evaluate, rows, expected", [
+    ("evaluate { holdout 0.5 }", 6, []),
+    ("evaluate { holdout 0.9 }", 6, [check.HOLDOUT_TOO_FEW_ROWS.format(value=0.9, rows=6, train=0, test=6)]),
+    ("", 2, [check.HOLDOUT_TOO_FEW_ROWS.format(value=0.3, rows=2, train=1, test=1)]),  # the default hold-out
+    ("evaluate { cv 6 }", 6, []),
+    ("evaluate { cv 7 }", 6, [check.CV_MORE_FOLDS_THAN_ROWS.format(folds=7, rows=6)]),
+    ("evaluate { cv 7 }", 4, [check.CV_MORE_FOLDS_THAN_ROWS.format(folds=7, rows=4)]),
+    ("evaluate none", 2, []),
+])
+def test_the_evaluation_must_be_able_to_divide_the_rows_used(evaluate, rows, expected):
+    # these passed the checker and stopped training with an internal error
+    data = table().iloc[:rows]
+    assert messages(spec(evaluate, model="model tree"), data) == expected
+
+
+def test_missing_drop_must_leave_rows_of_both_classes():
+    text = spec("missing drop", model="model tree")
+    assert messages(text, table()) == []
+    (diag,) = problems(text, table(income=[np.nan] * 6))
+    assert diag.message == check.DROP_LEAVES_NO_ROWS.format(rows=6)
+    assert diag.hint == check.HINT_DROP.format(features="income (100%)")
+    assert diag.span.line == text.splitlines().index("missing drop") + 1
+    only_negatives = table(income=[np.nan, 1.0, np.nan, 2.0, 0.5, np.nan])  # the positives are rows 0, 2, 5
+    assert messages(text, only_negatives) == [check.DROP_LEAVES_ONE_CLASS.format(label="positive", column="label",
+                                                                                  kept=3)]
+    # the rows missing drop removes count for the evaluation too
+    assert messages(spec("missing drop", "evaluate { cv 6 }", model="model tree"), table()) == [
+        check.CV_MORE_FOLDS_THAN_ROWS.format(folds=6, rows=5)]
