@@ -28,11 +28,29 @@ def read_table(path: Path) -> pd.DataFrame:
         # Only an empty cell is missing (as the README says): pandas' default NA words ("NA",
         # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
         # in a feature declared numeric they are text, and the checker says where.
-        frame = pd.read_csv(path, skipinitialspace=True, keep_default_na=False, na_values=[""])
+        options = dict(skipinitialspace=True, keep_default_na=False, na_values=[""])
+        frame = pd.read_csv(path, **options)
+        names = pd.read_csv(path, nrows=1, header=None, dtype=str, **options).iloc[0].tolist()
+        coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
+                 and not pd.api.types.is_bool_dtype(frame[c])]
+        if coded:
+            text = pd.read_csv(path, dtype=str, usecols=coded, **options)
+            for column in coded:
+                # codes written with a leading zero ("01", "007": zones, zip codes) are text: read as
+                # numbers they would become "1" and "7", and a file holding no other text would read
+                # its codes differently from one that does, so a row's category, and its prediction,
+                # would depend on the other rows of the file
+                if text[column].dropna().str.match(r"[+-]?0\d").any():
+                    frame[column] = text[column]
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
     if frame.shape[1] == 0 or len(frame) == 0:
         raise DataError(f"{path}: error: the data file has no rows")
+    repeated = sorted({str(n) for n in names if names.count(n) > 1})
+    if repeated:
+        # pandas would rename the second one "month.1" and the spec would silently read the first
+        raise DataError(f"{path}: error: line 1: column name(s) {', '.join(map(repr, repeated))} appear more than "
+                        f"once in the header")
     return frame
 
 

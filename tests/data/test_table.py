@@ -27,3 +27,25 @@ def test_na_word_in_a_numeric_column_is_text_named_with_column_and_line(tmp_path
     encoder = FeatureEncoder(["age"], ["numeric"], [None])
     with pytest.raises(DataError, match=r"column 'age', line 4: 'NA' is not a number"):
         encoder.transform(frame, source=str(path))
+
+
+def test_codes_with_a_leading_zero_read_alike_whatever_else_the_file_holds(tmp_path):
+    # "02" read as the number 2 in a file of codes only, and as text "02" beside a code "X":
+    # the same row then fell in another category, and got another prediction
+    only_codes = tmp_path / "a.csv"
+    only_codes.write_text("zone,n\n01,1\n02,2\n")
+    mixed = tmp_path / "b.csv"
+    mixed.write_text("zone,n\n01,1\n02,2\nX,3\n")
+    encoder = FeatureEncoder.fit(read_table(mixed), ["zone"], ["categorical"])
+    assert encoder.categories[0] == ["01", "02", "X"]
+    assert encoder.transform(read_table(only_codes))[:, 0].tolist() == [0.0, 1.0]
+    assert read_table(only_codes)["n"].tolist() == [1, 2]  # plain numbers stay numbers
+    numeric = FeatureEncoder.fit(read_table(only_codes), ["zone"], ["numeric"])  # declared numeric: still 1, 2
+    assert numeric.transform(read_table(only_codes))[:, 0].tolist() == [1.0, 2.0]
+
+
+def test_a_column_name_twice_in_the_header_is_refused(tmp_path):
+    path = tmp_path / "dup.csv"
+    path.write_text("month,age,month\n1,30,2\n")
+    with pytest.raises(DataError, match="line 1: column name\\(s\\) 'month' appear more than once"):
+        read_table(path)
