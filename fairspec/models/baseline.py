@@ -274,9 +274,10 @@ def _tree_from_json(tree, width: int) -> dict:
                          + ", ".join(f"{k} {len(tree[k])}" for k in keys))
     left, right, feature, n = (list(tree[k]) for k in ("left", "right", "feature", "n"))
     for k, values in (("left", left), ("right", right), ("feature", feature), ("n", n)):
-        bad = next((v for v in values if not is_integer(v)), None)
+        # the position, not the value, says whether one is bad: a bad value may itself be null
+        bad = next((i for i, v in enumerate(values) if not is_integer(v)), None)
         if bad is not None:
-            raise ValueError(f"tree.{k} must hold integers, got {show(bad)}")
+            raise ValueError(f"tree.{k} must hold integers, got {show(values[bad])}")
     threshold = [number(t, "tree.threshold") for t in tree["threshold"]]
     p_positive = [number(p, "tree.p_positive", 0.0, 1.0) for p in tree["p_positive"]]
     for i in range(m):

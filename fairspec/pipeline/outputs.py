@@ -155,7 +155,8 @@ def _kind_of(doc) -> str | None:
     if not isinstance(doc, dict):
         return None
     if doc.get("format") is not None:
-        return _KINDS.get(doc.get("format"))
+        fmt = doc.get("format")
+        return _KINDS.get(fmt) if isinstance(fmt, str) else None  # a list or object is no format (and unhashable)
     if {"train", "fairness"} <= doc.keys():
         return "metrics"
     if "points" in doc:

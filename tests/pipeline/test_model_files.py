@@ -73,6 +73,21 @@ DAMAGE = [
     ("compas_rules", "rule feature out of range",
      lambda d: _est(d)["rules"][0]["conditions"][0].update(feature=99), "a rule reads feature 99"),
     ("compas_rules", "rule model format", lambda d: _est(d).update(format_version=9), "rule_set model format 9"),
+    # these scored rows -0.5, 5e+307 or NaN, or read text as numbers
+    ("compas_rules", "negative rate", lambda d: _est(d).update(uncovered_positive_rate=-1),
+     "uncovered_positive_rate must be a finite number in [0, 1]"),
+    ("compas_rules", "precision above 1", lambda d: _est(d)["rules"][0].update(precision=1e308),
+     "precision must be a finite number in [0, 1]"),
+    ("compas_rules", "rate as text", lambda d: _est(d).update(uncovered_positive_rate="0.5"),
+     "uncovered_positive_rate must be a number"),
+    ("compas_rules", "feature count as text", lambda d: _est(d).update(n_features_in="6"),
+     "n_features_in must be an integer"),
+    ("compas_rules", "condition feature true", lambda d: _est(d)["rules"][0]["conditions"][0].update(feature=True),
+     "a condition's feature must be an integer"),
+    # a null among the node arrays (an internal error: the check looked for the first bad value,
+    # and found the null itself)
+    ("compas_baseline", "null feature", lambda d: _est(d)["tree"]["feature"].__setitem__(3, None),
+     "tree.feature must hold integers, got None"),
 ]
 
 
@@ -125,3 +140,11 @@ def test_from_document_names_the_source_for_the_families_own_errors(root):
     with pytest.raises(ModelFileError,
                        match=r"^elsewhere/model\.json: error: damaged model file \(not a missing-aware"):
         LoadedModel.from_document(doc, "elsewhere/model.json")
+
+
+def test_report_on_a_file_whose_format_is_not_text_is_refused(tmp_path, capsys):
+    # `"format": []` was an internal error (unhashable type) instead of "not fairspec's"
+    (tmp_path / "model.json").write_text('{"format": [], "format_version": 1}')
+    (tmp_path / "metrics.json").write_text('{"format": {}, "format_version": 1}')
+    assert main(["report", str(tmp_path), "-q"]) == 1
+    assert "internal error" not in capsys.readouterr().err

@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fairspec.models.model_file import integer, number
+
 #: comparison operators and how each renders
 OPS = ("<=", ">", "==", "!=", "is_missing", "is_present")
 MISSING_STRATEGIES = ("mia", "none")
@@ -89,8 +91,9 @@ class Literal:
     def from_json(cls, doc: dict) -> "Literal":
         if doc["op"] not in OPS:
             raise ValueError(f"unknown literal operator {doc['op']!r}")
-        value = None if doc.get("value") is None else float(doc["value"])
-        return cls(int(doc["feature"]), str(doc["op"]), value, doc.get("missing") == "true")
+        value = None if doc.get("value") is None else number(doc["value"], "a condition's value")
+        return cls(integer(doc["feature"], "a condition's feature", 0), str(doc["op"]), value,
+                   doc.get("missing") == "true")
 
 
 def quantile_thresholds(values: np.ndarray, bins: int) -> np.ndarray:

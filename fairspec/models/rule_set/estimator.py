@@ -80,6 +80,7 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
+from fairspec.models.model_file import integer, number
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
@@ -697,7 +698,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est = cls(**params, criterion=None if crit is None else make_criterion(crit["name"], crit["bound"],
                                                                                 crit["penalty"]))
         est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in doc["rules"]]
-        n_features = int(doc["n_features_in"])
+        # what predict_proba returns is read from these: a score outside [0, 1] must not come out
+        n_features = integer(doc["n_features_in"], "n_features_in", 0)
         for lit in (lit for rule in est.rules_ for lit in rule):
             # a tampered index would read another column, or fail only at predict time
             if not 0 <= lit.feature < n_features:
@@ -706,10 +708,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"a rule compares feature {lit.feature} with {lit.value!r}, not a number")
         if any(len(r["conditions"]) == 0 for r in doc["rules"]):
             raise ValueError("a rule without conditions")
-        est.rule_precision_ = [float(r["precision"]) for r in doc["rules"]]
-        est.rule_support_ = [int(r["support"]) for r in doc["rules"]]
-        est.uncovered_positive_rate_ = float(doc["uncovered_positive_rate"])
-        est.n_features_in_ = int(doc["n_features_in"])
+        est.rule_precision_ = [number(r["precision"], "a rule's precision", 0.0, 1.0) for r in doc["rules"]]
+        est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in doc["rules"]]
+        est.uncovered_positive_rate_ = number(doc["uncovered_positive_rate"], "uncovered_positive_rate", 0.0, 1.0)
+        est.n_features_in_ = n_features
         est.classes_ = np.array([0, 1])
         est.fit_log_ = dict(doc.get("fit_log", {}))
         return est
