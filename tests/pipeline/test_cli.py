@@ -69,10 +69,14 @@ def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp
 
 def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
     # the spec is checked against the same table it is trained on: one read, not two
+    import fairspec.pipeline.train as train_module
+    import fairspec.plan.compile as compile_module
+
     spec, data, tmp = toy
     reads = []
-    read_csv = pd.read_csv
-    monkeypatch.setattr(pd, "read_csv", lambda path, *a, **k: reads.append(Path(path)) or read_csv(path, *a, **k))
+    read_table = compile_module.read_table
+    for module in (compile_module, train_module):
+        monkeypatch.setattr(module, "read_table", lambda path: reads.append(Path(path)) or read_table(path))
     code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 0 and reads == [data]
 

@@ -92,6 +92,21 @@ def test_a_group_rate_given_as_a_list_is_refused_naming_the_group(root, tmp_path
                            f"(metrics.train.groups.Caucasian.tpr is a list)")
 
 
+@pytest.mark.parametrize("change, place", [
+    # each of these reached the report and stopped it with an internal error
+    (lambda m: m["test"]["groups"]["Caucasian"].update(count="x"), "metrics.test.groups.Caucasian.count is a str"),
+    (lambda m: m["data_summary"]["groups"]["Caucasian"].update(count=None),
+     "metrics.data_summary.groups.Caucasian.count is null"),
+    (lambda m: m["training_log"].update(mip_gap=[]), "metrics.training_log.mip_gap is a list"),
+    (lambda m: m["training_log"].update(seconds="x"), "metrics.training_log.seconds is a str"),
+    (lambda m: m["training_log"].update(cut_by_clock=-1), "metrics.training_log.cut_by_clock is a int"),
+])
+def test_damage_in_the_fields_the_report_computes_with_is_refused(root, tmp_path, change, place):
+    d = _copy(root, tmp_path, SINGLE)
+    _edit(d / "metrics.json", change)
+    assert _refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file ({place})"
+
+
 def test_a_boolean_sweep_index_is_refused_as_not_an_integer(root, tmp_path):
     d = _copy(root, tmp_path, SWEEP)
     _edit(d / "sweep.json", lambda s: s["points"][0].update(index=False))  # False == 0 in Python
