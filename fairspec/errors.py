@@ -34,6 +34,10 @@ class Diagnostic:
     severity: str = "error"
 
 
+#: characters other tools end a line at, shown as a space so the caret stays under its column
+_BREAKS_AS_SPACES = {ord(c): " " for c in "\r\f\v\x85\u2028\u2029"}
+
+
 def render_diagnostic(diag: Diagnostic, source: str | None, filename: str) -> str:
     """``FILE:LINE:COL: error: message`` + the source line + a caret + ``hint: ...``."""
     if diag.span is None:
@@ -42,9 +46,11 @@ def render_diagnostic(diag: Diagnostic, source: str | None, filename: str) -> st
     line, col = diag.span.line, diag.span.column
     out = [f"{filename}:{line}:{col}: {diag.severity}: {diag.message}"]
     if source is not None:
-        lines = source.splitlines()
+        # the parser counts only "\n" as a line break; str.splitlines() would also break at "\r",
+        # "\f", "\v", U+0085, U+2028 and U+2029 and quote another line than the one named
+        lines = source.split("\n")
         if 1 <= line <= len(lines):
-            text = lines[line - 1].expandtabs(1)
+            text = lines[line - 1].removesuffix("\r").expandtabs(1).translate(_BREAKS_AS_SPACES)
             width = 1
             if diag.span.end_line == line and diag.span.end_column and diag.span.end_column > col:
                 width = diag.span.end_column - col

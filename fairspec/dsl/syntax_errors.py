@@ -189,5 +189,5 @@ def _end_span(token, text: str) -> Span:
     if token is not None and token.end_line is not None and token.end_column is not None and token.value == "":
         # Lark borrows the position of the last real token; point one past its end
         return Span(token.end_line, token.end_column)
-    lines = text.splitlines() or [""]
+    lines = text.removesuffix("\n").split("\n")  # lines as the parser counts them (see render_diagnostic)
     return Span(len(lines), len(lines[-1]) + 1)

@@ -48,6 +48,15 @@ def test_rendered_semantic_error_snapshot():
     )
 
 
+@pytest.mark.parametrize("odd", ["\r", "\f", "\x85", "\u2028"])
+def test_an_error_quotes_the_line_it_names_whatever_other_line_breaks_a_comment_holds(odd):
+    # the parser counts "\n" alone; the quoted line had been counted with str.splitlines()
+    text = f"spec people # a note{odd}more\ndata \"people.csv\"\ntarget label positive 1\n  protectd sex\n"
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text, "people.fair")
+    assert info.value.render().split("\n")[1:3] == ["    protectd sex", "    ^^^^^^^^"]
+
+
 def test_load_spec_keeps_text_and_path(tmp_path):
     path = tmp_path / "people.fair"
     path.write_text(SPEC, encoding="utf-8")
