@@ -19,7 +19,7 @@ import pandas as pd
 
 from fairspec.data.table import apply_filters, column_kind, read_table
 from fairspec.dsl import ast
-from fairspec.errors import SpecSemanticError
+from fairspec.errors import DataError, Diagnostic, SpecSemanticError
 from fairspec.dsl.check import check_spec
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
@@ -133,13 +133,22 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
         data_path = resolve_data_path(doc)
     except SpecSemanticError as exc:
         problems += exc.diagnostics
+    unreadable = None
     if table is None and data_path is not None:
-        table = read_table(data_path)
+        try:
+            table = read_table(data_path)
+        except DataError as exc:
+            unreadable = exc  # the checks that need no data still run: all problems are listed together
     try:
         check_spec(doc, table)
     except SpecSemanticError as exc:
         problems += exc.diagnostics
+    if unreadable is not None and not problems:
+        raise unreadable
     if problems:
+        if unreadable is not None:
+            detail = str(unreadable).removeprefix(f"{data_path}: error: ")
+            problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
     return dataclasses.replace(plan, warnings=tuple(small_group_warnings(doc, plan, table)),

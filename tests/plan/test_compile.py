@@ -94,3 +94,21 @@ def test_solver_seed_seeds_the_model_and_evaluate_seed_the_split(table, tmp_path
     plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "model tree\n" + blocks, table)
     assert (plan.solver.seed, plan.evaluation.seed) == (model_seed, split_seed)
     assert f"seed={model_seed}" in plan.describe()
+
+
+def test_an_unreadable_data_file_is_listed_with_the_specs_own_problems(tmp_path):
+    from fairspec.errors import DataError, SpecSemanticError
+    from fairspec.dsl.load import load_spec
+
+    (tmp_path / "d.csv").write_text("")
+    spec = tmp_path / "s.fair"
+    spec.write_text('spec s\ndata "d.csv"\ntarget y positive 1\nprotected g\nfeatures { x numeric }\n'
+                    'model tree { depth -1 }\n')
+    with pytest.raises(SpecSemanticError) as info:  # the spec's error had been dropped
+        compile_spec(load_spec(spec))
+    lines = [(d.span.line, d.message.split(":")[0]) for d in info.value.diagnostics]
+    assert lines == [(2, f"data file {str(tmp_path / 'd.csv')!r}"), (6, "parameter 'depth' of model 'tree' must be "
+                                                                       "between 1 and 30, got -1")]
+    spec.write_text(spec.read_text().replace("depth -1", "depth 2"))
+    with pytest.raises(DataError, match="cannot read the data as CSV"):  # alone, the data error as it was
+        compile_spec(load_spec(spec))
