@@ -111,6 +111,7 @@ HINT_DROP = "the features missing most often: {features}; impute them, or leave 
 HOLDOUT_TOO_FEW_ROWS = ("holdout {value:g} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
+OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to reports/<spec name>"
 HINT_ROWS_USED = "the rows used are those the where filters keep{dropped}"
 
 #: the missing-value strategies the language knows (a family accepts a subset)
@@ -212,6 +213,8 @@ class _Checker:
         self.check_block(self.spec.solver.params if self.spec.solver else (), SOLVER_PARAMS, "solver")
         self.check_clock_cap()
         self.check_evaluate()
+        if self.spec.output is not None and not str(self.spec.output).strip():
+            self.add(OUTPUT_EMPTY, self.loc(("output",), None))
         if self.table is not None:
             self.check_data()
         order = lambda d: (d.span.line, d.span.column) if d.span else (0, 0)  # noqa: E731

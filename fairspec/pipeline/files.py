@@ -127,6 +127,8 @@ class FileSet:
             todo.append(parent)
             parent = parent.parent
         for d in reversed(todo):
+            if d.exists():  # "new/.." exists once "new" is made, as under mkdir -p
+                continue
             try:
                 d.mkdir()
             except OSError as exc:

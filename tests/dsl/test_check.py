@@ -384,3 +384,9 @@ def test_missing_drop_must_leave_rows_of_both_classes():
     # the rows missing drop removes count for the evaluation too
     assert messages(spec("missing drop", "evaluate { cv 6 }", model="model tree"), table()) == [
         check.CV_MORE_FOLDS_THAN_ROWS.format(folds=6, rows=5)]
+
+
+def test_an_empty_output_path_is_refused_not_ignored():
+    text = spec('output ""')
+    (diag,) = problems(text)
+    assert diag.message == check.OUTPUT_EMPTY and diag.span.line == len(text.splitlines())

@@ -321,3 +321,11 @@ def test_no_clock_cap_is_a_usage_error_for_a_family_without_work_limits(trained,
     code, _, err = run(["compile-and-train", str(trained["spec"]), "--no-clock-cap", "--out", str(out)], capsys)
     assert code == 2 and "--no-clock-cap" in err and "'baseline', which has no work limits" in err
     assert not out.exists()
+
+
+def test_an_output_path_through_a_directory_it_creates_is_written_as_mkdir_p_would(trained, tmp_path):
+    # "out/new/../run" passed the check before training, then failed to create "out/new/.."
+    write_outputs(trained["single"], tmp_path / "out" / "new" / ".." / "run")
+    assert sorted(p.name for p in (tmp_path / "out" / "run").iterdir()) == ["metrics.json", "model.json",
+                                                                           "report.html"]
+    assert (tmp_path / "out" / "new").is_dir()
