@@ -86,6 +86,8 @@ HINT_NO_PARAMS = "{owner} takes no parameters"
 DUPLICATE_PARAM = "parameter '{name}' is given twice in {owner}"
 PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
 PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
+PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other} {needed}, and this one's {other} "
+                        "is {actual}{default}: it would be ignored")
 PARAM_NOT_FINITE = "parameter '{name}' of {owner} must be a finite number, got {value}"
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value!r}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
@@ -239,6 +241,7 @@ class _Checker:
         self.check_block(model.params, family.params, f"model '{name}'")
 
     def check_block(self, params, allowed, owner: str) -> None:
+        given = {p.name: p.value for p in params}
         seen = set()
         for param in params:
             if param.name in seen:
@@ -257,6 +260,16 @@ class _Checker:
                         hint = HINT_DID_YOU_MEAN.format(name=close[0]) + " " + hint
                 self.add(UNKNOWN_PARAM.format(name=param.name, owner=owner), param.span, hint)
                 continue
+            if spec.only_with is not None:
+                other, needed = spec.only_with
+                default = next((p.default for p in allowed if p.name == other), None)
+                actual = given.get(other, default)
+                if actual != needed:
+                    self.add(PARAM_NOT_APPLICABLE.format(name=param.name, owner=owner, other=other, needed=needed,
+                                                         actual=actual,
+                                                         default=" (the default)" if other not in given else ""),
+                             param.span)
+                    continue
             self.check_value(param, spec, owner)
 
     def check_value(self, param: ast.Param, spec: fam.Param, owner: str) -> None:

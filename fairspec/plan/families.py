@@ -30,6 +30,10 @@ class Param:
     doc: str = ""
     #: for ``kind == "block"``: the parameters allowed inside the nested block
     params: tuple["Param", ...] = ()
+    #: ``(parameter, value)``: this one applies only when that parameter of the same block
+    #: has that value (the baseline's ``depth`` only with ``learner tree``); given otherwise,
+    #: it would be silently ignored, so the checker refuses it
+    only_with: tuple[str, object] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,9 +68,12 @@ FAMILIES: dict[str, Family] = {
         doc="impute-then-learn: a scikit-learn decision tree or logistic regression (no fairness enforcement)",
         params=(
             Param("learner", "choice", "tree", choices=("tree", "logistic"), doc="which scikit-learn learner"),
-            Param("depth", "int", 5, low=1, high=30, doc="maximum depth of the tree learner"),
-            Param("min_samples_leaf", "int", 1, low=1, doc="minimum rows in a leaf (tree learner)"),
-            Param("C", "float", 1.0, low=1e-6, doc="inverse L2 regularisation strength (logistic learner)"),
+            Param("depth", "int", 5, low=1, high=30, doc="maximum depth of the tree learner",
+                  only_with=("learner", "tree")),
+            Param("min_samples_leaf", "int", 1, low=1, doc="minimum rows in a leaf (tree learner)",
+                  only_with=("learner", "tree")),
+            Param("C", "float", 1.0, low=1e-6, doc="inverse L2 regularisation strength (logistic learner)",
+                  only_with=("learner", "logistic")),
         ),
         module="fairspec.models.baseline",
     ),

@@ -390,3 +390,16 @@ def test_an_empty_output_path_is_refused_not_ignored():
     text = spec('output ""')
     (diag,) = problems(text)
     assert diag.message == check.OUTPUT_EMPTY and diag.span.line == len(text.splitlines())
+
+
+@pytest.mark.parametrize("model, refused", [
+    ("model baseline { learner logistic  C 0.5 }", None),
+    ("model baseline { depth 3 }", None),
+    ("model baseline { learner logistic  depth 3 }", ("depth", "logistic", "")),
+    ("model baseline { C 5 }", ("C", "tree", " (the default)")),
+])
+def test_a_parameter_of_the_other_learner_is_refused_not_ignored(model, refused):
+    expected = [] if refused is None else [check.PARAM_NOT_APPLICABLE.format(
+        name=refused[0], owner="model 'baseline'", other="learner", needed="tree" if refused[0] == "depth" else "logistic",
+        actual=refused[1], default=refused[2])]
+    assert messages(spec(model=model)) == expected
