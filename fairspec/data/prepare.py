@@ -24,6 +24,11 @@ import pandas as pd
 from fairspec.errors import DataError
 
 
+def _plain_number(value) -> str:
+    """``inf`` or ``-inf`` as a reader writes it, not numpy's ``np.float64(inf)``."""
+    return str(float(value)) if isinstance(value, (float, np.floating)) else repr(value)
+
+
 def line_of(frame: pd.DataFrame | pd.Series, position: int) -> int:
     """The line of the CSV a row came from (header is line 1), when the index is the row number."""
     label = frame.index[position]
@@ -106,7 +111,7 @@ class FeatureEncoder:
                     # the checker refuses these in training data; a scored file must not slip one past
                     pos = int(np.flatnonzero(infinite)[0])
                     raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
-                                    f"{col.iloc[pos]!r} is not a finite number")
+                                    f"{_plain_number(col.iloc[pos])} is not a finite number")
                 X[:, j] = values
         return X
 

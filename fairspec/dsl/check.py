@@ -29,7 +29,7 @@ UNKNOWN_COLUMN = "unknown column '{column}' ({role})"
 HINT_DID_YOU_MEAN = "did you mean '{name}'?"
 HINT_COLUMNS = "the data has the columns: {columns}"
 HINT_FEATURE_TYPE = "a feature type follows its column name: did you mean the type '{kind}'?"
-FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value!r}"
+FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value}"
 FILTER_ORDER_ON_TEXT = "'{op}' compares numbers, but column '{column}' holds text"
 HINT_FILTER_TEXT = "use == or in [...] for text columns"
 HINT_FILTER_UNQUOTE = "write numbers without quotes"
@@ -89,7 +89,7 @@ PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value
 PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other} {needed}, and this one's {other} "
                         "is {actual}{default}: it would be ignored")
 PARAM_NOT_FINITE = "parameter '{name}' of {owner} must be a finite number, got {value}"
-PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value!r}"
+PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
 MISSING_UNSUPPORTED = "model family '{family}' does not support missing-value strategy '{strategy}'; it supports: {supported}"
@@ -178,7 +178,7 @@ def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None
     else:
         bad = []
     if bad:
-        return FILTER_NOT_NUMBER.format(column=flt.column.value, value=flt.values[bad[0]]), bad[0]
+        return FILTER_NOT_NUMBER.format(column=flt.column.value, value=_spec_word(flt.values[bad[0]])), bad[0]
     return None
 
 
@@ -293,7 +293,8 @@ class _Checker:
                     self.wrong_type(param, spec, owner, value_span, True)
                 else:
                     self.add(PARAM_NOT_A_CHOICE.format(name=param.name, owner=owner,
-                                                       choices=", ".join(map(str, spec.choices)), value=value),
+                                                       choices=", ".join(map(str, spec.choices)),
+                                                       value=_spec_word(value)),
                              value_span, spec.doc or None)
             return
         if kind == "bool":
@@ -674,6 +675,15 @@ def _distinct(series: pd.Series) -> list:
         return sorted(values)
     except TypeError:
         return sorted(values, key=str)
+
+
+def _spec_word(value) -> str:
+    """A value as the spec spells it: true/false, numbers bare, text in quotes (not Python's True)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return str(_plain(value))
 
 
 def _plain(value):

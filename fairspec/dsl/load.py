@@ -19,6 +19,7 @@ from fairspec.errors import Diagnostic, SpecError, SpecSemanticError, SpecSyntax
 SPEC_UNREADABLE = "cannot read the spec file: {reason}"
 SPEC_NOT_UTF8 = "the spec file is not UTF-8 text: {reason}"
 DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
+DATA_IS_A_DIRECTORY = "data path {path} is a directory, not a CSV file"
 DATA_NOT_FOUND_ABSOLUTE = "data file '{path}' not found"
 DATA_NOT_FOUND_HINT = "a relative data path is read from the spec file's folder first, then from the current directory"
 
@@ -100,6 +101,13 @@ def resolve_data_path(doc: SpecDocument) -> pathlib.Path:
     """
     written = pathlib.Path(doc.spec.data.path).expanduser()
     span = doc.locations.get(("data.path",), doc.spec.data.span)
+    places = [written] if written.is_absolute() else [doc.path.parent / written] if doc.path is not None else []
+    places += [] if written.is_absolute() else [pathlib.Path.cwd() / written]
+    folders = [p for p in places if p.is_dir()]
+    if folders and not any(p.is_file() for p in places):
+        # "not found" would send the user looking for a file that is there, as a folder
+        raise SpecSemanticError([Diagnostic(DATA_IS_A_DIRECTORY.format(path=folders[0]), span,
+                                            "name the CSV file inside it")], doc.text, doc.filename)
     if written.is_absolute():
         if written.is_file():
             return written

@@ -86,7 +86,7 @@ def test_an_infinite_value_in_a_scored_file_names_its_column_and_line(tmp_path):
 
     encoder = FeatureEncoder.fit(_csv(tmp_path / "train.csv", "age,x\n20,0\n30,1\n"), ["age"], ["numeric"])
     scored = _csv(tmp_path / "score.csv", "age,x\n25,0\n-inf,1\n")
-    with pytest.raises(DataError, match=r"column 'age', line 3: .*not a finite number"):
+    with pytest.raises(DataError, match=r"column 'age', line 3: -?inf is not a finite number"):
         encoder.transform(scored, source="score.csv")
 
 

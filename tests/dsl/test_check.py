@@ -146,8 +146,8 @@ def test_not_equal_keeps_rows_where_the_column_is_missing():
 def test_filter_problems_and_empty_result():
     diags = problems(spec(data='data "t.csv" where city < 3 and age == "old" and age >= "30"'), table())
     assert [d.message for d in diags] == [check.FILTER_ORDER_ON_TEXT.format(op="<", column="city"),
-                                          check.FILTER_NOT_NUMBER.format(column="age", value="old"),
-                                          check.FILTER_NOT_NUMBER.format(column="age", value="30")]
+                                          check.FILTER_NOT_NUMBER.format(column="age", value="'old'"),
+                                          check.FILTER_NOT_NUMBER.format(column="age", value="'30'")]
     assert [d.span.column for d in diags] == [20, 40, 57]
     assert diags[2].hint == check.HINT_FILTER_UNQUOTE
     assert messages(spec(data='data "t.csv" where age > 100'), table()) == [check.NO_ROWS_LEFT.format(rows=6)]
@@ -235,7 +235,9 @@ def test_unenforceable_criterion_says_what_the_family_supports():
     ("model tree { depth }", check.PARAM_WRONG_TYPE.format(
         name="depth", owner="model 'tree'", expected="a whole number", got="no value")),
     ("model tree { criterion gain }", check.PARAM_NOT_A_CHOICE.format(
-        name="criterion", owner="model 'tree'", choices="gini, entropy", value="gain")),
+        name="criterion", owner="model 'tree'", choices="gini, entropy", value="'gain'")),
+    ("model tree { criterion true }", check.PARAM_NOT_A_CHOICE.format(  # not Python's True
+        name="criterion", owner="model 'tree'", choices="gini, entropy", value="true")),
     ("model tree { forest { bootstrap 1 } }", check.PARAM_WRONG_TYPE.format(
         name="bootstrap", owner="block 'forest' of model 'tree'", expected="true or false", got="the number 1")),
     ("model tree { forest { tres 5 } }", check.UNKNOWN_PARAM.format(
@@ -403,3 +405,15 @@ def test_a_parameter_of_the_other_learner_is_refused_not_ignored(model, refused)
         name=refused[0], owner="model 'baseline'", other="learner", needed="tree" if refused[0] == "depth" else "logistic",
         actual=refused[1], default=refused[2])]
     assert messages(spec(model=model)) == expected
+
+
+def test_a_data_path_naming_a_directory_says_so(tmp_path):
+    from fairspec.dsl import load as load_module
+
+    (tmp_path / "data").mkdir()
+    spec_file = tmp_path / "s.fair"
+    spec_file.write_text(spec(data='data "data"'))
+    with pytest.raises(SpecSemanticError) as info:
+        load_module.resolve_data_path(load_module.load_spec(spec_file))
+    (diag,) = info.value.diagnostics
+    assert diag.message == load_module.DATA_IS_A_DIRECTORY.format(path=tmp_path / "data")
