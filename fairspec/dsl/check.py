@@ -110,6 +110,7 @@ DROP_LEAVES_NO_ROWS = ("missing drop leaves no rows: every one of the {rows} row
 DROP_LEAVES_ONE_CLASS = ("missing drop leaves no {label} rows of target '{column}' ({kept} rows are left): "
                          "there is nothing to learn from")
 HINT_DROP = "the features missing most often: {features}; impute them, or leave them out of the features"
+DROP_LEAVES_ONE_GROUP = ("missing drop leaves a single group of {columns}: fairness compares at least two")
 HOLDOUT_TOO_FEW_ROWS = ("holdout {value:g} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
@@ -553,6 +554,17 @@ class _Checker:
                     if not present:
                         self.add(DROP_LEAVES_ONE_CLASS.format(label=label, column=target, kept=len(kept)),
                                  spec.missing.span, hint)
+                        return
+                # the groups' checks again, on the rows the drop leaves (it can empty a group of
+                # its positives, or of every row)
+                columns = [a.value for a in spec.protected.attributes]
+                if columns and set(columns) <= set(kept.columns):
+                    before = len(self.problems)
+                    if any(len(_distinct(kept[c])) < 2 for c in columns):
+                        self.add(DROP_LEAVES_ONE_GROUP.format(columns=" × ".join(columns)), spec.missing.span, hint)
+                    else:
+                        self.check_rates_defined(kept, columns)
+                    if len(self.problems) > before:
                         return
             rows = kept
         n = len(rows)

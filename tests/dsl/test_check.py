@@ -417,3 +417,14 @@ def test_a_data_path_naming_a_directory_says_so(tmp_path):
         load_module.resolve_data_path(load_module.load_spec(spec_file))
     (diag,) = info.value.diagnostics
     assert diag.message == load_module.DATA_IS_A_DIRECTORY.format(path=tmp_path / "data")
+
+
+def test_missing_drop_is_checked_for_what_it_leaves_each_group():
+    # the groups' checks ran before the drop: a group it emptied of positives (or of every row)
+    # passed, and the fit then measured the gap without it, or failed without a location
+    text = spec("missing drop", "fairness equal_opportunity", model="model tree")
+    no_female_positive = table(income=[np.nan, 1.0, np.nan, 2.0, 0.5, 4.0])  # F rows 0, 2, 4; positives 0, 2, 5
+    (diag,) = problems(text, no_female_positive)
+    assert diag.message.startswith("equal_opportunity compares TPRs, but group 'F' of 'sex' has no positive rows")
+    only_male = table(income=[np.nan, 1.0, np.nan, 2.0, np.nan, 4.0])
+    assert messages(text, only_male) == [check.DROP_LEAVES_ONE_GROUP.format(columns="sex")]
