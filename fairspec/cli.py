@@ -215,8 +215,9 @@ def cmd_predict(args, out, err) -> int:
             if os.path.exists(target) and os.path.exists(source) and os.path.samefile(target, source):
                 raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} is the {name} "
                                  f"file {source}; it would be overwritten")
-        if os.path.isdir(target):
-            raise OutputError(f"{target}: error: cannot write (it is a directory; give a file name)")
+        # Path() drops a trailing slash: "out.csv/" names a directory the user meant, not a file
+        if os.path.isdir(target) or args.output.endswith(("/", os.sep)):
+            raise OutputError(f"{args.output}: error: cannot write (it names a directory; give a file name)")
         check_writable_dir(target.parent, [target.name])
     model = load_model(args.model)
     frame = read_table(Path(args.data))

@@ -254,6 +254,9 @@ def test_predict_output_checks(trained, tmp_path, capsys):
     assert code == 2 and "data file" in err and data.read_bytes() == original
     code, _, err = run(["predict", str(model), str(data), "-o", str(model / "model.json")], capsys)
     assert code == 2 and "model file" in err and json.loads((model / "model.json").read_text())["format"]
+    # a trailing slash names a directory (Path() drops it: a file "out.csv" had been written)
+    code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path / "out.csv") + "/"], capsys)
+    assert code == 1 and "names a directory" in err and not (tmp_path / "out.csv").exists()
 
 
 # --- 5. --emit-model ----------------------------------------------------------------------------
