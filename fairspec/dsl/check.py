@@ -533,7 +533,8 @@ class _Checker:
 
     def check_rows_used(self, rows: pd.DataFrame) -> None:
         """What training will see of the rows the filters keep: ``missing drop`` must leave
-        rows of both classes, and the evaluation must be able to divide them."""
+        rows of both classes and every group the rows its criterion needs, and the evaluation
+        must be able to divide them."""
         spec = self.spec
         target = spec.target.column.value
         if not len(rows) or target not in rows.columns:
@@ -582,7 +583,7 @@ class _Checker:
         value = 0.3 if holdout is None else holdout.value
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             return  # reported by check_evaluate
-        # a model needs both classes to learn from; a test side of one row measures no gap
+        # the split needs a training side of two rows (room for both classes) and a test row
         test = math.ceil(value * n)
         if n - test < 2 or test < 1:
             where = (self.loc(("param.value", holdout.span), holdout.span) if holdout is not None
