@@ -30,7 +30,11 @@ def _plain_number(value) -> str:
 
 
 def line_of(frame: pd.DataFrame | pd.Series, position: int) -> int:
-    """The line of the CSV a row came from (header is line 1), when the index is the row number."""
+    """The line of the CSV a row came from (header is line 1).
+
+    ``read_table`` gives each row the index line - 2 (the row number, unless blank lines or
+    multi-line fields shift it); an index of other labels falls back to the position.
+    """
     label = frame.index[position]
     return int(label) + 2 if isinstance(label, (int, np.integer)) else position + 2
 

@@ -1,7 +1,11 @@
 """Read CSV data (optionally gzip-compressed) and apply ``where`` filters."""
 from __future__ import annotations
 
+import bz2
+import csv
+import gzip
 import hashlib
+import lzma
 from pathlib import Path
 from typing import Sequence
 
@@ -46,12 +50,47 @@ def read_table(path: Path) -> pd.DataFrame:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
     if frame.shape[1] == 0 or len(frame) == 0:
         raise DataError(f"{path}: error: the data file has no rows")
+    lines = _record_lines(path, len(frame))
+    if lines is not None:
+        # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
+        # each record is one line and no line is blank; otherwise the index carries the line
+        frame.index = pd.Index(lines - 2)
     repeated = sorted({str(n) for n in names if names.count(n) > 1})
     if repeated:
         # pandas would rename the second one "month.1" and the spec would silently read the first
         raise DataError(f"{path}: error: line 1: column name(s) {', '.join(map(repr, repeated))} appear more than "
                         f"once in the header")
     return frame
+
+
+_OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+
+
+def _record_lines(path: Path, records: int) -> np.ndarray | None:
+    """The line of the file on which each data record starts, or None when it is row + 2.
+
+    pandas skips blank lines and lets a quoted field span lines, so its row numbers then drift
+    from the file's lines. Counting newlines tells cheaply whether that happened; only then is
+    the file read again with the standard csv reader, whose ``line_num`` follows the physical
+    lines. If the two readers disagree on the number of records, None: no line is better than
+    a wrong one, and the row number is still close.
+    """
+    opener = _OPENERS.get(path.suffix.lower(), open)
+    with opener(path, "rb") as fh:
+        data = fh.read()
+    newlines = data.count(b"\n")
+    if newlines + (not data.endswith(b"\n")) - 1 == records and b"\r" not in data.replace(b"\r\n", b""):
+        return None
+    starts = []
+    with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as fh:
+        reader = csv.reader(fh, skipinitialspace=True)
+        before = 0
+        for row in reader:
+            start, before = before + 1, reader.line_num
+            if len(row) > 1 or (row and row[0].strip()):  # a blank line, which pandas skips
+                starts.append(start)
+    starts = starts[1:]  # the header
+    return np.asarray(starts, dtype=np.int64) if len(starts) == records else None
 
 
 def column_kind(series: pd.Series) -> str:

@@ -1,10 +1,12 @@
 """Reading a data file: only an empty cell is a missing value."""
 from __future__ import annotations
 
+import gzip
+
 import pytest
 
 from fairspec.data.prepare import FeatureEncoder
-from fairspec.data.table import read_table
+from fairspec.data.table import apply_filters, read_table
 from fairspec.errors import DataError
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
@@ -49,3 +51,29 @@ def test_a_column_name_twice_in_the_header_is_refused(tmp_path):
     path.write_text("month,age,month\n1,30,2\n")
     with pytest.raises(DataError, match="line 1: column name\\(s\\) 'month' appear more than once"):
         read_table(path)
+
+
+@pytest.mark.parametrize("body, line", [
+    ("age,city\n25,x\n\n,y\nNA,z\n", 5),                  # a blank line, which pandas skips
+    ('age,city\n25,"two\nlines"\n,y\nNA,z\n', 5),         # a quoted field spanning two lines
+    ("age,city\r\n25,x\r\n\r\n,y\r\nNA,z\r\n", 5),        # Windows line ends
+    ('"age",city\n25,x\n,y\nNA,z', 4),                    # no final newline: row + 2 still holds
+])
+def test_a_data_error_names_the_line_of_the_file_not_the_row_number_plus_two(tmp_path, body, line):
+    path = tmp_path / "t.csv"
+    path.write_bytes(body.encode())
+    frame = read_table(path)
+    encoder = FeatureEncoder(["age"], ["numeric"], [None])
+    with pytest.raises(DataError, match=rf"column 'age', line {line}: 'NA' is not a number"):
+        encoder.transform(frame, source=str(path))
+    kept = apply_filters(frame, [("city", "!=", ["y"])])  # a filter keeps each row's line
+    with pytest.raises(DataError, match=rf"column 'age', line {line}: 'NA' is not a number"):
+        encoder.transform(kept, source=str(path))
+
+
+def test_a_compressed_file_with_a_blank_line_names_the_line_too(tmp_path):
+    path = tmp_path / "t.csv.gz"
+    with gzip.open(path, "wt") as fh:
+        fh.write("age,city\n25,x\n\n\nNA,z\n")
+    with pytest.raises(DataError, match=r"column 'age', line 5: 'NA' is not a number"):
+        FeatureEncoder(["age"], ["numeric"], [None]).transform(read_table(path), source=str(path))
