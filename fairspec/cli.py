@@ -245,11 +245,15 @@ def cmd_report(args, out, err) -> int:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="fairspec", description="Compile fair-ML specs into audited models.")
     parser.add_argument("--version", action="version", version=f"fairspec {__version__}")
+    # -q before the command too (`fairspec -q check x.fair`): the subcommand's own default must
+    # not reset it, hence SUPPRESS there
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
 
     def add(name, func, help_):
         p = sub.add_parser(name, help=help_, description=help_)
-        p.add_argument("-q", "--quiet", action="store_true", help="no progress on stderr")
+        p.add_argument("-q", "--quiet", action="store_true", default=argparse.SUPPRESS,
+                       help="no progress on stderr")
         p.set_defaults(func=func)
         return p
 

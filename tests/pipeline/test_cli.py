@@ -318,3 +318,12 @@ def test_report_rerendered_from_the_files_is_the_report_written_after_training(t
     assert main(["report", str(out)]) == 0
     assert (out / "report.html").read_text() == first
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("argv", [["-q", "compile-and-train"], ["compile-and-train", "-q"]])
+def test_quiet_before_or_after_the_command_silences_progress(toy, capsys, argv):
+    spec, _, tmp = toy
+    code, _, loud = run(["compile-and-train", str(spec), "--out", str(tmp / "loud")], capsys)
+    assert code == 0 and loud.strip()  # progress goes to stderr unless asked not to
+    code, _, quiet = run(argv + [str(spec), "--out", str(tmp / "quiet")], capsys)
+    assert code == 0 and quiet == ""
