@@ -206,3 +206,58 @@ def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
     assert (stopped[0].predict(X) == y).mean() <= (optimal.predict(X) == y).mean()
     with pytest.raises(NoUsableModelError, match="work limit of 1 HiGHS checkpoints"):
         MissingAwareTreeClassifier(**params, relabel_checkpoints=1).fit(X, y, sensitive_features=g)
+
+def _unreached_leaf_data():
+    # no training value is missing, so under trinary every split has a middle child no
+    # training row reaches; new rows with a missing value land there
+    rng = np.random.default_rng(0)
+    n = 400
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n)])
+    y = (X[:, 0] + X[:, 1] + 0.3 * rng.normal(size=n) > -0.8).astype(int)  # mostly positive
+    new = X[:100].copy()
+    new[:, 0] = nan
+    new[50:, 1] = nan
+    return X, y, g, new
+
+
+def test_a_vacuous_bound_changes_no_prediction_not_even_in_leaves_no_training_row_reaches():
+    X, y, g, new = _unreached_leaf_data()
+    free = MissingAwareTreeClassifier(max_depth=3, missing="trinary").fit(X, y, sensitive_features=g)
+    loose = MissingAwareTreeClassifier(max_depth=3, missing="trinary", fairness=make_criterion(
+        "equal_opportunity", 1.0)).fit(X, y, sensitive_features=g)
+    assert free.predict(new).sum() > 0  # the unreached leaves hold positive estimates
+    np.testing.assert_array_equal(loose.predict(X), free.predict(X))
+    np.testing.assert_array_equal(loose.predict(new), free.predict(new))  # were all 0
+    assert loose.fit_log_["leaves_relabelled"] == 0
+
+
+@pytest.mark.parametrize("joint_mip", [False, True])
+def test_a_fair_forest_keeps_the_labels_of_leaves_no_training_row_reaches(monkeypatch, joint_mip):
+    from fairspec.models.tree import estimators
+
+    if joint_mip:  # a descent short of the bound hands over to the joint MIP, which labels every leaf id
+        real_descent = estimators.tree_by_tree_labels
+        monkeypatch.setattr(estimators, "tree_by_tree_labels", lambda routes, labels, *a, **k: (
+            np.asarray(labels, float).copy(),
+            {**real_descent(routes, labels, *a, **k)[1], "relabel_descent_meets_bound": False}))
+    X, y, g, _ = _unreached_leaf_data()
+    kw = dict(n_estimators=5, max_depth=3, missing="trinary", bootstrap=False, max_features=None)
+    free = MissingAwareForestClassifier(**kw).fit(X, y, sensitive_features=g)
+    fair = MissingAwareForestClassifier(fairness=make_criterion("equal_opportunity", 0.01), **kw).fit(
+        X, y, sensitive_features=g)
+    routes, offsets = TreeRoutes.of(fair.trees_, X)
+    reached = set(routes.concatenated()[1].tolist())
+    unreached = 0
+    for tree, before, off in zip(fair.trees_, free.trees_, offsets):
+        for leaf in tree.leaves():
+            if off + leaf not in reached:
+                unreached += 1
+                assert tree.leaf_labels()[leaf] == before.leaf_labels()[leaf]
+    assert unreached and any(before.leaf_labels()[leaf] == 1 for before in free.trees_ for leaf in before.leaves())
+
+
+def test_a_forest_of_no_trees_is_refused():
+    X, y, g = _data(0)
+    with pytest.raises(ValueError, match="n_estimators must be at least 1"):
+        MissingAwareForestClassifier(n_estimators=0).fit(X, y, sensitive_features=g)

@@ -208,9 +208,15 @@ class _TreeParams:
                                           time_limit=deadline - time.perf_counter(), **solver)
             log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
                        mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown greedily)")
+        # only the leaves training rows reach were relabelled; the rest (a Trinary middle child
+        # where no training value was missing, an unseen category's branch) keep their own
+        # estimate, else a bound, even a vacuous one, would set them all to 0 for new rows
+        reached = np.zeros(n_leaf_ids, dtype=bool)
+        reached[np.unique(leaves)] = True
         for t, off in zip(trees, offsets):
             lab = t.leaf_labels().copy()
-            leaf_ids = t.leaves()
+            leaf_ids = np.asarray(t.leaves())
+            leaf_ids = leaf_ids[reached[off + leaf_ids]]
             lab[leaf_ids] = labels[off + leaf_ids]
             t.leaf_label = lab.tolist()
         after = self._vote(rows, leaves, w, trees, len(y_num))
@@ -444,6 +450,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
+        if int(self.n_estimators) < 1:  # a forest of no trees would predict NaN probabilities
+            raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators!r}")
         settings = self._settings(self._n_features_per_split(X.shape[1]))
         seeds = np.random.SeedSequence(int(self.random_state or 0)).spawn(int(self.n_estimators))
         g = groups if task.n_groups else None
