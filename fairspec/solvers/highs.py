@@ -88,14 +88,16 @@ _STOPPED_EARLY = (TIME_LIMIT, ITERATION_LIMIT, OBJECTIVE_LIMIT, INTERRUPTED)
 # created; a later run asking for another size fails with an unmapped "not set" status
 # (seen when a 2-thread rule-set fit was followed by a 1-thread tree relabelling). Every
 # run therefore goes through `use_threads`, which rebuilds the pool when the size changes.
+# The first run rebuilds it too: a pool may exist already, of another size, when the caller's own
+# highspy or Pyomo code solved a MIP earlier in the process (then every fairspec MIP failed).
 _scheduler_threads: int | None = None
 
 
 def use_threads(threads: int) -> None:
-    """Make HiGHS's global thread pool ``threads`` wide before a run (no-op if it already is)."""
+    """Make HiGHS's global thread pool ``threads`` wide before a run (no-op if fairspec already did)."""
     global _scheduler_threads
     threads = int(threads)
-    if _scheduler_threads is not None and _scheduler_threads != threads:
+    if _scheduler_threads != threads:
         highspy.Highs.resetGlobalScheduler(True)
     _scheduler_threads = threads
 

@@ -42,6 +42,24 @@ def test_a_change_of_thread_count_between_runs_still_solves():
         assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
 
 
+def test_a_mip_the_caller_solved_first_with_its_own_highs_does_not_break_ours(tmp_path, monkeypatch):
+    import highspy
+
+    m, values, weights = knapsack()
+    m.write(str(tmp_path / "k.lp"), io_options={"symbolic_solver_labels": True})
+    monkeypatch.setattr(highs, "_scheduler_threads", None)  # as in a process fairspec has not solved in
+    highspy.Highs.resetGlobalScheduler(True)
+    theirs = highspy.Highs()
+    theirs.setOptionValue("output_flag", False)
+    theirs.setOptionValue("threads", 2)  # their pool is two wide; our runs ask for one
+    theirs.readModel(str(tmp_path / "k.lp"))
+    theirs.run()
+    assert theirs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    m, values, weights = knapsack()
+    res = highs.solve(m, time_limit=10, threads=1)
+    assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
+
+
 def test_infeasible_is_reported_without_a_solution():
     m, _, _ = knapsack()
     m.too_much = pyo.Constraint(expr=sum(m.x[i] for i in m.goods) >= 13)
