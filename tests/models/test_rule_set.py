@@ -13,7 +13,7 @@ from fairspec.models.rule_set.estimator import _share
 from fairspec.models.rule_set.binarize import Binarizer, Literal, quantile_thresholds
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns, fairness_rows,
                                              selected_rules)
-from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search
+from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.plan.fairness import make_criterion
 from fairspec.errors import DataError
@@ -619,3 +619,57 @@ def test_a_tampered_rule_fails_at_load_not_at_predict(tamper):
     tamper(doc)
     with pytest.raises(ValueError):
         estimator_from_json(doc)
+
+
+def test_simplify_merges_two_rules_that_differ_by_one_complementary_condition():
+    # literals: 0 = a, 1 = b, 2 = c, 3 = not c; rows: every combination of a, b, c
+    rows = np.array(list(itertools.product([0, 1], repeat=3)), dtype=bool)
+    literals = np.column_stack([rows[:, 0], rows[:, 1], rows[:, 2], ~rows[:, 2]])
+    y = (rows[:, 0] & rows[:, 1]).astype(int)  # a AND b
+    scorer = RuleSetScorer(y, np.ones(len(y)), [])
+    assert simplify([(0, 1, 2), (0, 1, 3)], literals, scorer) == [(0, 1)]
+    # a condition whose removal costs a row stays: b is needed once c is gone
+    assert simplify([(0, 1)], literals, scorer) == [(0, 1)]
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_simplify_never_worsens_the_classifier_and_leaves_nothing_droppable(seed):
+    rng = np.random.default_rng(seed)
+    literals = rng.random((60, 8)) < 0.6
+    y, group = rng.integers(0, 2, 60), rng.integers(0, 2, 60)
+    patterns = Patterns(literals=literals, y=y, group=group, count=rng.integers(1, 4, 60).astype(float),
+                        row_pattern=np.arange(60), group_labels=["a", "b"])
+    rows = fairness_rows(patterns, make_criterion("equal_opportunity", 0.3))
+    scorer = RuleSetScorer(y, patterns.count, rows)
+    rules = [tuple(sorted(rng.choice(8, size=rng.integers(1, 4), replace=False))) for _ in range(4)]
+
+    def score(rule_set):
+        cover = np.zeros(60, dtype=bool)
+        for r in rule_set:
+            cover |= literals[:, list(r)].all(axis=1)
+        excess, loss = scorer.score(cover[:, None])
+        return excess[0], loss[0]
+
+    simpler = simplify(rules, literals, scorer)
+    assert score(simpler) <= score(rules)
+    assert sum(1 + len(r) for r in simpler) <= sum(1 + len(r) for r in rules)
+    base = score(simpler)
+    for i, rule in enumerate(simpler):  # every single drop is worse on (excess, loss)
+        rest = simpler[:i] + simpler[i + 1:]
+        assert score(rest) > base
+        for j in range(len(rule)) if len(rule) > 1 else ():
+            assert score(rest + [rule[:j] + rule[j + 1:]]) > base
+
+
+def test_no_condition_or_rule_of_a_fitted_rule_set_can_go_without_a_training_error():
+    X, y, g = tiny_problem(6, n=300)
+    est = FairRuleSetClassifier(max_complexity=20, max_conditions=3, thresholds=4, missing="none",
+                                time_limit=5.0).fit(X, y)
+    errors = (est.predict(X) != y).sum()
+    rules = est.rules_
+    assert len(rules) >= 2 and est.fit_log_["complexity"] == sum(1 + len(r) for r in rules)
+    for i, rule in enumerate(rules):
+        for shorter in [None] + ([rule[:j] + rule[j + 1:] for j in range(len(rule))] if len(rule) > 1 else []):
+            est.rules_ = rules[:i] + rules[i + 1:] + ([shorter] if shorter else [])
+            assert (est.predict(X) != y).sum() > errors
+    est.rules_ = rules

@@ -19,8 +19,17 @@ Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrin
    step 3 rounded at 1/2 (when it fits the complexity limit), the empty rule set and the
    all-positive one (:meth:`FairRuleSetClassifier._cover_all`) are
    re-measured on the training rows with :meth:`Criterion.gap`; the candidate with the lowest
-   0-1 loss among those meeting the bound is returned (HiGHS has no solution pool; this is
-   ours).
+   0-1 loss among those meeting the bound is chosen (HiGHS has no solution pool; this is
+   ours);
+7. refinement (:meth:`FairRuleSetClassifier._refine`): the chosen rule set loses every
+   condition and rule it can lose without a training error more or a larger fairness excess
+   (:func:`.local_search.simplify`: a rule is minimal on its own, not within the set), one
+   hill-climb spends the complexity that frees, and the choice of step 6 is made again over
+   these two more candidates; the winner is simplified once more and returned.  Measured on 5
+   development splits (seeds 5–9, group column included; not the benchmark's 0–4), mean test
+   accuracy without → with this step: compas unconstrained 0.6759 → 0.6763, at equal
+   opportunity ≤ 0.05 0.6598 → 0.6626; default 0.8198 → 0.8200 and 0.8199 → 0.8202 (paired
+   differences +0.0002 ± 0.0001 and +0.0004 ± 0.0003 SE), at 0.4–5 lower complexity.
 
 The empty rule set predicts every row negative: all TPRs and FPRs are 0, so it meets any
 equal-opportunity or equalized-odds bound (as the all-positive one does, with rates 1).  The
@@ -85,7 +94,7 @@ from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
                                              fairness_rows, needs_exact_positives, selected_rules)
-from fairspec.models.rule_set.local_search import RuleSetScorer, iterated_local_search
+from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.warm_start import complement_map, tree_rules
 from fairspec.solvers.highs import TIME_LIMIT_NO_SOLUTION, HighsSession, seconds_to_solve, stopped_by_clock
 
@@ -355,7 +364,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             cut_by_clock.append("final_ip")
         n_columns = len(pool.rules)  # the all-positive pair below is no generated column
         candidates += self._cover_all(pool, patterns)
-        chosen, source, measured = self._select(candidates, pool, patterns, criterion, problem)
+        chosen, source, _ = self._select(candidates, pool, patterns, criterion, problem)
+        refined = self._refine(chosen, ks, pool, patterns, problem, criterion, start + budget)
+        log["refine"] = refined.pop("log")
+        if log["refine"].get("cut_by_clock"):
+            cut_by_clock.append("refine")
+        if refined["candidates"]:
+            candidates += refined["candidates"]
+            chosen, source, _ = self._select(candidates, pool, patterns, criterion, problem)
+            # whichever won, no condition or rule of it can go without a loss (simplify's contract)
+            chosen = self._simplified(chosen, pool, patterns, problem, criterion)
 
         self.binarizer_ = binarizer
         self.rules_ = [[binarizer.literals_[j] for j in pool.rules[k]] for k in chosen]
@@ -570,6 +588,53 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if result.has_solution:
             info["rules"] = [ks[k] for k in selected_rules(model)]
         return info
+
+    def _refine(self, chosen, ks, pool: RulePool, patterns: Patterns, problem: MasterProblem, criterion,
+                deadline: float) -> dict:
+        """The chosen rule set simplified within the set (:func:`.local_search.simplify`), and
+        the complexity that frees spent by one hill-climb (:func:`.local_search.improve`) over
+        the final IP's columns and the simplified rules.  Both are candidates for the final
+        choice; the climb stops at a local optimum or after its moves (a work limit), so the
+        result does not depend on the machine."""
+        log = {"complexity_before": int(sum(pool.complexities(chosen)))}
+        if not chosen:
+            return {"candidates": [], "log": log}
+        simpler = self._simplified(chosen, pool, patterns, problem, criterion)
+        log["complexity_simplified"] = int(sum(pool.complexities(simpler)))
+        found = [(simpler, "simplified")]
+        columns = sorted(set(ks) | set(simpler))
+        merged = patterns.merged_by(pool.matrix(columns))
+        position = {k: p for p, k in enumerate(columns)}
+        climbed, excess, _ = improve(merged.literals, np.array(pool.complexities(columns), dtype=float),
+                                     RuleSetScorer(merged.y, merged.count, fairness_rows(merged, criterion),
+                                                   problem.complexity_cost),
+                                     self.max_complexity, [position[k] for k in simpler], deadline=deadline)
+        log["cut_by_clock"] = time.perf_counter() > deadline
+        if excess <= 0:
+            climbed = tuple(sorted(columns[p] for p in climbed))
+            log["complexity_climbed"] = int(sum(pool.complexities(climbed)))
+            found.append((climbed, "refined"))
+        return {"candidates": found, "log": log}
+
+    @staticmethod
+    def _simplified(chosen, pool: RulePool, patterns: Patterns, problem: MasterProblem, criterion) -> tuple:
+        """``chosen`` (pool indices) through :func:`.local_search.simplify`, its new rules pooled;
+        ``chosen`` itself if the simpler set fails the bound as :meth:`_select` measures it (the
+        scorer's tolerance is a hair wider than ``Criterion.gap``'s)."""
+        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness, problem.complexity_cost)
+        rules = simplify([pool.rules[k] for k in chosen], patterns.literals, scorer)
+        if criterion is not None:
+            covered = np.zeros(len(patterns.y), dtype=bool)
+            for rule in rules:
+                covered |= patterns.coverage(rule)
+            gap = criterion.gap(patterns.y, covered.astype(int), patterns.group, sample_weight=patterns.count)
+            if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
+                return tuple(chosen)
+        simpler = []
+        for rule in rules:
+            pool.add(rule, patterns.coverage(rule), "simplified")
+            simpler.append(pool.index[rule])
+        return tuple(sorted(set(simpler)))
 
     def _cover_all(self, pool: RulePool, patterns: Patterns) -> list:
         """The all-positive rule set as a candidate, the mirror of the all-negative empty one.

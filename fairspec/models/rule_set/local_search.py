@@ -168,3 +168,53 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     log["cut_by_clock"] = log["cut_by_clock"] or time.perf_counter() > deadline
     found.sort(key=lambda r: (r[1], r[2]))
     return found
+
+
+def simplify(rules, literals: np.ndarray, scorer: RuleSetScorer, *, max_moves: int = 200) -> list[tuple]:
+    """The rule set ``rules`` (tuples of literal indices) with every condition and rule dropped
+    whose removal leaves the real classifier no worse: neither a larger fairness excess nor a
+    larger loss, as the scorer measures them on ``literals``' patterns.
+
+    Each rule of the pool is minimal on its own (:func:`.column_generation.minimal_rule`), but
+    not within the set: the final IP on default picked both ``PAY_0 > 1 AND PAY_6 <= 0 AND
+    PAY_AMT1 <= 1046`` and ``... AND PAY_AMT1 > 1046``, which together are the one shorter
+    rule; the union, not either rule, is what must not change.  A greedy descent: every move
+    (drop one condition, or one whole rule) is scored at once; the best acceptable one, by
+    (excess, loss, complexity), is made, until none is left.  Every move lowers the complexity,
+    so the descent ends; a rule never loses its last condition (the empty rule covers all rows).
+    """
+    rules = [tuple(r) for r in rules]
+    covers = [literals[:, list(r)].all(axis=1) for r in rules]
+    counts = np.sum(covers, axis=0) if rules else np.zeros(len(literals), dtype=int)
+    complexity = sum(1 + len(r) for r in rules)
+    excess, loss = (v[0] for v in scorer.score((counts > 0)[:, None], complexity))
+    tol = 1e-9
+    for _ in range(max_moves):
+        moves, columns, after = [], [], []
+        for i, rule in enumerate(rules):
+            rest = (counts - covers[i]) > 0
+            moves.append((i, None))
+            columns.append(rest)
+            after.append(complexity - 1 - len(rule))
+            for j in range(len(rule)) if len(rule) > 1 else ():
+                shorter = rule[:j] + rule[j + 1:]
+                moves.append((i, shorter))
+                columns.append(rest | literals[:, list(shorter)].all(axis=1))
+                after.append(complexity - 1)
+        if not moves:
+            break
+        e, lo = scorer.score(np.column_stack(columns), np.asarray(after, dtype=float))
+        acceptable = (e <= excess + tol) & (lo <= loss + tol)
+        if not acceptable.any():
+            break
+        pick = [m for m in np.lexsort((after, lo, e)) if acceptable[m]][0]
+        i, shorter = moves[pick]
+        counts = counts - covers[i]
+        if shorter is None:
+            del rules[i], covers[i]
+        else:
+            rules[i] = shorter
+            covers[i] = literals[:, list(shorter)].all(axis=1)
+            counts = counts + covers[i]
+        excess, loss, complexity = float(e[pick]), float(lo[pick]), after[pick]
+    return [tuple(sorted(r)) for r in rules]
