@@ -92,7 +92,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     if ev.get("none"):
         evaluation = EvaluationPlan(kind="none", test_size=0.0, folds=0, stratify=False, seed=seed)
     elif "cv" in ev:
-        evaluation = EvaluationPlan(kind="cv", test_size=0.0, folds=int(ev["cv"]), stratify=True, seed=seed)
+        evaluation = EvaluationPlan(kind="cv", test_size=0.0, folds=int(ev["cv"]),
+                                    stratify=bool(ev.get("stratify", True)), seed=seed)
     else:
         evaluation = EvaluationPlan(kind="holdout", test_size=float(ev.get("holdout", 0.3)),
                                     stratify=bool(ev.get("stratify", True)), seed=seed)

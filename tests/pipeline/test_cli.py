@@ -327,3 +327,14 @@ def test_quiet_before_or_after_the_command_silences_progress(toy, capsys, argv):
     assert code == 0 and loud.strip()  # progress goes to stderr unless asked not to
     code, _, quiet = run(argv + [str(spec), "--out", str(tmp / "quiet")], capsys)
     assert code == 0 and quiet == ""
+
+
+@pytest.mark.parametrize("evaluate", ["holdout 0.3 stratify false seed 5", "cv 3 stratify false seed 5"])
+def test_stratify_false_is_honoured_by_the_plan_and_the_split(toy, capsys, evaluate):
+    spec, _, tmp = toy
+    spec.write_text(spec.read_text().replace("holdout 0.3 stratify seed 5", evaluate))
+    code, plan_text, _ = run(["compile", str(spec)], capsys)
+    assert code == 0 and "(not stratified)" in plan_text
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "a"), "-q"]) == 0
+    evaluation = json.loads((tmp / "a" / "metrics.json").read_text())["evaluation"]
+    assert evaluation["stratify"] is False and evaluation["stratified_by"] is None
