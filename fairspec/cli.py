@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from fairspec import __version__
-from fairspec.errors import FairspecError, UsageError
+from fairspec.errors import DataError, FairspecError, UsageError
 
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
 
@@ -137,7 +137,13 @@ def cmd_compile(args, out, err) -> int:
         data = prepare_data(plan, _progress(args, err), table)
         criterion = plan.fairness[0] if plan.fairness else None
         _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)
-        for path in _emit_model(family, estimator, X, y, groups, Path(args.emit_model)):
+        try:
+            written = _emit_model(family, estimator, X, y, groups, Path(args.emit_model))
+        except DataError as exc:
+            if str(exc).startswith(f"{args.spec}:"):
+                raise
+            raise DataError(f"{args.spec}: error: {exc}") from None
+        for path in written:
             out.write(f"wrote {path}\n")
     return EXIT_OK
 

@@ -183,9 +183,16 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by)
 
 
+def kept_model_rows(plan: Plan, splits) -> np.ndarray:
+    """The rows the model that is kept trains on: the hold-out's training side, or every row
+    (cv refits on all rows after the folds; none has no test side)."""
+    return np.arange(len(splits[0][0]) + len(splits[0][1])) if plan.evaluation.kind == "cv" else splits[0][0]
+
+
 def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None = None):
-    """(estimator, X, y, groups) of the first training split, the estimator not yet fitted."""
-    train_idx = data.splits[0][0]
+    """(encoder, imputer, estimator, X, y, groups) of the rows the kept model trains on
+    (:func:`kept_model_rows`), the estimator not yet fitted."""
+    train_idx = kept_model_rows(plan, data.splits)
     frame = data.frame.iloc[train_idx]
     return _prepare(plan, frame, criterion) + (data.y[train_idx], data.groups[train_idx])
 
@@ -217,7 +224,7 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
                 pred[te], score[te] = fold.predict(frame.iloc[te])
                 scored[te] = True
             progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
-            train_idx = np.arange(len(y_all))
+            train_idx = kept_model_rows(plan, splits)
             test_eval = (y_all[scored], pred[scored], score[scored], groups_all[scored])
             unscored = int((~scored).sum())
         else:

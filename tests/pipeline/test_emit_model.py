@@ -1,5 +1,7 @@
 """`fairspec compile --emit-model` writes the rule-set master and pricing problems that HiGHS reads."""
 import highspy
+import numpy as np
+import pytest
 
 from fairspec.cli import main
 from fairspec.solvers.highs import use_threads
@@ -35,3 +37,61 @@ def test_emit_model_writes_lp_and_mps_that_highs_reads(tmp_path, capsys):
             use_threads(1)
             h.run()
             assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+
+def _emitted_and_pool(tmp_path, capsys, evaluate=""):
+    """Emit the master of a small compas spec; return (HiGHS solved on the file, the warm-start
+    pool and patterns the kept model's rows give, the number of rows the spec keeps)."""
+    import fairspec
+    from fairspec.pipeline.train import prepare_data, training_matrix
+    from fairspec.plan.compile import compile_with_table
+
+    data = sample_csv("compas", 400, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(data=data) + evaluate)
+    target = tmp_path / "master.lp"
+    assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 0
+    capsys.readouterr()
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    use_threads(1)
+    h.setOptionValue("threads", 1)
+    h.readModel(str(target))
+    h.run()
+    plan, table = compile_with_table(fairspec.load_spec(spec))
+    prepared = prepare_data(plan, table=table)
+    _, _, est, X, y, g = training_matrix(plan, prepared, plan.fairness[0])
+    *_, patterns, _ = est._prepare(X, y, g)
+    return h, est._warm_start_pool(patterns), patterns, len(prepared.y)
+
+
+def test_the_emitted_masters_optimum_is_the_training_error_of_the_rule_set_it_selects(tmp_path, capsys):
+    # small data: the fit's final IP counts covered negatives exactly, and so must the file
+    h, pool, patterns, _ = _emitted_and_pool(tmp_path, capsys)
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    values = h.getSolution().col_value
+    chosen = [int(h.getColName(j)[1].split("(")[1].rstrip(")")) for j in range(h.getNumCol())
+              if h.getColName(j)[1].startswith("w(") and values[j] > 0.5]
+    covered = pool.matrix(chosen).any(axis=1) if chosen else np.zeros(len(patterns.y), dtype=bool)
+    errors = patterns.count[covered.astype(int) != patterns.y].sum()
+    assert chosen and h.getInfo().objective_function_value == pytest.approx(errors)
+
+
+def test_a_cv_spec_emits_the_problem_of_the_model_it_keeps_on_all_rows(tmp_path, capsys):
+    h, _, patterns, rows = _emitted_and_pool(tmp_path, capsys, "evaluate { cv 3 seed 1 }\n")
+    assert patterns.count.sum() == rows  # every row the spec keeps, not fold 1's two thirds
+    positives = sum(1 for j in range(h.getNumCol()) if h.getColName(j)[1].startswith("zeta("))
+    assert positives == int((patterns.y == 1).sum())
+
+
+def test_features_that_give_no_condition_are_a_clear_error_not_a_crash(tmp_path, capsys):
+    data = sample_csv("compas", 400, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(data=data).replace('where race in ["African-American", "Caucasian"]',
+                                                   "where juv_fel_count == 0").replace(
+        "features {{ age numeric  priors_count numeric  c_charge_degree categorical }}".format(),
+        "features { juv_fel_count numeric }"))
+    code = main(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp"), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and f"{spec}: error: the features give no condition" in err
+    assert not list(tmp_path.glob("m*.lp"))

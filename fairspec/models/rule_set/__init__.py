@@ -17,7 +17,8 @@ from pathlib import Path
 
 import numpy as np
 
-from fairspec.models.rule_set.estimator import FairRuleSetClassifier
+from fairspec.errors import DataError
+from fairspec.models.rule_set.estimator import FairRuleSetClassifier, final_ip_exact_negatives
 
 #: the emitted pricing problem is priced on a pattern subsample above this many rows of (21)
 MAX_EMITTED_PRICING_ROWS = 200_000
@@ -59,8 +60,9 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
     """Write the final master IP and one pricing problem as LP or MPS (by ``path``'s suffix).
 
     The master written is the exact restricted master IP (:func:`.master.build_master` with
-    ``integer=True, exact=True``) over the warm-start rules on this data — the model whose
-    solution is the classifier; the pricing problem (:func:`.pricing.build_pricing_ip`) is
+    ``integer=True, exact=True``) over the warm-start rules on this data, with the fit's choice
+    of exact negatives (:func:`.estimator.final_ip_exact_negatives`) — the final IP a fit whose
+    pool held only those rules would solve, whose solution is the classifier; the pricing problem (:func:`.pricing.build_pricing_ip`) is
     priced with the duals of the paper's LP relaxation over the same rules.  The pricing
     problem goes to ``path`` with ``.pricing`` before the suffix; on large data (more than
     ``MAX_EMITTED_PRICING_ROWS`` rows of eq. 21) it is priced on a seeded subsample of the
@@ -75,9 +77,13 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
     if isinstance(est, dict):
         est = FairRuleSetClassifier(**est)
     _, _, _, _, _, patterns, problem = est._prepare(X, y, sensitive_features)
+    if patterns.literals.shape[1] == 0:
+        raise DataError("the features give no condition on the training rows (each is constant there), so no "
+                        "rule exists and there is no master or pricing problem to write")
     pool = est._warm_start_pool(patterns)
+    merged = patterns.merged_by(pool.matrix()) if pool.rules else patterns
     master = build_master(problem, pool.matrix(), pool.complexities(), integer=True, exact=True,
-                          exact_negatives=any(r.rate == "fpr" for r in problem.fairness))
+                          exact_negatives=final_ip_exact_negatives(merged, problem.fairness))
     path = Path(path)
     write_model(master, str(path))
     lp = MasterLP(problem, pool, HighsSession(time_limit=30.0, threads=est.threads, seed=int(est.random_state)))

@@ -354,7 +354,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                           self.max_ip_columns)
         merged_problem = MasterProblem(merged, fairness_rows(merged, criterion), problem.max_complexity,
                                        complexity_cost=problem.complexity_cost)
-        exact_negatives = exact_negatives or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
+        exact_negatives = final_ip_exact_negatives(merged, problem.fairness)
         log["ip_patterns"] = int(len(merged.y))
         ip_info = self._final_ip(merged_problem, pool, ks, searched[0][0] if searched else (),
                                  start + budget - reserve, exact_negatives)
@@ -780,6 +780,15 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.classes_ = np.array([0, 1])
         est.fit_log_ = dict(doc.get("fit_log", {}))
         return est
+
+
+def final_ip_exact_negatives(merged: Patterns, fairness) -> bool:
+    """Whether the final IP counts a covered negative exactly (δ_i = 1 when a selected rule
+    covers it) rather than once per covering rule (the paper's Hamming loss): always under a
+    criterion on FPRs, whose rows need the exact count, and whenever the exactness rows stay
+    few (at most ``EXACT_NEGATIVE_PAIRS`` covered (negative, column) pairs of ``merged``, the
+    patterns merged by the IP's columns), since then the IP minimises the real 0-1 loss."""
+    return any(r.rate == "fpr" for r in fairness) or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
 
 
 def _share(total: int, parts: int) -> list[int]:
