@@ -40,9 +40,12 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> 
     """One warning per rate of the criterion whose bound is finer than one training row of
     some group, pointing at the (smallest) bound; none without a bound."""
     bounds = [c.bound for c in plan.fairness]
-    if not bounds or bounds[0] is None or min(bounds) <= 0:
-        return []  # a bound of 0 asks for exact parity: no row count makes it coarser
-    bound = min(bounds)
+    # a bound of 0 asks for exact parity: no row count makes it coarser; a sweep's other
+    # bounds are still warned about (the finest of them)
+    positive = [b for b in bounds if b is not None and b > 0]
+    if not positive:
+        return []
+    bound = min(positive)
     where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
     frame = apply_filters(table, plan.data.filters)
     if plan.missing.strategy == "drop":

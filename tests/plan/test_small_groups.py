@@ -67,6 +67,15 @@ def test_equalized_odds_also_counts_negative_rows_and_a_sweep_uses_its_finest_bo
     assert (warnings[0].span.line, warnings[0].span.column) == (6, line.index("0.05") + 1)
 
 
+@pytest.mark.parametrize("sweep", ["[0, 0.05]", "[0.05, 0]"])
+def test_a_bound_of_zero_in_a_sweep_leaves_the_warning_of_its_finest_positive_bound(data, sweep):
+    _, alone = warnings_of(data, "equal_opportunity <= 0.05")
+    _, warnings = warnings_of(data, f"equal_opportunity <= {sweep}")
+    assert alone and [w.message for w in warnings] == [w.message for w in alone]
+    line = spec_text(data, f"equal_opportunity <= {sweep}").splitlines()[5]
+    assert (warnings[0].span.line, warnings[0].span.column) == (6, line.index("0.05") + 1)
+
+
 def test_cross_validation_trains_the_kept_model_on_every_row(data):
     # under demographic parity every row counts: few's 12 x 1.0 < 20, mid's 40 clears it
     _, warnings = warnings_of(data, "demographic_parity <= 0.05", evaluate="cv 3")
