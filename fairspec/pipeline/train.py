@@ -16,7 +16,7 @@ import pandas as pd
 
 from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
 from fairspec.data.table import apply_filters, file_sha256, read_table
-from fairspec.errors import DataError
+from fairspec.errors import DataError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
@@ -100,10 +100,21 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     return encoder, imputer, estimator, X
 
 
-def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None) -> _Fitted:
+def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
+         fold: int | None = None) -> _Fitted:
     encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
     start = time.perf_counter()
-    estimator.fit(X, y, sensitive_features=groups)
+    try:
+        estimator.fit(X, y, sensitive_features=groups)
+    except (DataError, NoUsableModelError) as exc:
+        # the estimator knows neither the spec nor which point of a sweep or which fold it fits
+        where = f" under {criterion.label()}" if criterion is not None and criterion.enforced else ""
+        where += "" if fold is None else f", cv fold {fold}"
+        hint = ""
+        if isinstance(exc, DataError) and "training rows" in str(exc) and plan.evaluation.kind != "none":
+            hint = ("; the split left the group without them on the training side (a group this small cannot "
+                    "be stratified): merge or leave out the group, or evaluate another way")
+        raise type(exc)(f"{plan.spec_filename}: error: fitting{where}: {exc}{hint}") from None
     return _Fitted(encoder, imputer, estimator, time.perf_counter() - start)
 
 
@@ -219,7 +230,7 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
             scored = np.zeros(len(y_all), dtype=bool)
             for k, (tr, te) in enumerate(splits):
                 progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
-                fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion)
+                fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion, fold=k + 1)
                 te = _scorable(plan, fold, frame, te)
                 pred[te], score[te] = fold.predict(frame.iloc[te])
                 scored[te] = True

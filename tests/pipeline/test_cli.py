@@ -210,6 +210,7 @@ def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
     spec, _, tmp = toy
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
     assert code == 3 and "no rule set" in err and not (tmp / "run").exists()
+    assert f"\n{spec}: error: fitting: no rule set" in err  # names the spec, as every error does
 
 
 def test_internal_error_exit_70_with_traceback_log(toy, capsys, monkeypatch):
@@ -338,3 +339,19 @@ def test_stratify_false_is_honoured_by_the_plan_and_the_split(toy, capsys, evalu
     assert main(["compile-and-train", str(spec), "--out", str(tmp / "a"), "-q"]) == 0
     evaluation = json.loads((tmp / "a" / "metrics.json").read_text())["evaluation"]
     assert evaluation["stratify"] is False and evaluation["stratified_by"] is None
+
+
+def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_with_the_spec_and_fold(
+        toy, capsys):
+    spec, data, tmp = toy
+    frame = pd.read_csv(data)
+    few = [frame.index[frame["y"] == 1][0]] + list(frame.index[frame["y"] == 0][:3])
+    frame.loc[few, "group"] = "c"  # one positive row: whichever fold tests it trains without it
+    frame.to_csv(data, index=False)
+    spec.write_text(spec.read_text().replace("fairness equal_opportunity", "fairness equal_opportunity <= 0.5")
+                    .replace("model baseline {{ learner tree  depth 3 }}".format(), "model tree { depth 2 }")
+                    .replace("holdout 0.3 stratify seed 5", "cv 2 seed 5"))
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
+    assert code == 1 and not (tmp / "run").exists()
+    assert f"\n{spec}: error: fitting under equal_opportunity <= 0.5, cv fold " in err
+    assert "'c' have no positive training rows" in err and "merge or leave out the group" in err

@@ -247,7 +247,8 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
         if res.status == highs.WORK_LIMIT_NO_SOLUTION:
             raise NoUsableModelError(
                 f"the leaf-relabelling MIP found no labelling within its work limit of {max_checkpoints} HiGHS "
-                f"checkpoints; raise the solver's time_limit, which sizes that limit")
+                f"checkpoints, nor proved that none exists: the bound {bound:g} may be infeasible for this tree; "
+                f"loosen it, or raise the solver's time_limit (which sizes that limit) to search longer")
         raise NoUsableModelError(
             f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
             f"it (status {res.status}); raise the solver's time_limit")
