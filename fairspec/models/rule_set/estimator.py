@@ -623,13 +623,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         scorer's tolerance is a hair wider than ``Criterion.gap``'s)."""
         scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness, problem.complexity_cost)
         rules = simplify([pool.rules[k] for k in chosen], patterns.literals, scorer)
-        if criterion is not None:
-            covered = np.zeros(len(patterns.y), dtype=bool)
-            for rule in rules:
-                covered |= patterns.coverage(rule)
-            gap = criterion.gap(patterns.y, covered.astype(int), patterns.group, sample_weight=patterns.count)
-            if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
-                return tuple(chosen)
+        covered = np.zeros(len(patterns.y), dtype=bool)
+        for rule in rules:
+            covered |= patterns.coverage(rule)
+        if _gap_if_fair(covered, patterns, criterion, scorer) is None:
+            return tuple(chosen)
         simpler = []
         for rule in rules:
             pool.add(rule, patterns.coverage(rule), "simplified")
@@ -667,13 +665,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             covered = np.zeros(len(patterns.y), dtype=bool)
             for k in ks:
                 covered |= pool.coverage[k]
-            pred = covered.astype(int)
-            loss = float(patterns.count[pred != patterns.y].sum())
-            gap = 0.0
-            if criterion is not None:
-                gap = criterion.gap(patterns.y, pred, patterns.group, sample_weight=patterns.count)
-                if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
-                    continue
+            loss = float(patterns.count[covered.astype(int) != patterns.y].sum())
+            gap = _gap_if_fair(covered, patterns, criterion, scorer)
+            if gap is None:
+                continue
             key = (loss + problem.complexity_cost * complexity, complexity, order)
             if best is None or key < best[0]:
                 best = (key, ks, source, gap)
@@ -780,6 +775,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.classes_ = np.array([0, 1])
         est.fit_log_ = dict(doc.get("fit_log", {}))
         return est
+
+
+def _gap_if_fair(covered: np.ndarray, patterns: Patterns, criterion, scorer: RuleSetScorer) -> float | None:
+    """The training gap of the rule set covering ``covered`` (0 without a criterion), or None
+    when it misses the bound: measured with ``Criterion.gap`` and, with fairness folds, on the
+    fold rows too (the scorer's rows)."""
+    if criterion is None:
+        return 0.0
+    gap = criterion.gap(patterns.y, covered.astype(int), patterns.group, sample_weight=patterns.count)
+    if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
+        return None
+    return gap
 
 
 def final_ip_exact_negatives(merged: Patterns, fairness) -> bool:
