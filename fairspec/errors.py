@@ -86,6 +86,11 @@ class DataError(FairspecError):
     """The data cannot be read or does not fit the spec or the model (names column and row)."""
 
 
+class GroupWithoutRateError(DataError):
+    """A group has no training row of the kind a bounded rate is a share of (no positive row
+    for a TPR, no negative row for an FPR), so its rate, and the bound, are undefined."""
+
+
 class ModelFileError(FairspecError):
     """A model.json that cannot be read, or was written by an incompatible version."""
 

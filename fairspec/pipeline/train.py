@@ -16,7 +16,7 @@ import pandas as pd
 
 from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
 from fairspec.data.table import apply_filters, file_sha256, read_table
-from fairspec.errors import DataError, NoUsableModelError
+from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
@@ -111,7 +111,7 @@ def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, cri
         where = f" under {criterion.label()}" if criterion is not None and criterion.enforced else ""
         where += "" if fold is None else f", cv fold {fold}"
         hint = ""
-        if isinstance(exc, DataError) and "training rows" in str(exc) and plan.evaluation.kind != "none":
+        if isinstance(exc, GroupWithoutRateError) and plan.evaluation.kind != "none":
             hint = ("; the split left the group without them on the training side (a group this small cannot "
                     "be stratified): merge or leave out the group, or evaluate another way")
         raise type(exc)(f"{plan.spec_filename}: error: fitting{where}: {exc}{hint}") from None

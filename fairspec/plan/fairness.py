@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fairspec.errors import DataError
+from fairspec.errors import GroupWithoutRateError
 
 #: rate name -> (which rows it is taken over, what is averaged over them)
 RATE_DEFINITIONS = {
@@ -110,15 +110,15 @@ class Criterion:
                 for rate in self.rates if rate in needs}
 
     def require_every_rate(self, y_true, groups) -> None:
-        """Raise ``DataError`` when some group's rate is undefined on the training rows
+        """Raise ``GroupWithoutRateError`` when some group's rate is undefined on the training rows
         (:meth:`groups_without_rate`): a bound that silently skips a group is not the bound the
         user asked for."""
         for rate, lacking in self.groups_without_rate(y_true, groups).items():
             if lacking:
                 label = "positive" if rate == "tpr" else "negative"
                 names = ", ".join(repr(str(g)) for g in lacking)
-                raise DataError(f"{self.name} compares {rate.upper()}s, but group(s) {names} have no {label} "
-                                f"training rows: the {rate.upper()} is undefined there")
+                raise GroupWithoutRateError(f"{self.name} compares {rate.upper()}s, but group(s) {names} have no "
+                                            f"{label} training rows: the {rate.upper()} is undefined there")
 
     def gap(self, y_true, y_pred, groups, sample_weight=None) -> float:
         """The criterion's gap: the largest between-group difference over its rates."""

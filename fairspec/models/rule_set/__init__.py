@@ -62,8 +62,8 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
     The master written is the exact restricted master IP (:func:`.master.build_master` with
     ``integer=True, exact=True``) over the warm-start rules on this data, with the fit's choice
     of exact negatives (:func:`.estimator.final_ip_exact_negatives`) — the final IP a fit whose
-    pool held only those rules would solve, whose solution is the classifier; the pricing problem (:func:`.pricing.build_pricing_ip`) is
-    priced with the duals of the paper's LP relaxation over the same rules.  The pricing
+    pool held only those rules would solve, whose solution is the classifier; the pricing
+    problem (:func:`.pricing.build_pricing_ip`) is priced with the duals of the paper's LP relaxation over the same rules.  The pricing
     problem goes to ``path`` with ``.pricing`` before the suffix; on large data (more than
     ``MAX_EMITTED_PRICING_ROWS`` rows of eq. 21) it is priced on a seeded subsample of the
     patterns, as the fit does.  Returns both paths.
