@@ -139,9 +139,7 @@ def cmd_compile(args, out, err) -> int:
         _, _, estimator, X, y, groups = training_matrix(plan, data, criterion)
         try:
             written = _emit_model(family, estimator, X, y, groups, Path(args.emit_model))
-        except DataError as exc:
-            if str(exc).startswith(f"{args.spec}:"):
-                raise
+        except DataError as exc:  # the estimator works on matrices: it knows no file to name
             raise DataError(f"{args.spec}: error: {exc}") from None
         for path in written:
             out.write(f"wrote {path}\n")
