@@ -10,7 +10,7 @@ import pytest
 from fairspec.errors import NoUsableModelError
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier, estimator_from_json
 from fairspec.models.tree.forest_relabel import TreeRoutes
-from fairspec.models.tree.relabel import relabel_leaves, vote_labels
+from fairspec.models.tree.relabel import _canonical_rows, relabel_leaves, vote_labels
 from fairspec.plan.fairness import make_criterion
 
 nan = np.nan
@@ -206,6 +206,41 @@ def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
     assert (stopped[0].predict(X) == y).mean() <= (optimal.predict(X) == y).mean()
     with pytest.raises(NoUsableModelError, match="work limit of 1 HiGHS checkpoints"):
         MissingAwareTreeClassifier(**params, relabel_checkpoints=1).fit(X, y, sensitive_features=g)
+
+def test_a_relabelling_stopped_by_its_work_limit_gives_the_same_model_for_any_row_order():
+    # fractional routing makes hundreds of vote patterns; numbered first-come they gave HiGHS
+    # another model, and so another path, when the same rows came in another order
+    X, y, g = _data(8, n=4000)
+    params = dict(max_depth=6, min_samples_leaf=5, missing="fractional", random_state=0, relabel_checkpoints=10,
+                  fairness=make_criterion("equal_opportunity", 0.002))
+    models = []
+    for seed in range(4):
+        order = np.random.default_rng(seed).permutation(len(y)) if seed else np.arange(len(y))
+        models.append(MissingAwareTreeClassifier(**params).fit(X[order], y[order], sensitive_features=g[order]))
+    assert all(m.fit_log_["relabel_status"] == "work_limit" for m in models)
+    assert models[0].fit_log_["relabel_vote_patterns"] > 50
+    for m in models[1:]:
+        assert m.fit_log_["relabel_bound"] == models[0].fit_log_["relabel_bound"]
+        assert m.tree_.leaf_label == models[0].tree_.leaf_label
+
+
+def test_rows_with_fractional_weights_are_put_in_an_order_fixed_by_their_content():
+    X, y, g = _data(8, n=600)
+    tree = MissingAwareTreeClassifier(max_depth=4, missing="fractional").fit(X, y).tree_
+    routes, _ = TreeRoutes.of([tree], X)
+    rows, leaves, weights = routes.concatenated()
+    rng = np.random.default_rng(0)
+    sw, base = rng.random(len(y)), np.round(rng.random(len(y)), 1)
+    canonical = _canonical_rows(rows, leaves, weights, y, g, sw, base)
+    assert sorted(canonical[5]) == sorted(sw)
+    order = rng.permutation(len(y))
+    position = np.argsort(order)  # new index of each old row
+    entries = rng.permutation(len(rows))  # the routing entries shuffled too
+    again = _canonical_rows(position[rows][entries], leaves[entries], weights[entries], y[order], g[order],
+                            sw[order], base[order])
+    for a, b in zip(canonical, again):
+        assert np.array_equal(a, b)
+
 
 def _unreached_leaf_data():
     # no training value is missing, so under trinary every split has a middle child no
