@@ -24,15 +24,33 @@ split fixes it):
 
     selection_g = q_g TPR_g + (1 − q_g) FPR_g,      accuracy_g = q_g TPR_g + (1 − q_g)(1 − FPR_g).
 
-Each posterior draw of every group's (TPR_g, FPR_g) gives every gap as the metrics define it
-(largest minus smallest rate over the groups that have it; equalized odds the larger of the
-TPR and FPR gaps), and the interval is the equal-tailed ``level`` range of those draws.  The
-draws are seeded, so the same predictions give the same interval.
+A gap is not a rate but a largest difference, ``max over groups g, h of |r_g − r_h|`` (over
+the TPR and FPR pairs together for equalized odds), and it is 0 exactly when the rates agree.
+Quantiles of the posterior draws of the gap itself would never reach 0: under a continuous
+prior two groups' rates are never equal, so the 2.5 % quantile of ``|r_a − r_b|`` is above
+0 even when the measured rates are identical, and a model with no gap at all (one that
+predicts 0 for everyone) would get an interval that excludes its true gap every time.  The
+interval is therefore built from the *signed* pairwise differences ``d_gh = r_g − r_h``,
+whose posteriors do pass through 0:
+
+1. a simultaneous region: one equal-tailed range ``[L_gh, U_gh]`` per pair, all cut at the
+   same tail depth τ, with τ the largest depth at which a share ``level`` of the draws lies
+   inside every range at once (each draw's depth is the smallest, over the pairs, of the
+   share of draws at least as far out on its side; τ is the ``1 − level`` quantile of those
+   depths).  With one pair (two groups, one rate) this is the equal-tailed ``level`` range
+   of ``d``;
+2. its image under the gap: ``gap = max |d_gh|`` lies between the largest distance from 0
+   to a range, ``max_gh dist(0, [L_gh, U_gh])``, and the largest end in absolute value,
+   ``max_gh max(|L_gh|, |U_gh|)``.  When every range contains 0 the interval starts at 0.
+
+The gap lies in the interval whenever the differences lie in the region, so the interval
+covers at least as often as the region does.  The draws are seeded, so the same predictions
+give the same interval.
 
 The interval is about which rows landed in the test set, for this model; it says nothing of
-how another training sample would have changed the model.  With many groups the range of the
-draws sits above the measured gap (a maximum over noisy rates is biased upward), which is the
-honest answer: a gap over many small groups is not known to be small.
+how another training sample would have changed the model.  With many groups the region needs
+every pair at once, so the interval widens with their number, which is the honest answer: a
+gap over many small groups is not known to be small.
 """
 from __future__ import annotations
 
@@ -47,17 +65,11 @@ LEVEL = 0.95
 DRAWS = 4000
 
 
-def _gap(rates: np.ndarray, present: np.ndarray) -> np.ndarray | None:
-    """Per draw, max − min over the groups (columns) in ``present``; None with fewer than two."""
-    if present.sum() < 2:
-        return None
-    kept = rates[:, present]
-    return kept.max(axis=1) - kept.min(axis=1)
-
-
-def gap_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) -> dict[str, np.ndarray | None]:
-    """Posterior draws of every gap of :data:`GAP_RATES` (``draws`` values each, or None
-    where fewer than two groups have the rate), following the module's derivation."""
+def difference_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) -> dict[str, np.ndarray | None]:
+    """Posterior draws of the signed differences ``r_g − r_h`` behind every gap of
+    :data:`GAP_RATES`: an array of shape ``(draws, pairs)`` per gap (every pair of groups
+    that have the rate, for each of the gap's rates), or None where a rate has fewer than two
+    groups; following the module's derivation."""
     rng = np.random.default_rng(seed)
     tpr = rng.beta(counts.true_positives + 0.5, counts.positives - counts.true_positives + 0.5,
                    size=(draws, len(counts.names)))
@@ -72,9 +84,38 @@ def gap_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) -> dict
     }
     result: dict[str, np.ndarray | None] = {}
     for gap, names in GAP_RATES.items():
-        parts = [_gap(*rates[name]) for name in names]
-        result[gap] = None if any(p is None for p in parts) else np.max(parts, axis=0)
+        parts = []
+        for name in names:
+            values, present = rates[name]
+            groups = np.flatnonzero(present)
+            if len(groups) < 2:
+                break
+            g, h = np.triu_indices(len(groups), k=1)
+            parts.append(values[:, groups[g]] - values[:, groups[h]])
+        result[gap] = np.hstack(parts) if len(parts) == len(names) else None
     return result
+
+
+def simultaneous_ranges(differences: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(L, U)`` per column of ``differences`` (draws × pairs): equal-tailed ranges cut at one
+    tail depth, chosen so that a share ``level`` of the draws lies in every range at once
+    (step 1 of the module's derivation)."""
+    n = differences.shape[0]
+    ordered = np.sort(differences, axis=0)
+    rank = np.argsort(np.argsort(differences, axis=0, kind="stable"), axis=0, kind="stable")
+    # a draw's depth in a column: how many draws lie at least as far out on its side
+    depth = np.minimum(rank + 1, n - rank).min(axis=1)
+    # the largest depth t with #(depth >= t) >= level·n: the (n − ⌈level·n⌉)-th smallest depth
+    inside = int(np.ceil(level * n - 1e-9))
+    tau = int(np.sort(depth)[n - inside]) if inside > 0 else n // 2
+    return ordered[tau - 1], ordered[n - tau]
+
+
+def gap_interval(differences: np.ndarray, level: float) -> list[float]:
+    """The interval of ``max |d|`` over the columns of ``differences`` (step 2)."""
+    low, high = simultaneous_ranges(differences, level)
+    distance = np.where(low > 0, low, np.where(high < 0, -high, 0.0))
+    return [float(distance.max()), float(np.maximum(np.abs(low), np.abs(high)).max())]
 
 
 def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL, draws: int = DRAWS) -> dict:
@@ -86,8 +127,6 @@ def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL
     y_true = np.asarray(y_true).astype(int).ravel()
     y_pred = np.asarray(y_pred).astype(int).ravel()
     counts = GroupCounts.of(y_true, y_pred, group_labels(groups))
-    tail = (1 - level) / 2
-    gaps = {}
-    for gap, values in gap_draws(counts, draws=draws, seed=seed).items():
-        gaps[gap] = None if values is None else [float(q) for q in np.quantile(values, [tail, 1 - tail])]
+    gaps = {gap: None if d is None else gap_interval(d, level)
+            for gap, d in difference_draws(counts, draws=draws, seed=seed).items()}
     return {"method": "jeffreys", "level": level, "draws": draws, "seed": seed, "gaps": gaps}
