@@ -56,7 +56,7 @@ def _sweep_document(points: list[tuple[dict, dict]]) -> dict:
         rows.append({"index": i, "bound": f["bound"], "penalty": f["penalty"], "dir": f"point-{i}",
                      "test_accuracy": (metrics_doc["test"] or {}).get("accuracy"),
                      "achieved_train": f["achieved_train"], "achieved_test": f["achieved_test"],
-                     "met_test": f["met_test"]})
+                     "met_test": f["met_test"], "interval_test": f.get("interval_test")})
     form = "bound" if first.get("bound") is not None else "penalty"
     return {"format": SWEEP_FORMAT, "format_version": FORMAT_VERSION,
             "criterion": first.get("criterion"), "form": form, "points": rows}

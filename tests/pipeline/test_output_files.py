@@ -171,6 +171,18 @@ def test_shorter_sweep_removes_the_points_beyond_it(trained, tmp_path):
     assert len(read_outputs(d)) == 2
 
 
+def test_each_point_of_sweep_json_carries_its_test_gap_interval(trained, tmp_path):
+    d = tmp_path / "run"
+    write_outputs(trained["sweep"], d)
+    points = json.loads((d / "sweep.json").read_text())["points"]
+    assert len(points) >= 2
+    for point in points:
+        fairness = json.loads((d / point["dir"] / "metrics.json").read_text())["fairness"]
+        low, high = point["interval_test"]
+        assert point["interval_test"] == fairness["interval_test"]
+        assert low <= point["achieved_test"] <= high
+
+
 # --- 3. the files of a run are replaced together ----------------------------------------------
 
 def _fail_on_call(monkeypatch, module, name, n):
