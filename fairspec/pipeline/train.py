@@ -7,7 +7,6 @@ group, so each split keeps every group's base rate.
 """
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass, field, replace
 
@@ -15,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
+from fairspec.data.split import split_rows
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
@@ -45,42 +45,6 @@ class TrainingResult:
 @dataclass
 class _Fitted(FittedPipeline):
     seconds: float
-
-
-def _split(plan: Plan, y: np.ndarray, groups: np.ndarray):
-    """``(splits, stratified_by)``: index arrays [(train, test)] for holdout, k pairs for cv,
-    [(all, empty)] for none; and what the split was stratified by.
-
-    Stratified by target and group when every target-and-group cell can be divided (a cell
-    of at least 2 rows for a hold-out, as many as folds for cv, and a test and training side
-    with room for one row of every cell); else by target alone when its two classes can be;
-    else not at all (``None``: a tiny or very unbalanced data set, where scikit-learn's
-    stratified splitters refuse to work).  ``stratify false`` (hold-out or cv) stratifies by
-    nothing."""
-    from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
-
-    ev = plan.evaluation
-    n = len(y)
-    if ev.kind == "none":
-        return [(np.arange(n), np.arange(0))], None
-    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
-    choices = [("target and group", strata), ("target", y)] if ev.stratify else []
-    if ev.kind == "cv":
-        for by, labels in choices:
-            if np.unique(labels, return_counts=True)[1].min() >= ev.folds:
-                folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
-                return list(folds.split(np.zeros(n), labels)), by
-        folds = KFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
-        return list(folds.split(np.zeros(n))), None
-    n_test = math.ceil(ev.test_size * n)
-    for by, labels in choices:
-        cells, counts = np.unique(labels, return_counts=True)
-        if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
-            train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed,
-                                           stratify=labels)
-            return [(np.sort(train), np.sort(test))], by
-    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed)
-    return [(np.sort(train), np.sort(test))], None
 
 
 def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
@@ -189,7 +153,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
         if not (y_all == cls).any():
             raise DataError(f"{plan.data.path}: error: column {plan.data.target!r} has no "
                             f"{'positive' if cls else 'negative'} rows left to learn from")
-    splits, stratified_by = _split(plan, y_all, groups_all)
+    splits, stratified_by = split_rows(plan.evaluation, y_all, groups_all)
     summary = _data_summary(plan, y_all, groups_all, splits, before_drop)
     return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by)
 

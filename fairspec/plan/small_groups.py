@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
+from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import apply_filters
 from fairspec.dsl.load import SpecDocument
 from fairspec.errors import Diagnostic
@@ -27,6 +28,8 @@ from fairspec.plan.plan import Plan
 #: which rows each rate of a criterion is a share of
 RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accuracy": ""}
 RATE_NAMES = {"tpr": "TPR", "fpr": "FPR", "selection_rate": "selection rate", "accuracy": "accuracy"}
+SPLIT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or change the split "
+              "(another `evaluate` seed, or cross-validation)")
 HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [...]`), or loosen the bound; "
         "the report's interval of each test gap shows how little a small group's rates can be measured")
 
@@ -34,6 +37,53 @@ HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [.
 def training_share(plan: Plan) -> float:
     """The share of the kept rows the final model is trained on."""
     return 1.0 - plan.evaluation.test_size if plan.evaluation.kind == "holdout" else 1.0
+
+
+def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Target and group of the rows the pipeline keeps, in its order (as ``prepare_data``)."""
+    frame = apply_filters(table, plan.data.filters)
+    if plan.missing.strategy == "drop":
+        frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
+    return target_vector(frame, plan.data.target, plan.data.positive), group_labels(frame, list(plan.data.protected))
+
+
+def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """One warning per rate of an enforced criterion that some group has in the data but not on
+    a side of the split a model is fitted on (its only positive row drawn into the test rows,
+    say): the rate is undefined there, so the fit under the criterion stops with an error
+    (``Criterion.require_every_rate``).  The split is computed as training will compute it
+    (:func:`fairspec.data.split.split_rows`), so ``fairspec check`` says so before any fit.
+    A warning, not an error: the spec is valid, and another seed or split may be all it needs."""
+    criteria = [c for c in plan.fairness if c.enforced]
+    if not criteria or plan.evaluation.kind == "none":
+        return []
+    y, groups = kept_rows(plan, table)
+    if len(y) == 0 or len(np.unique(y)) < 2:
+        return []  # training stops with its own error
+    splits, _ = split_rows(plan.evaluation, y, groups)
+    names = np.unique(groups)
+    where = doc.locations.get(("fairness.criterion",), doc.spec.fairness.span)
+    warnings = []
+    for rate in criteria[0].rates:
+        label = RATE_ROWS[rate]
+        if not label:
+            continue  # every group with rows has a selection rate and an accuracy
+        has = (y == 1) if label == "positive" else (y == 0)
+        lacking = {}  # group -> the sides it lacks the rows on
+        for side, rows in training_sides(plan.evaluation, splits):
+            present = set(np.unique(groups[rows][has[rows]]).tolist())
+            for g in names:
+                if g not in present and has[groups == g].any():
+                    lacking.setdefault(str(g), []).append(side)
+        for g, sides in lacking.items():
+            n = int(has[groups == g].sum())
+            shown = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
+            message = (f"group '{g}' has {n} {label} row{'s' if n != 1 else ''} in all and none on {shown} of the "
+                       f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so fitting "
+                       f"under {criteria[0].name} will stop with an error")
+            warnings.append(Diagnostic(message, where, SPLIT_HINT.format(column=plan.data.protected[0]),
+                                       severity="warning"))
+    return warnings
 
 
 def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
@@ -47,11 +97,8 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> 
         return []
     bound = min(positive)
     where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
-    frame = apply_filters(table, plan.data.filters)
-    if plan.missing.strategy == "drop":
-        frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
-    y = target_vector(frame, plan.data.target, plan.data.positive)
-    names, index = np.unique(group_labels(frame, list(plan.data.protected)), return_inverse=True)
+    y, groups = kept_rows(plan, table)
+    names, index = np.unique(groups, return_inverse=True)
     counts = {"positive": np.bincount(index, weights=y == 1, minlength=len(names)),
               "negative": np.bincount(index, weights=y == 0, minlength=len(names)),
               "": np.bincount(index, minlength=len(names))}
@@ -68,7 +115,8 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> 
         what = RATE_NAMES[rate]
         if len(small) == 1:
             n, g = small[0]
-            whom, its, counted = f"group '{g}'", "its", f"it has {n} {kind} in all"
+            one = kind.removesuffix("s") if n == 1 else kind
+            whom, its, counted = f"group '{g}'", "its", f"it has {n} {one} in all"
         else:
             whom, its = f"{len(small)} groups", "such a group's"
             counted = f"{kind} in all: " + ", ".join(f"'{g}' {n}" for n, g in small)

@@ -1,5 +1,6 @@
 """The command line contract: outputs, exit codes, errors with locations, atomic writes."""
 import json
+import re
 import tempfile
 from pathlib import Path
 
@@ -351,7 +352,18 @@ def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_w
     spec.write_text(spec.read_text().replace("fairness equal_opportunity", "fairness equal_opportunity <= 0.5")
                     .replace("model baseline {{ learner tree  depth 3 }}".format(), "model tree { depth 2 }")
                     .replace("holdout 0.3 stratify seed 5", "cv 2 seed 5"))
+    # `fairspec check` computes the split training will use, and says so before any fit
+    code, out, warned = run(["check", str(spec)], capsys)
+    assert code == 0 and "ok" in out
+    assert re.search(rf"{re.escape(str(spec))}:\d+:\d+: warning: group 'c' has 1 positive row in all and none on "
+                     r"cv fold \d of the split \(seed 5\): its TPR is undefined there", warned), warned
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 1 and not (tmp / "run").exists()
+    assert "warning: group 'c' has 1 positive row" in err
     assert f"\n{spec}: error: fitting under equal_opportunity <= 0.5, cv fold " in err
     assert "'c' have no positive training rows" in err and "merge or leave out the group" in err
+    # a split that keeps it on every training side draws no warning
+    frame.loc[[frame.index[frame["y"] == 1][1]], "group"] = "c"
+    frame.to_csv(data, index=False)
+    code, _, quiet = run(["check", str(spec)], capsys)
+    assert code == 0 and "group 'c'" not in quiet

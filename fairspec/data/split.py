@@ -1,0 +1,59 @@
+"""Which rows train and which test: the hold-out or cross-validation split of the kept rows.
+
+Here, below the plan, so that the checks made before training (:mod:`fairspec.plan.small_groups`)
+see the very rows the pipeline will train on.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
+    """``(splits, stratified_by)``: index arrays [(train, test)] for holdout, k pairs for cv,
+    [(all, empty)] for none; and what the split was stratified by.
+
+    ``evaluation`` has the plan's ``kind``, ``test_size``, ``folds``, ``stratify`` and ``seed``.
+    Stratified by target and group when every target-and-group cell can be divided (a cell
+    of at least 2 rows for a hold-out, as many as folds for cv, and a test and training side
+    with room for one row of every cell); else by target alone when its two classes can be;
+    else not at all (``None``: a tiny or very unbalanced data set, where scikit-learn's
+    stratified splitters refuse to work).  ``stratify false`` (hold-out or cv) stratifies by
+    nothing."""
+    from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+
+    ev = evaluation
+    n = len(y)
+    if ev.kind == "none":
+        return [(np.arange(n), np.arange(0))], None
+    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    choices = [("target and group", strata), ("target", y)] if ev.stratify else []
+    if ev.kind == "cv":
+        for by, labels in choices:
+            if np.unique(labels, return_counts=True)[1].min() >= ev.folds:
+                folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
+                return list(folds.split(np.zeros(n), labels)), by
+        folds = KFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
+        return list(folds.split(np.zeros(n))), None
+    n_test = math.ceil(ev.test_size * n)
+    for by, labels in choices:
+        cells, counts = np.unique(labels, return_counts=True)
+        if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
+            train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed,
+                                           stratify=labels)
+            return [(np.sort(train), np.sort(test))], by
+    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed)
+    return [(np.sort(train), np.sort(test))], None
+
+
+def training_sides(evaluation, splits) -> list[tuple[str, np.ndarray]]:
+    """``(name, rows)`` of every set of rows a model is fitted on: the hold-out's training
+    side; each cv fold's, then every row (the kept model); every row without evaluation."""
+    if evaluation.kind == "cv":
+        n = len(splits[0][0]) + len(splits[0][1])
+        return [(f"cv fold {k}", train) for k, (train, _) in enumerate(splits, start=1)] + \
+            [("the final model on all rows", np.arange(n))]
+    if evaluation.kind == "holdout":
+        return [("the hold-out's training side", splits[0][0])]
+    return [("all rows", splits[0][0])]
