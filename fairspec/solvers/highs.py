@@ -271,6 +271,11 @@ class HighsSession:
             if self._ctrl_c:
                 event.interrupt()
                 return
+            if self._reached_work_limit():
+                # HiGHS asks again on its way out of an interrupted search: those calls are no
+                # work, and counting them reported 32 checkpoints at a limit of 30
+                event.interrupt()
+                return
             self._checkpoints += 1
             if self._reached_work_limit():
                 self._clock_passed = event.data_out.running_time >= self._run_time_limit

@@ -115,6 +115,15 @@ def test_work_limit_keeps_the_incumbent_and_stops_at_the_same_point_every_run():
     assert runs[0] == runs[1] == runs[2]
 
 
+def test_a_work_limit_reached_in_the_tree_search_reports_exactly_its_checkpoints():
+    # HiGHS asks the callback again on its way out of an interrupted tree search; those calls
+    # were counted (63 reported at a limit of 60)
+    m, _ = multi_knapsack(n=40, rows=6)
+    res = highs.solve(m, time_limit=60, mip_gap=0.0, max_checkpoints=60)
+    assert res.status == highs.WORK_LIMIT and res.details["nodes"] > 0
+    assert res.details["checkpoints"] == 60
+
+
 def _lp_instance(n=300, seed=0):
     import highspy
 
