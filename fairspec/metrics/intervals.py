@@ -101,8 +101,10 @@ def simultaneous_ranges(differences: np.ndarray, level: float) -> tuple[np.ndarr
     tail depth, chosen so that a share ``level`` of the draws lies in every range at once
     (step 1 of the module's derivation)."""
     n = differences.shape[0]
-    ordered = np.sort(differences, axis=0)
-    rank = np.argsort(np.argsort(differences, axis=0, kind="stable"), axis=0, kind="stable")
+    order = np.argsort(differences, axis=0, kind="stable")
+    ordered = np.take_along_axis(differences, order, axis=0)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.arange(n)[:, None], axis=0)
     # a draw's depth in a column: how many draws lie at least as far out on its side
     depth = np.minimum(rank + 1, n - rank).min(axis=1)
     # the largest depth t with #(depth >= t) >= level·n: the (n − ⌈level·n⌉)-th smallest depth
