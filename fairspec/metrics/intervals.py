@@ -17,39 +17,57 @@ are
 (the Jeffreys interval for one proportion; Brown, Cai and DasGupta, "Interval estimation
 for a binomial proportion", Statistical Science 16(2), 2001, recommend it for its coverage
 close to nominal even for small n, where the Wald and bootstrap intervals collapse: a group
-with 1 positive predicted 0 has bootstrap TPR 0 in every resample).  The other rates are
-functions of these two and of the group's share of positives q_g = n⁺ / (n⁺ + n⁻), held at
-its observed value (the holdout and the folds are stratified by target and group, so the
-split fixes it):
-
-    selection_g = q_g TPR_g + (1 − q_g) FPR_g,      accuracy_g = q_g TPR_g + (1 − q_g)(1 − FPR_g).
+with 1 positive predicted 0 has bootstrap TPR 0 in every resample).  The selection rate and
+the accuracy get the same kind of posterior, of the group's S predicted positives and C
+correct predictions among its n rows: Beta(S + ½, n − S + ½) and Beta(C + ½, n − C + ½).
+(Until 2026-11-24 they were built as q_g TPR_g + (1 − q_g) FPR_g and its accuracy analogue,
+with the share of positives q_g held fixed; a sum of two such posteriors has so little mass
+near 0 that a small group with one predicted positive among ten rows ruled out a selection
+rate of 0.02, and the interval of a gap truly 0 covered it 82 times in 100.)
 
 A gap is not a rate but a largest difference, ``max over groups g, h of |r_g − r_h|`` (over
 the TPR and FPR pairs together for equalized odds), and it is 0 exactly when the rates agree.
 Quantiles of the posterior draws of the gap itself would never reach 0: under a continuous
 prior two groups' rates are never equal, so the 2.5 % quantile of ``|r_a − r_b|`` is above
 0 even when the measured rates are identical, and a model with no gap at all (one that
-predicts 0 for everyone) would get an interval that excludes its true gap every time.  The
-interval is therefore built from the *signed* pairwise differences ``d_gh = r_g − r_h``,
-whose posteriors do pass through 0:
+predicts 0 for everyone) would get an interval that excludes its true gap every time.  So
+the interval is the image, under the gap, of a region that holds the rates (or their
+differences) all at once with probability ``level``, and it takes one of two forms:
+
+*Few pairs* (at most :data:`MAX_PAIRS`: two or three groups, or two under equalized odds):
+the signed differences ``d_gh = r_g − r_h`` of the draws, whose posteriors do pass through 0.
 
 1. a simultaneous region: one equal-tailed range ``[L_gh, U_gh]`` per pair, all cut at the
    same tail depth τ, with τ the largest depth at which a share ``level`` of the draws lies
    inside every range at once (each draw's depth is the smallest, over the pairs, of the
    share of draws at least as far out on its side; τ is the ``1 − level`` quantile of those
-   depths).  With one pair (two groups, one rate) this is the equal-tailed ``level`` range
-   of ``d``;
+   depths).  With one pair this is the equal-tailed ``level`` range of ``d``.  Each range is
+   then widened, if need be, to hold the measured difference: the analogue of Brown, Cai and
+   DasGupta's boundary rule for the Jeffreys interval (lower end 0 when no row is a success,
+   upper end 1 when all are), without which a group with no predicted positive, whose
+   posterior has little mass near 0, can push the range off 0 when the rates agree exactly;
 2. its image under the gap: ``gap = max |d_gh|`` lies between the largest distance from 0
    to a range, ``max_gh dist(0, [L_gh, U_gh])``, and the largest end in absolute value,
    ``max_gh max(|L_gh|, |U_gh|)``.  When every range contains 0 the interval starts at 0.
 
-The gap lies in the interval whenever the differences lie in the region, so the interval
-covers at least as often as the region does.  The draws are seeded, so the same predictions
-give the same interval.
+*More pairs*: a simultaneous region over hundreds of pairs needs tail depths far finer than
+any affordable number of draws resolves (with 4000 draws, τ reaches a single draw by 12
+groups under equalized odds, and the region then covers far less than ``level``), and the
+pairs grow with the square of the groups.  So each group's rate gets its own Jeffreys
+interval, computed exactly (Beta quantiles, with the boundary rule above) at level
+``level^(1/m)`` for the gap's ``m`` group-and-rate intervals: the groups are independent,
+so all ``m`` hold at once with probability ``level`` (for equalized odds a group's TPR and
+FPR are independent too).  A rate's range of groups then lies in
+``[max(0, max_g l_g − min_h u_h), max_g u_g − min_h l_h]``, and the gap (the larger of its
+rates' ranges) between the largest low end and the largest high end.
+
+Either way the gap lies in the interval whenever the rates lie in the region, so the interval
+covers at least as often as the region does, and it always holds the measured gap.  The
+draws are seeded, so the same predictions give the same interval.
 
 The interval is about which rows landed in the test set, for this model; it says nothing of
 how another training sample would have changed the model.  With many groups the region needs
-every pair at once, so the interval widens with their number, which is the honest answer: a
+every group at once, so the interval widens with their number, which is the honest answer: a
 gap over many small groups is not known to be small.
 """
 from __future__ import annotations
@@ -63,6 +81,37 @@ LEVEL = 0.95
 #: posterior draws; the ends of a 95% interval then move between seeds by a standard deviation
 #: of 0.0007 (lower) and 0.0017 (upper) on the compas example's test rows (30 seeds)
 DRAWS = 4000
+#: the most signed differences the draws bound together: at 4000 draws and a level of 0.95,
+#: three pairs leave each range's tails some 40 draws deep (a Bonferroni bound); past it the
+#: per-group form (module docstring) takes over
+MAX_PAIRS = 3
+
+
+def _measured(counts: GroupCounts) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Each rate's measured value per group (0 where undefined) and which groups have it."""
+    def share(k, n):
+        return np.divide(k, n, out=np.zeros(len(n)), where=n > 0)
+    return {"tpr": (share(counts.true_positives, counts.positives), counts.positives > 0),
+            "fpr": (share(counts.false_positives, counts.negatives), counts.negatives > 0),
+            "selection_rate": (share(counts.selected, counts.rows), counts.rows > 0),
+            "accuracy": (share(counts.correct, counts.rows), counts.rows > 0)}
+
+
+def _pairs(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    groups = np.flatnonzero(present)
+    g, h = np.triu_indices(len(groups), k=1)
+    return groups[g], groups[h]
+
+
+def n_pairs(counts: GroupCounts, gap: str) -> int | None:
+    """How many signed differences the gap compares (None: fewer than two groups have a rate)."""
+    total = 0
+    for name in GAP_RATES[gap]:
+        k = int(_measured(counts)[name][1].sum())
+        if k < 2:
+            return None
+        total += k * (k - 1) // 2
+    return total
 
 
 def difference_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) -> dict[str, np.ndarray | None]:
@@ -75,25 +124,31 @@ def difference_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) 
                    size=(draws, len(counts.names)))
     fpr = rng.beta(counts.false_positives + 0.5, counts.negatives - counts.false_positives + 0.5,
                    size=(draws, len(counts.names)))
-    share = counts.positives / np.maximum(counts.rows, 1)
-    rates = {
-        "tpr": (tpr, counts.positives > 0),
-        "fpr": (fpr, counts.negatives > 0),
-        "selection_rate": (share * tpr + (1 - share) * fpr, counts.rows > 0),
-        "accuracy": (share * tpr + (1 - share) * (1 - fpr), counts.rows > 0),
-    }
+    selection = rng.beta(counts.selected + 0.5, counts.rows - counts.selected + 0.5, size=(draws, len(counts.names)))
+    accuracy = rng.beta(counts.correct + 0.5, counts.rows - counts.correct + 0.5, size=(draws, len(counts.names)))
+    values = {"tpr": tpr, "fpr": fpr, "selection_rate": selection, "accuracy": accuracy}
+    measured = _measured(counts)
     result: dict[str, np.ndarray | None] = {}
     for gap, names in GAP_RATES.items():
         parts = []
         for name in names:
-            values, present = rates[name]
-            groups = np.flatnonzero(present)
-            if len(groups) < 2:
+            g, h = _pairs(measured[name][1])
+            if len(g) == 0:
                 break
-            g, h = np.triu_indices(len(groups), k=1)
-            parts.append(values[:, groups[g]] - values[:, groups[h]])
+            parts.append(values[name][:, g] - values[name][:, h])
         result[gap] = np.hstack(parts) if len(parts) == len(names) else None
     return result
+
+
+def measured_differences(counts: GroupCounts, gap: str) -> np.ndarray:
+    """The measured ``r_g − r_h``, in the column order of :func:`difference_draws`."""
+    measured = _measured(counts)
+    parts = []
+    for name in GAP_RATES[gap]:
+        value, present = measured[name]
+        g, h = _pairs(present)
+        parts.append(value[g] - value[h])
+    return np.concatenate(parts)
 
 
 def simultaneous_ranges(differences: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
@@ -109,15 +164,47 @@ def simultaneous_ranges(differences: np.ndarray, level: float) -> tuple[np.ndarr
     depth = np.minimum(rank + 1, n - rank).min(axis=1)
     # the largest depth t with #(depth >= t) >= level·n: the (n − ⌈level·n⌉)-th smallest depth
     inside = int(np.ceil(level * n - 1e-9))
-    tau = int(np.sort(depth)[n - inside]) if inside > 0 else n // 2
+    tau = int(np.sort(depth)[n - inside]) if inside > 0 else max(n // 2, 1)
     return ordered[tau - 1], ordered[n - tau]
 
 
-def gap_interval(differences: np.ndarray, level: float) -> list[float]:
-    """The interval of ``max |d|`` over the columns of ``differences`` (step 2)."""
+def gap_interval(differences: np.ndarray, level: float, measured: np.ndarray | None = None) -> list[float]:
+    """The interval of ``max |d|`` over the columns of ``differences`` (step 2), each column's
+    range first widened to hold its ``measured`` difference (step 1's boundary rule)."""
     low, high = simultaneous_ranges(differences, level)
+    if measured is not None:
+        low, high = np.minimum(low, measured), np.maximum(high, measured)
     distance = np.where(low > 0, low, np.where(high < 0, -high, 0.0))
     return [float(distance.max()), float(np.maximum(np.abs(low), np.abs(high)).max())]
+
+
+def jeffreys_interval(successes: np.ndarray, trials: np.ndarray, level: float) -> tuple[np.ndarray, np.ndarray]:
+    """Equal-tailed Jeffreys intervals of ``successes`` out of ``trials`` (every trials > 0),
+    with Brown, Cai and DasGupta's boundary rule: 0 below when none succeed, 1 above when all do."""
+    from scipy.stats import beta
+
+    a, b = successes + 0.5, trials - successes + 0.5
+    tail = (1 - level) / 2
+    low = np.where(successes == 0, 0.0, beta.ppf(tail, a, b))
+    high = np.where(successes == trials, 1.0, beta.ppf(1 - tail, a, b))
+    return low, high
+
+
+def box_gap_interval(counts: GroupCounts, gap: str, level: float) -> list[float]:
+    """The many-pairs form: every group's rate in an exact Jeffreys interval, all at once with
+    probability ``level``, and the range of rates those intervals allow."""
+    successes = {"tpr": (counts.true_positives, counts.positives), "fpr": (counts.false_positives, counts.negatives),
+                 "selection_rate": (counts.selected, counts.rows), "accuracy": (counts.correct, counts.rows)}
+    names = GAP_RATES[gap]
+    kept = {name: successes[name][1] > 0 for name in names}
+    m = sum(int(k.sum()) for k in kept.values())
+    lows, highs = [], []
+    for name in names:
+        k, n = (np.asarray(v, dtype=float)[kept[name]] for v in successes[name])
+        low, high = jeffreys_interval(k, n, level ** (1.0 / m))
+        lows.append(max(0.0, float(low.max() - high.min())))
+        highs.append(float(high.max() - low.min()))
+    return [max(lows), max(highs)]
 
 
 def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL, draws: int = DRAWS) -> dict:
@@ -129,6 +216,15 @@ def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL
     y_true = np.asarray(y_true).astype(int).ravel()
     y_pred = np.asarray(y_pred).astype(int).ravel()
     counts = GroupCounts.of(y_true, y_pred, group_labels(groups))
-    gaps = {gap: None if d is None else gap_interval(d, level)
-            for gap, d in difference_draws(counts, draws=draws, seed=seed).items()}
+    sizes = {gap: n_pairs(counts, gap) for gap in GAP_RATES}
+    draws_of = difference_draws(counts, draws=draws, seed=seed) if any(
+        p is not None and p <= MAX_PAIRS for p in sizes.values()) else {}
+    gaps = {}
+    for gap, pairs in sizes.items():
+        if pairs is None:
+            gaps[gap] = None
+        elif pairs <= MAX_PAIRS:
+            gaps[gap] = gap_interval(draws_of[gap], level, measured_differences(counts, gap))
+        else:
+            gaps[gap] = box_gap_interval(counts, gap, level)
     return {"method": "jeffreys", "level": level, "draws": draws, "seed": seed, "gaps": gaps}

@@ -29,7 +29,11 @@ from fairspec.plan.plan import Plan
 RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accuracy": ""}
 RATE_NAMES = {"tpr": "TPR", "fpr": "FPR", "selection_rate": "selection rate", "accuracy": "accuracy"}
 SPLIT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or change the split "
-              "(another `evaluate` seed, or cross-validation)")
+              "(another `evaluate` seed, or fewer cv folds)")
+ONE_ROW_CV_HINT = ("with one {label} row, every cv split trains one fold without it: merge or leave out the "
+                   "group (`data \"...\" where {column} in [...]`), or evaluate on a hold-out")
+ONE_ROW_HOLDOUT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or pick an "
+                        "`evaluate` seed whose hold-out keeps its one {label} row on the training side")
 HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [...]`), or loosen the bound; "
         "the report's interval of each test gap shows how little a small group's rates can be measured")
 
@@ -72,8 +76,10 @@ def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[D
         lacking = {}  # group -> the sides it lacks the rows on
         for side, rows in training_sides(plan.evaluation, splits):
             present = set(np.unique(groups[rows][has[rows]]).tolist())
+            # a group with no row at all on that side is not compared there (no error)
+            on_side = set(np.unique(groups[rows]).tolist())
             for g in names:
-                if g not in present and has[groups == g].any():
+                if g not in present and g in on_side and has[groups == g].any():
                     lacking.setdefault(str(g), []).append(side)
         for g, sides in lacking.items():
             n = int(has[groups == g].sum())
@@ -81,7 +87,13 @@ def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[D
             message = (f"group '{g}' has {n} {label} row{'s' if n != 1 else ''} in all and none on {shown} of the "
                        f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so fitting "
                        f"under {criteria[0].name} will stop with an error")
-            warnings.append(Diagnostic(message, where, SPLIT_HINT.format(column=plan.data.protected[0]),
+            if n > 1:
+                hint = SPLIT_HINT
+            elif plan.evaluation.kind == "cv":
+                hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
+            else:
+                hint = ONE_ROW_HOLDOUT_HINT
+            warnings.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], label=label),
                                        severity="warning"))
     return warnings
 

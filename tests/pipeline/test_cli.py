@@ -360,10 +360,19 @@ def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_w
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 1 and not (tmp / "run").exists()
     assert "warning: group 'c' has 1 positive row" in err
+    assert "every cv split trains one fold without it" in err  # cv cannot help a single row
     assert f"\n{spec}: error: fitting under equal_opportunity <= 0.5, cv fold " in err
     assert "'c' have no positive training rows" in err and "merge or leave out the group" in err
+    # nor does a group with no row at all on a training side: it is not compared there, no error
+    tiny = frame.copy()
+    tiny["group"] = tiny["group"].where(tiny["group"] != "c", "a")
+    tiny.loc[[tiny.index[tiny["y"] == 1][0]], "group"] = "c"  # one row, positive, tested by one fold
+    tiny.to_csv(data, index=False)
+    code, _, quiet = run(["check", str(spec)], capsys)
+    assert code == 0 and "none on" not in quiet
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "tiny"), "-q"]) == 0
     # a split that keeps it on every training side draws no warning
     frame.loc[[frame.index[frame["y"] == 1][1]], "group"] = "c"
     frame.to_csv(data, index=False)
     code, _, quiet = run(["check", str(spec)], capsys)
-    assert code == 0 and "group 'c'" not in quiet
+    assert code == 0 and "none on" not in quiet
