@@ -87,14 +87,16 @@ DRAWS = 4000
 MAX_PAIRS = 3
 
 
+def _successes(counts: GroupCounts) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per rate, each group's successes and the rows the rate counts them among."""
+    return {"tpr": (counts.true_positives, counts.positives), "fpr": (counts.false_positives, counts.negatives),
+            "selection_rate": (counts.selected, counts.rows), "accuracy": (counts.correct, counts.rows)}
+
+
 def _measured(counts: GroupCounts) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Each rate's measured value per group (0 where undefined) and which groups have it."""
-    def share(k, n):
-        return np.divide(k, n, out=np.zeros(len(n)), where=n > 0)
-    return {"tpr": (share(counts.true_positives, counts.positives), counts.positives > 0),
-            "fpr": (share(counts.false_positives, counts.negatives), counts.negatives > 0),
-            "selection_rate": (share(counts.selected, counts.rows), counts.rows > 0),
-            "accuracy": (share(counts.correct, counts.rows), counts.rows > 0)}
+    return {name: (np.divide(k, n, out=np.zeros(len(n)), where=n > 0), n > 0)
+            for name, (k, n) in _successes(counts).items()}
 
 
 def _pairs(present: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -120,13 +122,8 @@ def difference_draws(counts: GroupCounts, *, draws: int = DRAWS, seed: int = 0) 
     that have the rate, for each of the gap's rates), or None where a rate has fewer than two
     groups; following the module's derivation."""
     rng = np.random.default_rng(seed)
-    tpr = rng.beta(counts.true_positives + 0.5, counts.positives - counts.true_positives + 0.5,
-                   size=(draws, len(counts.names)))
-    fpr = rng.beta(counts.false_positives + 0.5, counts.negatives - counts.false_positives + 0.5,
-                   size=(draws, len(counts.names)))
-    selection = rng.beta(counts.selected + 0.5, counts.rows - counts.selected + 0.5, size=(draws, len(counts.names)))
-    accuracy = rng.beta(counts.correct + 0.5, counts.rows - counts.correct + 0.5, size=(draws, len(counts.names)))
-    values = {"tpr": tpr, "fpr": fpr, "selection_rate": selection, "accuracy": accuracy}
+    values = {name: rng.beta(k + 0.5, n - k + 0.5, size=(draws, len(counts.names)))
+              for name, (k, n) in _successes(counts).items()}
     measured = _measured(counts)
     result: dict[str, np.ndarray | None] = {}
     for gap, names in GAP_RATES.items():
@@ -193,8 +190,7 @@ def jeffreys_interval(successes: np.ndarray, trials: np.ndarray, level: float) -
 def box_gap_interval(counts: GroupCounts, gap: str, level: float) -> list[float]:
     """The many-pairs form: every group's rate in an exact Jeffreys interval, all at once with
     probability ``level``, and the range of rates those intervals allow."""
-    successes = {"tpr": (counts.true_positives, counts.positives), "fpr": (counts.false_positives, counts.negatives),
-                 "selection_rate": (counts.selected, counts.rows), "accuracy": (counts.correct, counts.rows)}
+    successes = _successes(counts)
     names = GAP_RATES[gap]
     kept = {name: successes[name][1] > 0 for name in names}
     m = sum(int(k.sum()) for k in kept.values())

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
-from fairspec.data.split import split_rows
+from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
@@ -161,7 +161,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
 def kept_model_rows(plan: Plan, splits) -> np.ndarray:
     """The rows the model that is kept trains on: the hold-out's training side, or every row
     (cv refits on all rows after the folds; none has no test side)."""
-    return np.arange(len(splits[0][0]) + len(splits[0][1])) if plan.evaluation.kind == "cv" else splits[0][0]
+    return training_sides(plan.evaluation, splits)[-1][1]
 
 
 def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None = None):
