@@ -51,7 +51,16 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return target_vector(frame, plan.data.target, plan.data.positive), group_labels(frame, list(plan.data.protected))
 
 
-def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+def group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """The warnings of :func:`small_group_warnings` and :func:`split_warnings`, from the kept
+    rows read once; none (and no pass over the data) without an enforced criterion."""
+    if not any(c.enforced for c in plan.fairness):
+        return []
+    y, groups = kept_rows(plan, table)
+    return small_group_warnings(doc, plan, y, groups) + split_warnings(doc, plan, y, groups)
+
+
+def split_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
     """One warning per rate of an enforced criterion that some group has in the data but not on
     a side of the split a model is fitted on (its only positive row drawn into the test rows,
     say): the rate is undefined there, so the fit under the criterion stops with an error
@@ -61,7 +70,6 @@ def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[D
     criteria = [c for c in plan.fairness if c.enforced]
     if not criteria or plan.evaluation.kind == "none":
         return []
-    y, groups = kept_rows(plan, table)
     if len(y) == 0 or len(np.unique(y)) < 2:
         return []  # training stops with its own error
     splits, _ = split_rows(plan.evaluation, y, groups)
@@ -98,7 +106,7 @@ def split_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[D
     return warnings
 
 
-def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
     """One warning per rate of the criterion whose bound is finer than one training row of
     some group, pointing at the (smallest) bound; none without a bound."""
     bounds = [c.bound for c in plan.fairness]
@@ -109,7 +117,6 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> 
         return []
     bound = min(positive)
     where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
-    y, groups = kept_rows(plan, table)
     names, index = np.unique(groups, return_inverse=True)
     counts = {"positive": np.bincount(index, weights=y == 1, minlength=len(names)),
               "negative": np.bincount(index, weights=y == 0, minlength=len(names)),
