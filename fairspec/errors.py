@@ -82,8 +82,11 @@ class SpecSemanticError(SpecError):
     """The spec parses but does not make sense against the language or the data."""
 
 
-class DataError(FairspecError):
-    """The data cannot be read or does not fit the spec or the model (names column and row)."""
+class DataError(FairspecError, ValueError):
+    """The data cannot be read or does not fit the spec or the model (names column and row).
+
+    Also a ``ValueError``: what scikit-learn raises for bad input, and what code written
+    around scikit-learn estimators catches."""
 
 
 class GroupWithoutRateError(DataError):

@@ -18,6 +18,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError
+from fairspec.models.inputs import binary_labels, feature_matrix, seed_of
 from fairspec.models.model_file import check_tree_links, is_integer, number, show
 
 
@@ -34,7 +35,8 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         Inverse regularisation strength of the logistic learner.
     categorical_features : sequence of int
         Columns of ``X`` that hold category codes (one-hot encoded before learning).
-    random_state : int
+    random_state : int, None (the seed 0) or a numpy ``RandomState`` (one draw); the tree
+        learner's tie-breaking
     """
 
     def __init__(self, learner="tree", depth=5, min_samples_leaf=1, C=1.0, categorical_features=(),
@@ -58,19 +60,21 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
                 cols.append((X[:, j] == entry["code"]).astype(float))
         return np.column_stack(cols) if cols else np.empty((len(X), 0))
 
+    @staticmethod
+    def _complete(X: np.ndarray) -> np.ndarray:
+        """``X`` when it has no missing value: neither learner has a rule for one, at fit or at
+        predict (logistic regression would score NaN, the tree would send it right)."""
+        if np.isnan(X).any():
+            row, col = np.argwhere(np.isnan(X))[0]
+            raise DataError(f"the baseline family needs complete data (row {row}, feature {col} is missing): "
+                            "declare `missing impute(...)` or `missing drop`")
+        return X
+
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y).ravel()
-        if X.ndim != 2 or X.shape[0] != y.shape[0]:
-            raise DataError(f"X has shape {X.shape} but y has {y.shape[0]} rows")
-        # the classes are 0 and 1 (1 = the positive class) as in every family; casting other
-        # labels to int would silently fold them into these two
-        if not np.isin(y, (0, 1)).all():
-            raise DataError("y must hold 0 and 1 only (1 = the positive class)")
-        y = y.astype(int)
-        if np.isnan(X).any():
-            raise DataError("the baseline family needs complete data: declare `missing impute(...)` or `missing drop`")
+        X = self._complete(feature_matrix(X))
+        y = binary_labels(y, X.shape[0])
+        self.seed_ = seed_of(self.random_state)
         categorical = set(int(j) for j in self.categorical_features)
         self.layout_ = []
         for j in range(X.shape[1]):
@@ -84,7 +88,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             from sklearn.tree import DecisionTreeClassifier
 
             model = DecisionTreeClassifier(max_depth=self.depth, min_samples_leaf=self.min_samples_leaf,
-                                           random_state=self.random_state).fit(Z, y)
+                                           random_state=self.seed_).fit(Z, y)
             t = model.tree_
             proba = t.value[:, 0, :] / t.value[:, 0, :].sum(axis=1, keepdims=True)
             positive = list(model.classes_).index(1) if 1 in model.classes_ else None
@@ -116,9 +120,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "layout_")
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise DataError(f"X has shape {X.shape}; the model was fitted on {self.n_features_in_} features")
+        X = self._complete(feature_matrix(X, self.n_features_in_))
         Z = self._expand(X)
         if self.learner == "tree":
             t = self.tree_
@@ -145,19 +147,20 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         doc = {"kind": "baseline", "params": self.get_params(), "layout": self.layout_,
                "n_features_in": self.n_features_in_}
         doc["params"]["categorical_features"] = [int(j) for j in self.categorical_features]
+        doc["params"]["random_state"] = getattr(self, "seed_", self.random_state)  # a RandomState is no JSON
         if self.learner == "tree":
             doc["tree"] = self.tree_
         else:
             doc["linear"] = self.linear_
         return doc
 
-    def describe(self, feature_names, categories) -> list[str]:
+    def describe(self, feature_names=None, categories=None) -> list[str]:
         def column_name(k):
             e = self.layout_[k]
-            name = feature_names[e["column"]]
+            name = feature_names[e["column"]] if feature_names is not None else f"x{e['column']}"
             if e["code"] is None:
                 return name
-            cats = categories.get(e["column"])
+            cats = (categories or {}).get(e["column"])
             value = cats[int(e["code"])] if cats else e["code"]
             return f"{name} == {value}"
 

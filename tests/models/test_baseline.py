@@ -83,5 +83,5 @@ def test_labels_other_than_0_and_1_unfitted_use_and_a_wrong_width_are_refused():
     with pytest.raises(NotFittedError):
         BaselineClassifier().predict(X)
     model = BaselineClassifier(categorical_features=(1,)).fit(X, y)
-    with pytest.raises(DataError, match="fitted on 3 features"):
+    with pytest.raises(DataError, match="X has 5 features; the model was fitted on 3"):
         model.predict(np.column_stack([X, X[:, :2]]))

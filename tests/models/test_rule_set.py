@@ -526,6 +526,7 @@ def test_final_ip_is_not_started_when_no_time_is_left(monkeypatch):
     merged = patterns.merged_by(pool.matrix(ks))
     problem = MasterProblem(merged, fairness_rows(merged, None), 5)
     est = FairRuleSetClassifier(max_complexity=5, ip_checkpoints=10000)
+    est.seed_ = 0  # what fit's _prepare sets before any stage runs
     late = est._final_ip(problem, pool, ks, (), time.perf_counter() - 1.0, exact_negatives=True)
     assert late["status"] == TIME_LIMIT_NO_SOLUTION and late["rules"] is None and stopped_by_clock(late["status"])
     assert late["build_seconds"] == 0.0  # past the deadline, not even built

@@ -86,7 +86,7 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
                           exact_negatives=final_ip_exact_negatives(merged, problem.fairness))
     path = Path(path)
     write_model(master, str(path))
-    lp = MasterLP(problem, pool, HighsSession(time_limit=30.0, threads=est.threads, seed=int(est.random_state)))
+    lp = MasterLP(problem, pool, HighsSession(time_limit=30.0, threads=est.threads, seed=est.seed_))
     _, _, _, weights, penalty = lp.solve(30.0)
     if weights is None:  # pragma: no cover - the LP with ζ is always feasible
         weights, penalty = np.where(patterns.y == 1, -patterns.count, patterns.count), 0.0
@@ -94,7 +94,7 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
     rows = int((~literals[weights < 0]).sum())
     if rows > MAX_EMITTED_PRICING_ROWS:
         # as the fit prices large data on a row subsample, so does the emitted problem
-        keep = np.random.default_rng(int(est.random_state)).random(len(weights)) < MAX_EMITTED_PRICING_ROWS / rows
+        keep = np.random.default_rng(est.seed_).random(len(weights)) < MAX_EMITTED_PRICING_ROWS / rows
         literals, weights = literals[keep], weights[keep]
     pricing = build_pricing_ip(literals, weights, penalty, max_conditions=est.max_conditions)
     out = pricing_path(path)

@@ -89,6 +89,7 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
+from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, seed_of
 from fairspec.models.model_file import integer, number
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
@@ -149,6 +150,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     categorical_features : column indices holding integer category codes
     time_limit : float seconds for the whole fit
     threads, mip_gap, random_state : HiGHS settings and the seed of every random choice
+        (``random_state``: an int, None for the seed 0, or a numpy ``RandomState``, drawn from
+        once per fit; ``seed_`` is the integer used, and the model file records it)
     beam_width, columns_per_round, max_rounds : column-generation settings
     max_ip_columns : most columns handed to the final IP
     max_search_columns : most columns the iterated local search chooses from
@@ -228,28 +231,24 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return c
 
     def _prepare(self, X, y, sensitive_features):
-        """Validate, binarize, merge patterns; shared by :meth:`fit` and ``emit_model``."""
-        X = np.asarray(X, dtype=float)
-        y = np.asarray(y).astype(int).ravel()
-        if X.ndim != 2 or X.shape[0] != y.shape[0]:
-            raise DataError(f"X has shape {X.shape} but y has {y.shape[0]} rows")
-        if not np.isin(y, (0, 1)).all():
-            raise DataError("y must hold 0 and 1 only")
+        """Validate, binarize, merge patterns; shared by :meth:`fit` and ``emit_model``.  Sets
+        ``seed_``, the integer seed of ``random_state`` every random choice of the fit uses."""
+        X = feature_matrix(X)
+        y = binary_labels(y, X.shape[0])
+        self.seed_ = seed_of(self.random_state)
         criterion = self._enforced_criterion()
         if sensitive_features is None:
             if criterion is not None:
                 raise DataError(f"{criterion.label()} is enforced but no sensitive_features were given to fit")
             groups = np.zeros(len(y), dtype=int)
         else:
-            groups = np.asarray(sensitive_features)
-            if groups.shape[0] != len(y):
-                raise DataError("sensitive_features must have one entry per row of X")
+            groups = group_labels(sensitive_features, len(y))
             if criterion is not None:
                 criterion.require_every_rate(y, groups)
         binarizer = Binarizer(self.thresholds, self.missing, self.categorical_features).fit(X)
         folds = None
         if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:
-            folds = _stratified_folds(y, groups, int(self.fairness_folds), int(self.random_state))
+            folds = _stratified_folds(y, groups, int(self.fairness_folds), self.seed_)
         patterns = Patterns.from_rows(binarizer.transform(X), y, groups, folds)
         problem = MasterProblem(patterns, fairness_rows(patterns, criterion), float(self.max_complexity),
                                 complexity_cost=float(self.complexity_cost) * len(y))
@@ -258,7 +257,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _warm_start_pool(self, patterns: Patterns) -> RulePool:
         pool = RulePool()
         rules = tree_rules(patterns.literals, patterns.y, patterns.count, max_conditions=self.max_conditions,
-                           seed=int(self.random_state))
+                           seed=self.seed_)
         for rule in rules:
             if 1 + len(rule) <= self.max_complexity:
                 pool.add(rule, patterns.coverage(rule), "warm_start", literals=patterns.literals)
@@ -290,7 +289,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         # the wall clock each stage may use; the work limits are sized from time_limit either way
         budget = float(self.time_limit) if self.clock_cap else math.inf
         X, y, groups, criterion, binarizer, patterns, problem = self._prepare(X, y, sensitive_features)
-        rng = np.random.default_rng(int(self.random_state))
+        rng = np.random.default_rng(self.seed_)
         pool = self._warm_start_pool(patterns)
         n_warm = len(pool.rules)
         enumerated = self._enumerate_rules(pool, patterns)
@@ -310,7 +309,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             generator = ColumnGenerator(problem, pool, max_conditions=self.max_conditions,
                                         beam_width=self.beam_width, columns_per_round=self.columns_per_round,
                                         max_rounds=self.max_rounds, pricing_patterns=pricing,
-                                        threads=self.threads, seed=int(self.random_state),
+                                        threads=self.threads, seed=self.seed_,
                                         clock_cap=bool(self.clock_cap))
             cg_end = start + self.cg_fraction * budget
             tilts = self._tilts(problem) if criterion is not None else []
@@ -540,7 +539,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             starts = [starts[i] for i in sorted(keep)] + ([()] if () not in [starts[i] for i in keep] else [])
         search_log = {}
         found = iterated_local_search(cov, complexity, scorer, self.max_complexity, starts, deadline=deadline,
-                                      seed=int(self.random_state), max_iterations=int(self.search_iterations),
+                                      seed=self.seed_, max_iterations=int(self.search_iterations),
                                       max_cells=self._search_cells(), log=search_log)
         search_log["cells"] = scorer.cells
         return [(tuple(ks[p] for p in rules), "local_search") for rules, excess, _ in found if excess <= 0], search_log
@@ -580,7 +579,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if seconds <= 0:
             return {**info, **not_run}
         session = HighsSession(time_limit=seconds, mip_gap=self.mip_gap, threads=self.threads,
-                               seed=int(self.random_state), max_checkpoints=self._ip_checkpoints())
+                               seed=self.seed_, max_checkpoints=self._ip_checkpoints())
         result = session.solve(model, warmstart=True)
         info.update({"status": result.status, "mip_gap": result.mip_gap, "objective": result.objective,
                      "bound": result.bound, "seconds": round(result.seconds, 3),
@@ -694,10 +693,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError("this FairRuleSetClassifier is not fitted yet")
-        X = np.asarray(X, dtype=float)
-        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
-            raise DataError(f"X has {X.shape[-1]} features, the rule set was fitted on {self.n_features_in_}")
-        return X
+        return feature_matrix(X, self.n_features_in_)
 
     def predict(self, X) -> np.ndarray:
         X = self._check_X(X)
@@ -706,12 +702,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X) -> np.ndarray:
         """A ranking score, not a calibrated probability: ``0.5 + precision/2`` of the most
         precise covering rule for a covered row, ``rate/2`` for an uncovered one (``rate`` the
-        training positive rate of uncovered rows), so ``predict == (score >= 0.5)``."""
+        training positive rate of uncovered rows, held just below 1/2 when it is 1: every
+        uncovered training row positive happens when no condition can pick them out), so
+        ``predict == (score >= 0.5)``."""
         X = self._check_X(X)
         cov = self._rule_coverage(X)
         prec = np.asarray(self.rule_precision_, dtype=float)
         best = np.where(cov, prec[None, :], -1.0).max(axis=1) if cov.shape[1] else np.full(len(X), -1.0)
-        p1 = np.where(best >= 0, 0.5 + best / 2, self.uncovered_positive_rate_ / 2)
+        p1 = np.where(best >= 0, 0.5 + best / 2, min(self.uncovered_positive_rate_ / 2, np.nextafter(0.5, 0)))
         return np.column_stack([1 - p1, p1])
 
     # ------------------------------------------------------------ read out
@@ -729,6 +727,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     def to_json(self) -> dict:
         params = self.get_params()
+        params["random_state"] = getattr(self, "seed_", params["random_state"])  # a RandomState is no JSON
         crit = params.pop("criterion")
         params["categorical_features"] = [int(c) for c in params["categorical_features"]]
         return {

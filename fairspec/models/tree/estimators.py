@@ -31,6 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
+from fairspec.models.inputs import feature_matrix, group_labels, seed_of
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -46,15 +47,6 @@ FORMAT_VERSION = 1
 #: labelling by the 5th (the later ones only raised its bound)
 RELABEL_CHECKPOINTS_PER_SECOND = 0.5
 MIN_RELABEL_CHECKPOINTS = 3
-
-
-def _as_matrix(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    if X.ndim != 2:
-        raise DataError(f"X must be a 2-D array of features, got shape {X.shape}")
-    if np.isinf(X).any():
-        raise DataError("X holds an infinite value; missing values must be NaN")
-    return X
 
 
 def _criterion_to_json(c: Criterion | None):
@@ -75,12 +67,7 @@ def _criterion_from_json(d):
 def _group_codes(sensitive_features, n):
     if sensitive_features is None:
         raise DataError("this model enforces a fairness criterion: fit(...) needs sensitive_features")
-    s = np.asarray(sensitive_features)
-    if s.ndim > 1:  # several protected columns: their combination is the group
-        s = np.array(["|".join(map(str, row)) for row in s])
-    if len(s) != n:
-        raise DataError(f"sensitive_features has {len(s)} rows, X has {n}")
-    names, codes = np.unique(s.astype(str), return_inverse=True)
+    names, codes = np.unique(group_labels(sensitive_features, n), return_inverse=True)
     return names, codes
 
 
@@ -118,12 +105,15 @@ class _TreeParams:
 
     def _prepare(self, X, y, sensitive_features):
         self._validate()
-        X = _as_matrix(X)
+        X = feature_matrix(X)
         y = np.asarray(y)
         if y.ndim != 1 or len(y) != X.shape[0]:
             raise DataError(f"y must be 1-D with one value per row of X ({X.shape[0]}); got shape {y.shape}")
         if len(y) == 0:
             raise DataError("cannot fit a tree on zero rows")
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise DataError("y has a missing or infinite value")
+        self.seed_ = seed_of(self.random_state)
         cat = self._categorical_mask(X.shape[1])
         for j in np.flatnonzero(cat):
             col = X[:, j]
@@ -148,8 +138,6 @@ class _TreeParams:
                 fairness.require_every_rate(y_num, group_names[groups])
         else:
             y_num = y.astype(float)
-            if np.isnan(y_num).any():
-                raise DataError("y has missing values")
         self.n_features_in_ = X.shape[1]
         return X, y_num, cat, group_names, groups
 
@@ -194,7 +182,7 @@ class _TreeParams:
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
         rows, leaves, w = routes.concatenated()
         before = self._vote(rows, leaves, w, trees, len(y_num))
-        solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=int(self.random_state or 0),
+        solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=self.seed_,
                       max_checkpoints=self._relabel_checkpoints())
         descent_met_bound = False
         if len(trees) > 1:
@@ -278,6 +266,8 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     ``relabel_checkpoints`` HiGHS checkpoints (None: :data:`RELABEL_CHECKPOINTS_PER_SECOND` per
     second of it, at least :data:`MIN_RELABEL_CHECKPOINTS`); ``clock_cap=False`` lets only that
     work limit stop the MIP, so the same data and seed give the same tree on any machine.
+    ``random_state``: an int, None (the seed 0) or a numpy ``RandomState`` (one draw per fit);
+    ``seed_`` is the integer a fit used, and the model file records it.
     """
 
     _task_kind = "classification"
@@ -315,9 +305,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
-        X = _as_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        X = feature_matrix(X, self.n_features_in_)
         rows, leaves, w = self.tree_.route_rows(X)
         if self.tree_.leaf_label is not None:
             vals = np.asarray(self.tree_.leaf_label, float)
@@ -369,9 +357,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "tree_")
-        X = _as_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        X = feature_matrix(X, self.n_features_in_)
         rows, leaves, w = self.tree_.route_rows(X)
         vals = np.asarray(self.tree_.value, float)
         return np.bincount(rows, weights=w * vals[leaves], minlength=X.shape[0])
@@ -400,7 +386,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     """Bagged missing-aware trees: bootstrap rows, ``max_features`` per split, majority vote.
 
     Tree ``t`` draws its rows and feature subsets from its own generator, seeded by the
-    ``t``-th child of ``numpy.random.SeedSequence(random_state)``: the forest is the same
+    ``t``-th child of ``numpy.random.SeedSequence(seed_)`` (``seed_`` as for the single tree): the forest is the same
     whatever ``n_jobs`` is.  ``predict_proba[:, 1]`` is the share of trees voting 1 (a tree's
     vote is the weighted vote of the leaves a row reaches); with a fairness bound the leaves
     are relabelled one tree at a time by :mod:`.forest_relabel`'s descent, and jointly (one
@@ -453,7 +439,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         if int(self.n_estimators) < 1:  # a forest of no trees would predict NaN probabilities
             raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators!r}")
         settings = self._settings(self._n_features_per_split(X.shape[1]))
-        seeds = np.random.SeedSequence(int(self.random_state or 0)).spawn(int(self.n_estimators))
+        seeds = np.random.SeedSequence(self.seed_).spawn(int(self.n_estimators))
         g = groups if task.n_groups else None
         jobs = (delayed(_grow_one)(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap)) for s in seeds)
         self.trees_ = list(Parallel(n_jobs=int(self.n_jobs))(jobs))
@@ -464,9 +450,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "trees_")
-        X = _as_matrix(X)
-        if X.shape[1] != self.n_features_in_:
-            raise DataError(f"X has {X.shape[1]} features; the model was fitted on {self.n_features_in_}")
+        X = feature_matrix(X, self.n_features_in_)
         n = X.shape[0]
         share = np.zeros(n)
         for t in self.trees_:
@@ -500,6 +484,7 @@ _KINDS = {"missing_aware_tree_classifier": MissingAwareTreeClassifier,
 
 def _base_doc(est, kind):
     params = est.get_params()
+    params["random_state"] = getattr(est, "seed_", params["random_state"])  # a RandomState is no JSON
     if "fairness" in params:
         params["fairness"] = _criterion_to_json(params["fairness"])
     if params.get("categorical_features") is not None:
