@@ -195,6 +195,9 @@ def cmd_compile_and_train(args, out, err) -> int:
                 notes.append(f"{test['gap_intervals']['level']:.0%} interval {low:.3f} to {high:.3f}")
             if f["bound"] is not None and met is not None:
                 notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
+            elif test and f["bound"] is not None and f.get("unmeasured_test"):
+                groups = ", ".join(f["unmeasured_test"])
+                notes.append(f"bound {f['bound']:g}: not measured, no test rows of the compared kind in {groups}")
             gap += f" ({'; '.join(notes)})" if notes else ""
         out.write(f"{plan.name}: {acc}{gap}\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
@@ -215,9 +218,12 @@ def cmd_predict(args, out, err) -> int:
             raise UsageError("fairspec predict: error: argument -o/--output: empty path")
         target = Path(args.output)
         model_file = Path(args.model) / "model.json" if os.path.isdir(args.model) else Path(args.model)
-        for name, source in (("data", Path(args.data)), ("model", model_file)):
+        # the run's other outputs beside the model too: a report whose metrics.json was
+        # overwritten by predictions can no longer be rendered or checked against its model
+        run_files = [("the run's", model_file.parent / n) for n in ("metrics.json", "report.html", "sweep.json")]
+        for name, source in [("the data", Path(args.data)), ("the model", model_file)] + run_files:
             if os.path.exists(target) and os.path.exists(source) and os.path.samefile(target, source):
-                raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} is the {name} "
+                raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} is {name} "
                                  f"file {source}; it would be overwritten")
         # Path() drops a trailing slash: "out.csv/" names a directory the user meant, not a file
         if os.path.isdir(target) or args.output.endswith(("/", os.sep)):

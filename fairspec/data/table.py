@@ -6,6 +6,7 @@ import csv
 import gzip
 import hashlib
 import lzma
+import zlib
 from pathlib import Path
 from typing import Sequence
 
@@ -28,6 +29,16 @@ def read_table(path: Path) -> pd.DataFrame:
     path = Path(path)
     if not path.is_file():
         raise DataError(f"{path}: error: data file not found")
+    suffix = path.suffix.lower()
+    if suffix in _UNREAD_SUFFIXES:
+        # pandas would guess a decompressor from these too, but the line check below could not
+        # follow it, and a .tar or .zip can hold several files
+        raise DataError(f"{path}: error: fairspec reads CSV files, plain or compressed as .gz, .bz2 or .xz, "
+                        f"not {suffix} files")
+    # the fields of every record are counted first: pandas reads a record with one more field
+    # than the header (a delimiter at the end of each line) by making the first column the row
+    # index, so every column after it shifts one place, and pads a short record with missing values
+    lines = _record_lines(path)
     try:
         # Only an empty cell is missing (as the README says): pandas' default NA words ("NA",
         # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
@@ -46,12 +57,16 @@ def read_table(path: Path) -> pd.DataFrame:
                 # would depend on the other rows of the file
                 if text[column].dropna().str.match(r"[+-]?0\d").any():
                     frame[column] = text[column]
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError, ValueError) as exc:
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: error: line {_first_non_utf8_line(path)}: the file is not UTF-8 text "
+                        "(save it as UTF-8)") from None
+    except (pd.errors.ParserError, OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
     if frame.shape[1] == 0 or len(frame) == 0:
         raise DataError(f"{path}: error: the data file has no rows")
-    lines = _record_lines(path, len(frame))
-    if lines is not None:
+    if len(lines) != len(frame):
+        lines = None  # the two readers disagree: no line is better than a wrong one
+    if lines is not None and (lines != np.arange(len(frame)) + 2).any():
         # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
         # each record is one line and no line is blank; otherwise the index carries the line
         frame.index = pd.Index(lines - 2)
@@ -64,33 +79,77 @@ def read_table(path: Path) -> pd.DataFrame:
 
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+_UNREAD_SUFFIXES = {".zip", ".zst", ".tar", ".7z", ".z", ".lz4", ".br"}
 
 
-def _record_lines(path: Path, records: int) -> np.ndarray | None:
-    """The line of the file on which each data record starts, or None when it is row + 2.
+def _record_lines(path: Path) -> np.ndarray:
+    """The line of the file on which each data record starts (the header's record excluded).
 
-    pandas skips blank lines and lets a quoted field span lines, so its row numbers then drift
-    from the file's lines. Counting newlines tells cheaply whether that happened; only then is
-    the file read again with the standard csv reader, whose ``line_num`` follows the physical
-    lines. If the two readers disagree on the number of records, None: no line is better than
-    a wrong one, and the row number is still close.
+    pandas skips blank lines and lets a quoted field span lines, so its row numbers can drift
+    from the file's lines; the standard csv reader's ``line_num`` follows the physical lines.
+    Every record must have as many fields as the header: otherwise a ``DataError`` names the
+    record's line (and, for a record that runs over several lines, the double quote that made
+    it do so: a stray one swallows the lines up to the next).
     """
     opener = _OPENERS.get(path.suffix.lower(), open)
-    with opener(path, "rb") as fh:
-        data = fh.read()
-    newlines = data.count(b"\n")
-    if newlines + (not data.endswith(b"\n")) - 1 == records and b"\r" not in data.replace(b"\r\n", b""):
-        return None
-    starts = []
-    with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as fh:
-        reader = csv.reader(fh, skipinitialspace=True)
-        before = 0
-        for row in reader:
-            start, before = before + 1, reader.line_num
-            if len(row) > 1 or (row and row[0].strip()):  # a blank line, which pandas skips
+    starts, width = [], None
+    try:
+        with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as fh:
+            # strict: a quote that closes a field must be followed by a delimiter, which is what
+            # a stray quote in mid-field breaks (pandas reads on, merging the lines in between)
+            reader = csv.reader(fh, skipinitialspace=True, strict=True)
+            before = 0
+            for row in _rows_or_quote_error(reader, path, lambda: before):
+                start, before = before + 1, reader.line_num
+                if not (len(row) > 1 or (row and row[0].strip())):  # a blank line, which pandas skips
+                    continue
+                if width is None:
+                    width = len(row)
+                elif len(row) != width:
+                    raise DataError(_field_count_error(path, start, reader.line_num, len(row), width, row))
                 starts.append(start)
-    starts = starts[1:]  # the header
-    return np.asarray(starts, dtype=np.int64) if len(starts) == records else None
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, csv.Error) as exc:
+        raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
+    return np.asarray(starts[1:], dtype=np.int64)
+
+
+def _rows_or_quote_error(reader, path: Path, last_line):
+    """``reader``'s records; its quoting error as a ``DataError`` naming where the record began."""
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            start, end = last_line() + 1, reader.line_num
+            if end == start:
+                raise DataError(f"{path}: error: line {start}: text follows a quoted field before the next "
+                                f"delimiter (a quote inside a field is written twice, \"\")") from None
+            raise DataError(f"{path}: error: lines {start}-{end}: a quote opening a field on line {start} is "
+                            f"closed only by the next quote in the file, on line {end} (a quote inside a field is "
+                            f"written twice, \"\")") from None
+
+
+def _first_non_utf8_line(path: Path) -> int:
+    """The line holding the first byte that is not UTF-8 (pandas' message gives an offset
+    within a buffer, not in the file)."""
+    with _OPENERS.get(path.suffix.lower(), open)(path, "rb") as fh:
+        data = fh.read()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return data.count(b"\n", 0, exc.start) + 1
+    return 1
+
+
+def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list) -> str:
+    message = f"{path}: error: line {start}: {fields} fields, the header has {width}"
+    if end > start:
+        return (message + f"; this record runs on to line {end}: a double quote on line {start} opens a field "
+                f"that only the next double quote closes (a quote inside a field is written twice, \"\")")
+    if fields == width + 1 and row[-1] == "":
+        return message + " (the line ends with a delimiter)"
+    return message
 
 
 def column_kind(series: pd.Series) -> str:

@@ -181,11 +181,19 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
     ``achieved <= bound + 1e-9`` when there is a bound, else ``None`` (a penalty or an audited
     criterion has nothing to meet).  ``interval_test`` is the criterion's entry of the test
     block's ``gap_intervals`` (:mod:`fairspec.metrics.intervals`) when the block has them.
+
+    ``unmeasured_test`` names the groups that have one of the criterion's rates on the training
+    rows but not on the test rows (no test row at all, or none of the kind the rate counts):
+    the test gap leaves them out.  A gap over some of the groups is at most the gap over all
+    of them, so it can show a bound is missed but never that it is met: with such groups,
+    ``met_test`` is ``False`` when the measured gap exceeds the bound and ``None`` (not
+    measurable) otherwise.  A group with one row, which a hold-out puts on one side only,
+    had a test verdict of "met" that said nothing about it.
     """
     if criterion is None:
         return {"criterion": None, "bound": None, "penalty": None,
                 "achieved_train": None, "achieved_test": None, "met_train": None, "met_test": None,
-                "interval_test": None}
+                "interval_test": None, "unmeasured_test": []}
 
     def achieved(block):
         return None if block is None else block["gaps"][criterion.name]
@@ -196,6 +204,15 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
         return bool(value <= criterion.bound + MET_TOLERANCE)
 
     train_gap, test_gap = achieved(train_block), achieved(test_block)
+    unmeasured = []
+    if train_block is not None and test_block is not None:
+        for group, rates in train_block["groups"].items():
+            on_test = test_block["groups"].get(group)
+            if any(rates[r] is not None and (on_test is None or on_test[r] is None) for r in criterion.rates):
+                unmeasured.append(group)
+    met_test = met(test_gap)
+    if unmeasured and met_test:
+        met_test = None
     intervals = (test_block or {}).get("gap_intervals")
     return {
         "criterion": criterion.name,
@@ -204,8 +221,9 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
         "achieved_train": train_gap,
         "achieved_test": test_gap,
         "met_train": met(train_gap),
-        "met_test": met(test_gap),
+        "met_test": met_test,
         "interval_test": None if intervals is None else intervals["gaps"][criterion.name],
+        "unmeasured_test": sorted(unmeasured),
     }
 
 

@@ -389,6 +389,17 @@ def key_value(key, value) -> KeyValue:
     return KeyValue(key, text)
 
 
+def _group_list(names) -> str:
+    """``Group "Asian"`` / ``Groups "Asian" and "Other"`` / ``Groups "a", "b" and 3 more``."""
+    quoted = [f'"{n}"' for n in names]
+    head = "Group" if len(quoted) == 1 else "Groups"
+    if len(quoted) > 4:
+        return f"{head} {', '.join(quoted[:3])} and {len(quoted) - 3} more"
+    if len(quoted) == 1:
+        return f"{head} {quoted[0]}"
+    return f"{head} {', '.join(quoted[:-1])} and {quoted[-1]}"
+
+
 def _met(value, bound, stated):
     """The met verdict: metrics.json's when present, else computed the same way."""
     if stated is not None:
@@ -396,6 +407,16 @@ def _met(value, bound, stated):
     if value is None or bound is None:
         return None
     return value <= bound + MET_TOLERANCE
+
+
+def _met_test(fairness: dict):
+    """The test verdict: as :func:`_met`, but never recomputed as met while a group has no
+    test rows of the kind the criterion counts (``unmeasured_test``): the file's ``null``
+    there means "not measurable", not "not recorded"."""
+    stated = fairness.get("met_test")
+    if stated is None and fairness.get("unmeasured_test"):
+        return None
+    return _met(fairness.get("achieved_test"), fairness.get("bound"), stated)
 
 
 # --------------------------------------------------------------------------- sections
@@ -677,7 +698,7 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
     bound, penalty = fairness.get("bound"), fairness.get("penalty")
     a_train, a_test = fairness.get("achieved_train"), fairness.get("achieved_test")
     met_train = _met(a_train, bound, fairness.get("met_train"))
-    met_test = _met(a_test, bound, fairness.get("met_test"))
+    met_test = _met_test(fairness)
     if name is None:
         return FairnessView(
             criterion="none declared", form="none", setting="not enforced",
@@ -685,9 +706,17 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
             badge=Badge("NO CRITERION", "neutral",
                         "The spec declares no fairness criterion; every gap is still measured and listed."),
             test_rows=words.rows, test_gap=words.gap)
+    unmeasured = fairness.get("unmeasured_test") or []
     if bound is not None:
         setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
-        if has_test and met_test is not None:
+        if has_test and unmeasured and met_test is None and a_test is not None:
+            badge = Badge("NOT MEASURED ON TEST", "neutral",
+                          f"{_group_list(unmeasured)} {'has' if len(unmeasured) == 1 else 'have'} the rate this "
+                          f"criterion compares on the training rows but not in the {words.rows}, so the "
+                          f"{words.gap} over every group cannot be measured. Over the other groups it is "
+                          f"{fmt_gap(a_test)}, within the bound {fmt_number(bound)}; a group left out can only "
+                          "widen it. Read the training gap and the group table.")
+        elif has_test and met_test is not None:
             why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test, words.rows)
             badge = (Badge("MET", "met",
                            f"The {words.gap} {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}")
@@ -855,7 +884,7 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
         form = run.fairness.form
         measured_on = metrics_doc.get("test") or metrics_doc.get("train") or {}
         accuracy = measured_on.get("accuracy")
-        met = _met(fairness.get("achieved_test"), fairness.get("bound"), fairness.get("met_test"))
+        met = _met_test(fairness)
         if fairness.get("bound") is not None:
             bounds.append(float(fairness["bound"]))
             label = f"≤ {fmt_number(fairness['bound'])}"

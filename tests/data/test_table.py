@@ -77,3 +77,39 @@ def test_a_compressed_file_with_a_blank_line_names_the_line_too(tmp_path):
         fh.write("age,city\n25,x\n\n\nNA,z\n")
     with pytest.raises(DataError, match=r"column 'age', line 5: 'NA' is not a number"):
         FeatureEncoder(["age"], ["numeric"], [None]).transform(read_table(path), source=str(path))
+
+
+@pytest.mark.parametrize("body, message", [
+    # a delimiter at the end of every line: pandas made the first column the index, shifting the rest
+    ("a,b\n1,x,\n2,y,\n", r"line 2: 3 fields, the header has 2 \(the line ends with a delimiter\)"),
+    ("a,b,c\n1,x,5\n2,y\n3,z,7\n", r"line 3: 2 fields, the header has 3"),   # pandas padded it with NaN
+    # a stray quote: pandas merged lines 3-5 into one field and dropped two records
+    ('a,b\n1,x\n2,"y\n3,z\n4,"w",5\n', r"lines 3-5: a quote opening a field on line 3 is closed only by"),
+    ('a,b\n1,"x"y\n', r"line 2: text follows a quoted field"),
+])
+def test_a_record_whose_fields_do_not_match_the_header_is_refused_with_its_line(tmp_path, body, message):
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    with pytest.raises(DataError, match=message):
+        read_table(path)
+
+
+def test_a_quoted_field_may_still_span_lines_and_hold_delimiters(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('a,b\n1,"x,\ny"\n2,"say ""hi"""\n')
+    assert read_table(path)["b"].tolist() == ["x,\ny", 'say "hi"']
+
+
+def test_unreadable_files_are_data_errors_with_a_reason(tmp_path):
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("a,b\n1,x\n2,M\xe2le\n".encode("latin-1"))
+    with pytest.raises(DataError, match="line 3: the file is not UTF-8"):
+        read_table(latin)
+    broken = tmp_path / "t.csv.xz"
+    broken.write_bytes(b"junk")  # an lzma error had been an internal error (exit 70)
+    with pytest.raises(DataError, match="cannot read the data as CSV"):
+        read_table(broken)
+    zst = tmp_path / "t.csv.zst"
+    zst.write_bytes(b"a,b\n1,x\n")  # pandas wanted the zstandard module: an ImportError, exit 70
+    with pytest.raises(DataError, match="not .zst files"):
+        read_table(zst)

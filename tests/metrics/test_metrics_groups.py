@@ -177,9 +177,33 @@ def test_fairness_summary_met_logic():
     none = fairness_summary(None, train, test)
     assert none["criterion"] is None and none["achieved_train"] is None
     assert set(s) == set(none) == {"criterion", "bound", "penalty", "achieved_train", "achieved_test",
-                                   "met_train", "met_test", "interval_test"}
+                                   "met_train", "met_test", "interval_test", "unmeasured_test"}
     # the test block's interval for the criterion, when the block has intervals
     assert s["interval_test"] is None
+    assert s["unmeasured_test"] == [] == none["unmeasured_test"]
+
+
+def test_a_group_without_test_rows_of_the_compared_kind_never_gets_a_met_verdict():
+    y, pred, score, groups = random_case(7, 400, ["a", "b"], skew=0.1)
+    train_groups = groups[:250].copy()
+    train_groups[0] = "c"  # a group of one training row, none on test: the hold-out of a tiny group
+    train = evaluate_predictions(y[:250], pred[:250], score[:250], train_groups)
+    test = evaluate_predictions(y[250:], pred[250:], score[250:], groups[250:])
+    gap_te = test["gaps"]["demographic_parity"]
+    loose = fairness_summary(make_criterion("demographic_parity", bound=gap_te + 0.01), train, test)
+    assert loose["unmeasured_test"] == ["c"] and loose["achieved_test"] == gap_te
+    assert loose["met_test"] is None  # was True: a gap that leaves "c" out cannot show the bound holds for it
+    tight = fairness_summary(make_criterion("demographic_parity", bound=gap_te - 0.01), train, test)
+    assert tight["met_test"] is False  # more groups can only widen the gap: missed is certain
+    # the rate's rows, not the group's: on test, "b" keeps its rows but loses its positives
+    no_pos = y[250:].copy()
+    no_pos[groups[250:] == "b"] = 0
+    test_b = evaluate_predictions(no_pos, pred[250:], score[250:], groups[250:])
+    eo = fairness_summary(make_criterion("equal_opportunity", bound=1.0), train, test_b)
+    assert eo["unmeasured_test"] == (["b", "c"] if y[0] == 1 else ["b"])  # "c" has a TPR iff its row is positive
+    assert eo["met_test"] is None
+    dp = fairness_summary(make_criterion("demographic_parity", bound=1.0), train, test_b)
+    assert dp["unmeasured_test"] == ["c"]
     test["gap_intervals"] = gap_intervals(y[250:], pred[250:], groups[250:], seed=3)
     s = fairness_summary(make_criterion("fpr_parity", bound=0.1), train, test)
     assert s["interval_test"] == test["gap_intervals"]["gaps"]["fpr_parity"]

@@ -266,6 +266,10 @@ def test_predict_output_checks(trained, tmp_path, capsys):
     assert code == 2 and "data file" in err and data.read_bytes() == original
     code, _, err = run(["predict", str(model), str(data), "-o", str(model / "model.json")], capsys)
     assert code == 2 and "model file" in err and json.loads((model / "model.json").read_text())["format"]
+    for name in ("metrics.json", "report.html"):  # had been overwritten: the run could not be re-rendered
+        before = (model / name).read_bytes()
+        code, _, err = run(["predict", str(model / "model.json"), str(data), "-o", str(model / name)], capsys)
+        assert code == 2 and "the run's file" in err and (model / name).read_bytes() == before
     # a trailing slash names a directory (Path() drops it: a file "out.csv" had been written)
     code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path / "out.csv") + "/"], capsys)
     assert code == 1 and "names a directory" in err and not (tmp_path / "out.csv").exists()

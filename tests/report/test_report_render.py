@@ -186,6 +186,28 @@ def test_a_test_gap_that_cannot_be_measured_is_not_called_met():
     assert badge_of(page) == "neutral:NOT MEASURED ON TEST"
 
 
+def test_a_group_missing_from_the_test_rows_is_named_and_the_verdict_is_not_met():
+    import numpy as np
+
+    from fairspec.metrics import evaluate_predictions, fairness_summary
+    from fairspec.plan.fairness import make_criterion
+
+    model_doc, metrics_doc = make_docs(bound=0.05)
+    train = metrics_doc["train"]
+    # the test rows hold only two of the training groups, and their gap is 0
+    names = sorted(train["groups"])
+    assert len(names) >= 3
+    kept = np.array(names[:2] * 2)
+    test = evaluate_predictions(np.array([1, 1, 0, 0]), np.array([1, 1, 0, 0]), np.array([0.9, 0.9, 0.1, 0.1]),
+                                kept)
+    metrics_doc["test"] = test
+    metrics_doc["fairness"] = fairness_summary(make_criterion("equal_opportunity", bound=0.05), train, test)
+    assert metrics_doc["fairness"]["achieved_test"] == 0.0 and metrics_doc["fairness"]["met_test"] is None
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert badge_of(page) == "neutral:NOT MEASURED ON TEST"  # was "met:MET" with a gap over two groups
+    assert "&#34;" + names[2] + "&#34;" in page or "&quot;" + names[2] + "&quot;" in page
+
+
 def test_without_test_split_the_verdict_is_on_train_and_says_so():
     page = rendered(bound=0.9, with_test=False)
     assert badge_of(page) == "met:MET ON TRAIN"
