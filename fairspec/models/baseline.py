@@ -286,6 +286,10 @@ def _tree_from_json(tree, width: int) -> dict:
     for i in range(m):
         if (left[i], right[i]) != (-1, -1) and not 0 <= feature[i] < width:
             raise ValueError(f"tree node {i}: feature {feature[i]} is out of range (the layout has {width} columns)")
+        # a leaf's is never read, but one past int64 turns the whole column into Python objects,
+        # which numpy then refuses as indices at predict time; scikit-learn writes -2 there
+        if not -2 <= feature[i] < width:
+            raise ValueError(f"tree node {i}: feature {feature[i]} is out of range (a leaf has -2)")
     check_tree_links([[] if (left[i], right[i]) == (-1, -1) else [("left", left[i]), ("right", right[i])]
                       for i in range(m)], label="tree node")
     return {"left": left, "right": right, "feature": feature, "threshold": threshold, "p_positive": p_positive,

@@ -88,6 +88,11 @@ DAMAGE = [
     # and found the null itself)
     ("compas_baseline", "null feature", lambda d: _est(d)["tree"]["feature"].__setitem__(3, None),
      "tree.feature must hold integers, got None"),
+    # a leaf's feature past int64 (never read, but it made the column Python objects that numpy
+    # refused as indices at predict: an internal error)
+    ("compas_baseline", "huge leaf feature",
+     lambda d: _est(d)["tree"]["feature"].__setitem__(_est(d)["tree"]["left"].index(-1), 10 ** 20),
+     "feature 100000000000000000000 is out of range (a leaf has -2)"),
 ]
 
 
