@@ -125,9 +125,13 @@ def _rows_or_quote_error(reader, path: Path, last_line):
             if end == start:
                 raise DataError(f"{path}: error: line {start}: text follows a quoted field before the next "
                                 f"delimiter (a quote inside a field is written twice, \"\")") from None
-            raise DataError(f"{path}: error: lines {start}-{end}: a quote opening a field on line {start} is "
-                            f"closed only by the next quote in the file, on line {end} (a quote inside a field is "
-                            f"written twice, \"\")") from None
+            raise DataError(f"{path}: error: lines {start}-{end}: {_runaway_quote(start, end)}") from None
+
+
+def _runaway_quote(start: int, end: int) -> str:
+    """Why one record runs from line ``start`` to line ``end``, and how to write a quote."""
+    return (f"a quote opening a field on line {start} is closed only by the next quote in the file, on line "
+            f"{end} (a quote inside a field is written twice, \"\")")
 
 
 def _first_non_utf8_line(path: Path) -> int:
@@ -145,8 +149,7 @@ def _first_non_utf8_line(path: Path) -> int:
 def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list) -> str:
     message = f"{path}: error: line {start}: {fields} fields, the header has {width}"
     if end > start:
-        return (message + f"; this record runs on to line {end}: a double quote on line {start} opens a field "
-                f"that only the next double quote closes (a quote inside a field is written twice, \"\")")
+        return f"{message}; the record runs on to line {end}: {_runaway_quote(start, end)}"
     if fields == width + 1 and row[-1] == "":
         return message + " (the line ends with a delimiter)"
     return message

@@ -11,8 +11,9 @@ training time, and fairlearn's ``MetricFrame`` / ``*_difference`` functions):
 
 A group with no row in a rate's condition (no positives for TPR/FNR, no negatives for FPR)
 has no such rate: it is ``None`` and is left out of that gap.  A gap is ``max - min`` over the
-groups that have the rate, ``None`` (not measurable) when fewer than two do.  ``equalized_odds`` is the larger
-of the TPR and FPR gaps (fairlearn's ``equalized_odds_difference`` with ``agg="worst_case"``).
+groups that have the rate, ``None`` (not measurable) when fewer than two do.
+``equalized_odds`` is the larger of the TPR and FPR gaps (fairlearn's
+``equalized_odds_difference`` with ``agg="worst_case"``).
 """
 from __future__ import annotations
 
