@@ -23,7 +23,7 @@ from fairspec.errors import DataError, Diagnostic, SpecSemanticError
 from fairspec.dsl.check import check_spec
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
-from fairspec.plan.small_groups import group_warnings
+from fairspec.plan.small_groups import group_diagnostics
 from fairspec.plan.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
                                 SolverSettings)
@@ -152,5 +152,7 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
-    return dataclasses.replace(plan, warnings=tuple(group_warnings(doc, plan, table)),
-                               spec_filename=doc.filename), table
+    found = group_diagnostics(doc, plan, table)
+    if any(d.severity == "error" for d in found):
+        raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once
+    return dataclasses.replace(plan, warnings=tuple(found), spec_filename=doc.filename), table

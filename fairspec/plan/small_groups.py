@@ -1,4 +1,5 @@
-"""Warn, before training, about groups too small for the fairness bound asked of them.
+"""Before training: groups too small for the fairness bound asked of them (a warning), and
+groups the split leaves without a rate on a training side (an error).
 
 A group's rate on the training rows moves in steps of one row: a TPR over m positive rows
 takes the values 0, 1/m, ..., 1.  When 1/m is larger than the bound ε, the bound is finer
@@ -51,22 +52,24 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     return target_vector(frame, plan.data.target, plan.data.positive), group_labels(frame, list(plan.data.protected))
 
 
-def group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
-    """The warnings of :func:`small_group_warnings` and :func:`split_warnings`, from the kept
-    rows read once; none (and no pass over the data) without an enforced criterion."""
+def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """The warnings of :func:`small_group_warnings` and the errors of :func:`split_errors`,
+    from the kept rows read once; none (and no pass over the data) without an enforced
+    criterion."""
     if not any(c.enforced for c in plan.fairness):
         return []
     y, groups = kept_rows(plan, table)
-    return small_group_warnings(doc, plan, y, groups) + split_warnings(doc, plan, y, groups)
+    return small_group_warnings(doc, plan, y, groups) + split_errors(doc, plan, y, groups)
 
 
-def split_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
-    """One warning per rate of an enforced criterion that some group has in the data but not on
+def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
+    """One error per rate of an enforced criterion that some group has in the data but not on
     a side of the split a model is fitted on (its only positive row drawn into the test rows,
-    say): the rate is undefined there, so the fit under the criterion stops with an error
-    (``Criterion.require_every_rate``).  The split is computed as training will compute it
-    (:func:`fairspec.data.split.split_rows`), so ``fairspec check`` says so before any fit.
-    A warning, not an error: the spec is valid, and another seed or split may be all it needs."""
+    say): the rate is undefined there, so the fit under the criterion would stop
+    (``Criterion.require_every_rate``, which every family that enforces a criterion calls).
+    The split is computed as training will compute it (:func:`fairspec.data.split.split_rows`),
+    so the failure is certain, and ``fairspec check`` reports it as the error it is instead of
+    saying "ok" and leaving it to the fit."""
     criteria = [c for c in plan.fairness if c.enforced]
     if not criteria or plan.evaluation.kind == "none":
         return []
@@ -75,7 +78,7 @@ def split_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndar
     splits, _ = split_rows(plan.evaluation, y, groups)
     names = np.unique(groups)
     where = doc.locations.get(("fairness.criterion",), doc.spec.fairness.span)
-    warnings = []
+    errors = []
     for rate in criteria[0].rates:
         label = RATE_ROWS[rate]
         if not label:
@@ -93,17 +96,16 @@ def split_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndar
             n = int(has[groups == g].sum())
             shown = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
             message = (f"group '{g}' has {n} {label} row{'s' if n != 1 else ''} in all and none on {shown} of the "
-                       f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so fitting "
-                       f"under {criteria[0].name} will stop with an error")
+                       f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so no "
+                       f"model can be fitted under {criteria[0].name}")
             if n > 1:
                 hint = SPLIT_HINT
             elif plan.evaluation.kind == "cv":
                 hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
             else:
                 hint = ONE_ROW_HOLDOUT_HINT
-            warnings.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], label=label),
-                                       severity="warning"))
-    return warnings
+            errors.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], label=label)))
+    return errors
 
 
 def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:

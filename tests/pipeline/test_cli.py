@@ -352,17 +352,17 @@ def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_w
     spec.write_text(spec.read_text().replace("fairness equal_opportunity", "fairness equal_opportunity <= 0.5")
                     .replace("model baseline {{ learner tree  depth 3 }}".format(), "model tree { depth 2 }")
                     .replace("holdout 0.3 stratify seed 5", "cv 2 seed 5"))
-    # `fairspec check` computes the split training will use, and says so before any fit
-    code, out, warned = run(["check", str(spec)], capsys)
-    assert code == 0 and "ok" in out
-    assert re.search(rf"{re.escape(str(spec))}:\d+:\d+: warning: group 'c' has 1 positive row in all and none on "
-                     r"cv fold \d of the split \(seed 5\): its TPR is undefined there", warned), warned
+    # `fairspec check` computes the split training will use: the fit cannot succeed, so it is
+    # an error there, with the spec's location, not an "ok" beside a warning
+    code, out, err = run(["check", str(spec)], capsys)
+    assert code == 1 and out == ""
+    assert re.search(rf"{re.escape(str(spec))}:\d+:\d+: error: group 'c' has 1 positive row in all and none on "
+                     r"cv fold \d of the split \(seed 5\): its TPR is undefined there, so no model can be fitted "
+                     r"under equal_opportunity", err), err
+    assert "every cv split trains one fold without it" in err  # cv cannot help a single row
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 1 and not (tmp / "run").exists()
-    assert "warning: group 'c' has 1 positive row" in err
-    assert "every cv split trains one fold without it" in err  # cv cannot help a single row
-    assert f"\n{spec}: error: fitting under equal_opportunity <= 0.5, cv fold " in err
-    assert "'c' have no positive training rows" in err and "merge or leave out the group" in err
+    assert "error: group 'c' has 1 positive row" in err and "merge or leave out the group" in err
     # nor does a group with no row at all on a training side: it is not compared there, no error
     tiny = frame.copy()
     tiny["group"] = tiny["group"].where(tiny["group"] != "c", "a")
