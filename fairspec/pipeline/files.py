@@ -86,6 +86,12 @@ def check_writable_dir(path, file_names=()) -> None:
                                   f"{name_max - _TEMP_EXTRA} bytes")
             if os.path.isdir(path / name):
                 raise OutputError(f"{path / name}: error: cannot write (a directory is in the way)")
+            # a sweep writes point-<i>/model.json: a file named point-<i> would stop that only
+            # at the end, after every point was trained
+            for parent in reversed(Path(name).parents[:-1]):
+                if os.path.lexists(path / parent) and not os.path.isdir(path / parent):
+                    raise OutputError(f"{path / name}: error: cannot write: {path / parent} is a file, "
+                                      f"not a directory")
     except OSError as exc:  # a component that cannot even be looked at
         raise cannot_write(exc.filename or path, exc) from None
 

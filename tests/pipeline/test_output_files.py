@@ -223,6 +223,17 @@ def test_a_directory_in_the_way_is_found_before_training(trained, tmp_path, caps
     assert files_of(d) == before
 
 
+def test_a_file_where_a_sweep_point_directory_goes_is_found_before_training(trained, tmp_path, capsys,
+                                                                            monkeypatch):
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / "point-1").write_text("a user's file")
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["tmp"] / "sweep.fair"), "--out", str(d), "-q"], capsys)
+    assert code == 1 and f"{d / 'point-1' / 'model.json'}: error: cannot write: {d / 'point-1'} is a file" in err
+    assert files_of(d) == {"point-1": b"a user's file"}
+
+
 # --- 4. output paths refused up front, and write errors that name the path --------------------
 
 def _no_training(*a, **k):
