@@ -23,6 +23,8 @@ HINT_DID_YOU_MEAN = "did you mean '{keyword}'?"
 HINT_QUOTE_TEXT = 'text values are written in double quotes, e.g. "{word}"'
 HINT_INTERSECTION = "join protected attributes with '*' for intersectional groups, e.g. protected {prev} * {word}"
 HINT_SPEC_HEADER = "a spec starts with its name, e.g.: spec compas_rules"
+HINT_UNCLOSED_BLOCK = "the '{{' of '{opener}' on line {line} is never closed: is a '}}' missing before '{word}' on line {word_line}?"
+HINT_UNCLOSED_AT_END = "the '{{' of '{opener}' on line {line} is never closed"
 
 #: named (non-keyword) terminals in user words
 TERMINAL_WORDS = {
@@ -158,7 +160,7 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
     if token is None or token.type == "$END":
         span = _end_span(token, text)
         message = SYNTAX_FOUND_EXPECTED.format(found="end of file", expected=describe_expected(parser, expected))
-        return Diagnostic(message, span, header_hint)
+        return Diagnostic(message, span, _unclosed_block_hint(parser, text, token) or header_hint)
 
     span = Span(token.line, token.column, token.end_line, token.end_column)
     message = SYNTAX_FOUND_EXPECTED.format(found=describe_found(token), expected=describe_expected(parser, expected))
@@ -174,9 +176,43 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
     if hint is None and token.type == "LPAR":
         # `missing imput(knn)`: the misspelled keyword is the word before the parenthesis
         prev = _previous_word(text, token)
-        if prev and difflib.get_close_matches(prev.lower(), ["impute"], n=1, cutoff=0.6):
+        if prev and prev.lower() != "impute" and difflib.get_close_matches(prev.lower(), ["impute"], n=1, cutoff=0.6):
             hint = HINT_DID_YOU_MEAN.format(keyword="impute")
-    return Diagnostic(message, span, hint or header_hint)
+    # the cause, when a block was left open, lies lines above where the parser gives up
+    return Diagnostic(message, span, _unclosed_block_hint(parser, text, token) or hint or header_hint)
+
+
+def _unclosed_block_hint(parser: Lark, text: str, token) -> str | None:
+    """A hint naming the innermost ``{`` still open where the parse failed, when a later line
+    starts with a statement keyword: that line is most likely where the block should have
+    ended.  A column may be called ``missing`` or ``model``, so inside a block such a line
+    parses as more column names and the error surfaces at the first token that cannot
+    (``impute(`` of ``missing impute(median)``), lines below the ``{`` it comes from."""
+    end = len(text) if token is None or token.type == "$END" else token.start_pos
+    try:
+        tokens = list(parser.lex(text[:end]))
+    except UnexpectedInput:  # pragma: no cover - the parser lexed this far already
+        return None
+    open_braces, statement = [], None  # (brace token, the statement keyword before it)
+    for t in tokens:
+        if t.value in STATEMENT_KEYWORDS:
+            statement = t.value
+        elif t.value == "{":
+            open_braces.append((t, statement))
+        elif t.value == "}" and open_braces:
+            open_braces.pop()
+    if not open_braces:
+        return None
+    brace, opener = open_braces[-1]
+    lines = text.split("\n")
+    at_end = token is None or token.type == "$END"
+    last = len(lines) if at_end or not token.line else token.line
+    for number in range(brace.line + 1, min(last, len(lines)) + 1):
+        words = lines[number - 1].split("#")[0].split()
+        if words and words[0] in STATEMENT_KEYWORDS:
+            return HINT_UNCLOSED_BLOCK.format(opener=opener or "{", line=brace.line, word=words[0],
+                                              word_line=number)
+    return HINT_UNCLOSED_AT_END.format(opener=opener or "{", line=brace.line) if at_end else None
 
 
 def _previous_word(text: str, token) -> str | None:
