@@ -13,7 +13,7 @@ from lark.exceptions import UnexpectedInput
 from fairspec.dsl import ast
 from fairspec.dsl.grammar import get_parser
 from fairspec.dsl.syntax_errors import diagnostic_from_lark
-from fairspec.dsl.transform import SpecTransformer
+from fairspec.dsl.transform import SpecTransformer, too_deep_block
 from fairspec.errors import Diagnostic, SpecError, SpecSemanticError, SpecSyntaxError
 
 SPEC_UNREADABLE = "cannot read the spec file: {reason}"
@@ -67,6 +67,9 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
         tree = parser.parse(text)
     except UnexpectedInput as error:
         raise SpecSyntaxError([diagnostic_from_lark(error, parser, text)], text, filename) from None
+    deep = too_deep_block(tree)
+    if deep is not None:
+        raise SpecSyntaxError([deep], text, filename)
     transformer = SpecTransformer()
     spec = transformer.transform(tree)
     if transformer.syntax_problems:

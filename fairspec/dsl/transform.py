@@ -21,6 +21,7 @@ the start of the statement.
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 
 from lark import Token, Transformer, v_args
@@ -43,6 +44,26 @@ MISSING_STATEMENT_HINTS = {
 }
 
 _DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+NUMBER_TOO_LONG = "number {start}... has {digits:,} digits, more than the {limit:,} a number may have"
+BLOCKS_TOO_DEEP = ("blocks nested more than {limit} deep: a parameter block holds at most one more "
+                   "(as in model tree {{ forest {{ trees 50 }} }})")
+#: deeper nesting is never valid, and the transformer recurses once per level
+MAX_BLOCK_DEPTH = 32
+
+
+def too_deep_block(tree) -> Diagnostic | None:
+    """The first ``nested_block`` more than :data:`MAX_BLOCK_DEPTH` levels deep, as a
+    diagnostic at that block; found without recursion, before the transformer (which
+    recurses once per level) would overflow the stack on it."""
+    stack = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if getattr(node, "data", None) == "nested_block":
+            depth += 1
+            if depth > MAX_BLOCK_DEPTH:
+                return Diagnostic(BLOCKS_TOO_DEEP.format(limit=MAX_BLOCK_DEPTH), span_of(node.meta))
+        stack.extend((child, depth) for child in getattr(node, "children", ()) if hasattr(child, "children"))
+    return None
 
 
 def span_of(meta) -> Span | None:
@@ -115,11 +136,16 @@ class SpecTransformer(Transformer):
             value = value[1:-1]
         return ast.Name(value, token_span(tok))
 
-    @staticmethod
-    def _value(tok: Token) -> _Value:
+    def _value(self, tok: Token) -> _Value:
         text = str(tok)
         if tok.type == "NUMBER":
-            value = parse_number(text)
+            try:
+                value = parse_number(text)
+            except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+                digits = sum(c.isdigit() for c in text)
+                self.syntax_problems.append(Diagnostic(NUMBER_TOO_LONG.format(
+                    start=text[:12], digits=digits, limit=sys.get_int_max_str_digits()), token_span(tok)))
+                value = 0
         elif tok.type == "STRING":
             value = parse_string(text)
         elif tok.type == "DURATION":
