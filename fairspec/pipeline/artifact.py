@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import json
+import sys
 import platform
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -181,6 +182,9 @@ class LoadedModel(FittedPipeline):
             raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
         except RecursionError:  # the decoder recurses once per nesting level
             raise ModelFileError(f"{path}: error: damaged model file (JSON nested too deeply)") from None
+        except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+            raise ModelFileError(f"{path}: error: damaged model file (a number of more than "
+                                 f"{sys.get_int_max_str_digits():,} digits)") from None
         except OSError as exc:
             raise ModelFileError(f"{path}: error: cannot read the model file ({exc.strerror or exc})") from None
         return cls.from_document(doc, str(path))

@@ -139,6 +139,15 @@ def test_a_deeply_nested_model_file_is_a_damaged_model_file(root, tmp_path, caps
     assert code == 1 and err.startswith(f"{path}: error: damaged model file (JSON nested too deeply)"), err
 
 
+def test_a_model_file_with_a_number_too_long_to_convert_is_a_damaged_model_file(root, tmp_path, capsys):
+    doc = _model(root, "adult_tree")
+    doc["training"]["fit_log"] = "LONG"
+    path = _write(tmp_path, None, json.dumps(doc).replace('"LONG"', "1" * 5000))  # json.loads: ValueError, no JSONDecodeError
+    code = main(["predict", str(path), str(_scored_csv(root, tmp_path, "adult_tree")), "-q"])
+    err = capsys.readouterr().err
+    assert code == 1 and err.startswith(f"{path}: error: damaged model file (a number of more than "), err
+
+
 def test_from_document_names_the_source_for_the_families_own_errors(root):
     doc = copy.deepcopy(_model(root, "adult_tree"))
     _est(doc)["kind"] = "something_else"
