@@ -14,6 +14,16 @@ class FairspecError(Exception):
     exit_code = 1
 
 
+def cell_text(value, limit: int = 60) -> str:
+    """A data cell as a message quotes it: ``repr`` of its text, its middle cut out past
+    ``limit`` characters, so a 5,000-character cell does not bury the message around it."""
+    text = repr(str(value))
+    if len(text) <= limit:
+        return text
+    keep = (limit - 1) // 2
+    return f"{text[:keep]}…{text[-keep:]} ({len(str(value)):,} characters)"
+
+
 @dataclass(frozen=True)
 class Span:
     """Where a construct stands in a spec file (1-based line and column)."""

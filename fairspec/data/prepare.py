@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from fairspec.errors import DataError
+from fairspec.errors import DataError, cell_text
 
 
 def _plain_number(value) -> str:
@@ -108,7 +108,7 @@ class FeatureEncoder:
                 if bad.any():
                     pos = int(np.flatnonzero(bad)[0])
                     raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
-                                    f"{col.iloc[pos]!r} is not a number (the column is numeric)")
+                                    f"{cell_text(col.iloc[pos])} is not a number (the column is numeric)")
                 values = numbers.to_numpy(dtype=float)
                 infinite = np.isinf(values)
                 if infinite.any():

@@ -22,6 +22,16 @@ def test_pandas_na_words_are_values_and_only_empty_cells_are_missing(tmp_path):
     assert encoder.categories == [sorted(NA_WORDS)]
 
 
+def test_a_long_cell_is_quoted_with_its_middle_cut_out(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("age,city\n25,x\n" + "9" * 5000 + ",y\n")  # an integer Python will not convert
+    frame = read_table(path)
+    with pytest.raises(DataError) as info:
+        FeatureEncoder(["age"], ["numeric"], [None]).transform(frame, source=str(path))
+    message = str(info.value)
+    assert len(message) < 300 and "line 3: '999" in message and "…" in message and "(5,000 characters)" in message
+
+
 def test_na_word_in_a_numeric_column_is_text_named_with_column_and_line(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text("age,city\n25,x\n,y\nNA,z\n")
