@@ -55,7 +55,7 @@ def read_table(path: Path) -> pd.DataFrame:
                 # numbers they would become "1" and "7", and a file holding no other text would read
                 # its codes differently from one that does, so a row's category, and its prediction,
                 # would depend on the other rows of the file
-                if text[column].dropna().str.match(r"[+-]?0\d").any():
+                if text[column].dropna().str.match(LEADING_ZERO).any():
                     frame[column] = text[column]
     except UnicodeDecodeError:
         raise DataError(f"{path}: error: line {_first_non_utf8_line(path)}: the file is not UTF-8 text "
@@ -77,6 +77,9 @@ def read_table(path: Path) -> pd.DataFrame:
                         f"once in the header")
     return frame
 
+
+#: how a code written with a leading zero begins ("01", "-007"); read_table reads a column holding one as text
+LEADING_ZERO = r"[+-]?0\d"
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _UNREAD_SUFFIXES = {".zip", ".zst", ".tar", ".7z", ".z", ".lz4", ".br"}

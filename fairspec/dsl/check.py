@@ -10,6 +10,7 @@ The messages are module-level format strings, so tests (and the README) can quot
 from __future__ import annotations
 
 import difflib
+import json
 import math
 from importlib import metadata
 
@@ -19,8 +20,8 @@ from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
-from fairspec.data.table import column_kind, value_mask
-from fairspec.errors import Diagnostic, Span, SpecSemanticError
+from fairspec.data.table import LEADING_ZERO, column_kind, value_mask
+from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
 
@@ -32,11 +33,16 @@ HINT_FEATURE_TYPE = "a feature type follows its column name: did you mean the ty
 FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value}"
 FILTER_ORDER_ON_TEXT = "'{op}' compares numbers, but column '{column}' holds text"
 HINT_FILTER_TEXT = "use == or in [...] for text columns"
+FILTER_ORDER_ON_STRAY_TEXT = ("'{op}' compares numbers, but column '{column}' holds text such as {examples} "
+                              "among its numbers (first on line {line} of the data), so it is read as text")
+HINT_FILTER_STRAY_TEXT = ("clean the cell(s) (an empty cell is a missing value), or use == or in [...] to compare "
+                          "the column as text")
 HINT_FILTER_UNQUOTE = "write numbers without quotes"
 FILTER_VALUE_ABSENT = "filter value {value!r} matches no row of column '{column}'"
 HINT_FILTER_VALUES = "the column's values include: {values}"
 NO_ROWS_LEFT = "no rows are left after the where filters (the file has {rows} rows)"
-TARGET_HAS_MISSING = "target '{column}' has {count} missing value(s): every row needs a label"
+TARGET_HAS_MISSING = ("target '{column}' has {count} missing value(s) (first on line {line} of the data): "
+                      "every row needs a label")
 HINT_TARGET_MISSING = "keep only labelled rows with a where filter, or clean the file"
 TARGET_NOT_BINARY = "target '{column}' must have exactly two classes, but it has {count}: {values}"
 HINT_TARGET_NOT_BINARY = "restrict the rows with a where filter (e.g. where {column} in [...]) or derive a binary column"
@@ -51,8 +57,8 @@ PRIVILEGED_IN_FEATURES = ("'{column}' is both a feature and privileged: privileg
 HINT_PRIVILEGED_IN_FEATURES = "feature '{column}' is listed on line {line}; remove it from one of the two blocks"
 DUPLICATE_COLUMN = "column '{column}' is listed twice in {block}"
 NO_FEATURES = "the features block is empty: list at least one column, e.g. features { age numeric }"
-PROTECTED_HAS_MISSING = ("protected attribute '{column}' has {count} missing value(s) after filtering: "
-                         "every row must belong to a group")
+PROTECTED_HAS_MISSING = ("protected attribute '{column}' has {count} missing value(s) after filtering (first on "
+                         "line {line} of the data): every row must belong to a group")
 HINT_PROTECTED_MISSING = "drop those rows with a where filter, e.g. where {column} in [{groups}]"
 PROTECTED_ONE_GROUP = ("protected attribute '{column}' has a single group ({group!r}) after filtering: "
                        "fairness compares at least two groups")
@@ -67,6 +73,10 @@ HINT_NUMERIC_NOT_NUMERIC = "declare it categorical, or leave out the type to let
 NUMERIC_NOT_FINITE = ("feature '{column}' is numeric, but the column holds {count} infinite value(s), "
                       "the first {value} on line {line} of the data")
 HINT_NUMERIC_NOT_FINITE = "a numeric feature needs finite numbers; leave a cell empty for a missing value"
+INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categorical, because its column holds text "
+                        "such as {examples} (first on line {line} of the data), but {numbers:,} of its {cells:,} "
+                        "non-empty cells are numbers")
+HINT_INFERRED_CATEGORICAL = "declare it numeric and clean the cell(s), or declare it categorical to silence this"
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
@@ -162,9 +172,9 @@ def fairspec_version() -> str:
 
 
 # ---- filters and classes: the data stage's own matching, so check and training agree ---------
-def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None] | None:
-    """Why ``flt`` cannot be applied to ``series``: a message and the index of the bad value
-    (``None`` when the operator itself is wrong); ``None`` if the filter is fine.
+def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None, str | None] | None:
+    """Why ``flt`` cannot be applied to ``series``: a message, the index of the bad value
+    (``None`` when the operator itself is wrong) and a hint; ``None`` if the filter is fine.
 
     Rows are then selected by :func:`fairspec.data.table.value_mask`, the function training
     uses, so the checker judges the target and groups on exactly the rows training sees.
@@ -172,14 +182,24 @@ def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None
     numeric = column_kind(series) == "numeric"
     if flt.op in ("<", "<=", ">", ">="):
         if not numeric or ptypes.is_bool_dtype(series.dtype):
-            return FILTER_ORDER_ON_TEXT.format(op=flt.op, column=flt.column.value), None
+            present = series.dropna()
+            text = _text_cells(present)
+            if 0 < text.sum() < len(present):
+                # numbers among the text: the column is likely meant numeric and some cells are
+                # wrong, so name them; in a column of text alone it is the operator that is wrong
+                examples, line = _text_sample(present, text)
+                return (FILTER_ORDER_ON_STRAY_TEXT.format(op=flt.op, column=flt.column.value, examples=examples,
+                                                          line=line), None, HINT_FILTER_STRAY_TEXT)
+            return FILTER_ORDER_ON_TEXT.format(op=flt.op, column=flt.column.value), None, HINT_FILTER_TEXT
         bad = [j for j, v in enumerate(flt.values) if isinstance(v, (str, bool))]
     elif numeric:
         bad = [j for j, v in enumerate(flt.values) if not _is_number_like(v)]
     else:
         bad = []
     if bad:
-        return FILTER_NOT_NUMBER.format(column=flt.column.value, value=_spec_word(flt.values[bad[0]])), bad[0]
+        value = flt.values[bad[0]]
+        hint = HINT_FILTER_UNQUOTE if isinstance(value, str) and _is_number_like(value) else None
+        return FILTER_NOT_NUMBER.format(column=flt.column.value, value=_spec_word(value)), bad[0], hint
     return None
 
 
@@ -499,13 +519,9 @@ class _Checker:
                 keep &= value_mask(series, flt.op, flt.values)
                 self.check_filter_values_present(i, flt, series)
                 continue
-            message, j = problem
-            if j is None:  # an ordering on a text column: the operator is wrong
-                self.add(message, flt.span, HINT_FILTER_TEXT)
-            else:
-                bad = flt.values[j]
-                hint = HINT_FILTER_UNQUOTE if isinstance(bad, str) and _is_number_like(bad) else None
-                self.add(message, self.loc(("filter.value", i, j), flt.span), hint)
+            message, j, hint = problem
+            # an ordering on a text column is the operator's fault; else a value's
+            self.add(message, flt.span if j is None else self.loc(("filter.value", i, j), flt.span), hint)
         rows = table.loc[keep]
         if len(rows) == 0 and len(spec.data.filters) > 0:
             self.add(NO_ROWS_LEFT.format(rows=len(table)), spec.data.span)
@@ -610,9 +626,11 @@ class _Checker:
     def check_target(self, series: pd.Series) -> None:
         target = self.spec.target
         name = target.column.value
-        missing = int(series.isna().sum())
-        if missing:
-            self.add(TARGET_HAS_MISSING.format(column=name, count=missing), target.column.span, HINT_TARGET_MISSING)
+        missing = series.isna().to_numpy()
+        if missing.any():
+            self.add(TARGET_HAS_MISSING.format(column=name, count=int(missing.sum()),
+                                               line=line_of(series, int(np.flatnonzero(missing)[0]))),
+                     target.column.span, HINT_TARGET_MISSING)
         classes = _distinct(series)
         if len(classes) != 2:
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
@@ -623,11 +641,12 @@ class _Checker:
 
     def check_protected(self, attribute: ast.Name, series: pd.Series) -> None:
         groups = _distinct(series)
-        missing = int(series.isna().sum())
-        if missing:
-            listed = ", ".join(_quote(g) for g in groups[:6])
-            self.add(PROTECTED_HAS_MISSING.format(column=attribute.value, count=missing), attribute.span,
-                     HINT_PROTECTED_MISSING.format(column=attribute.value, groups=listed))
+        missing = series.isna().to_numpy()
+        if missing.any():
+            self.add(PROTECTED_HAS_MISSING.format(column=attribute.value, count=int(missing.sum()),
+                                                  line=line_of(series, int(np.flatnonzero(missing)[0]))),
+                     attribute.span,
+                     HINT_PROTECTED_MISSING.format(column=attribute.value, groups=_values_text(groups, _quote)))
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
 
@@ -666,13 +685,11 @@ class _Checker:
         if ptypes.is_bool_dtype(series.dtype):
             return
         present = series.dropna()
-        numbers = present if ptypes.is_numeric_dtype(series.dtype) else pd.to_numeric(present, errors="coerce")
-        text = numbers.isna().to_numpy()  # numbers stored as text convert cleanly
+        numbers = _as_numbers(present)
+        text = numbers.isna().to_numpy()
         if text.any():
-            bad = present[text]
-            examples = ", ".join(repr(str(v)) for v in pd.unique(bad)[:3])
-            self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples,
-                                                line=line_of(present, int(np.flatnonzero(text)[0]))),
+            examples, line = _text_sample(present, text)
+            self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples, line=line),
                      feature.name.span, HINT_NUMERIC_NOT_NUMERIC)
         infinite = ~text & ~np.isfinite(numbers.to_numpy(dtype=float, na_value=0.0))
         if infinite.any():
@@ -680,6 +697,23 @@ class _Checker:
             self.add(NUMERIC_NOT_FINITE.format(column=feature.name.value, count=int(infinite.sum()),
                                                value=str(present.iloc[first]), line=line_of(present, first)),
                      feature.name.span, HINT_NUMERIC_NOT_FINITE)
+
+
+def _as_numbers(present: pd.Series) -> pd.Series:
+    """``present`` (a column without its missing cells) as numbers; NaN where a cell is text.
+    Numbers stored as text convert cleanly."""
+    return present if ptypes.is_numeric_dtype(present.dtype) else pd.to_numeric(present, errors="coerce")
+
+
+def _text_cells(present: pd.Series) -> np.ndarray:
+    """Which cells of ``present`` (a column without its missing cells) are text, not numbers."""
+    return _as_numbers(present).isna().to_numpy()
+
+
+def _text_sample(present: pd.Series, text: np.ndarray) -> tuple[str, int]:
+    """Up to three of the text values among ``present`` and the data line of the first."""
+    examples = ", ".join(cell_text(v) for v in pd.unique(present[text])[:3])
+    return examples, line_of(present, int(np.flatnonzero(text)[0]))
 
 
 def _distinct(series: pd.Series) -> list:
@@ -705,12 +739,15 @@ def _plain(value):
 
 
 def _quote(value) -> str:
+    """A value as a spec literal, so a hint's filter can be pasted into the spec: a spec string
+    takes JSON escapes, and a quote or line break written bare would end or break it."""
     value = _plain(value)
-    return f'"{value}"' if isinstance(value, str) else str(value)
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
-def _values_text(values: list) -> str:
-    shown = ", ".join(repr(_plain(v)) for v in values[:6])
+def _values_text(values: list, text=lambda v: repr(_plain(v))) -> str:
+    """The first six of ``values`` (each shown by ``text``), and how many there are when that is not all."""
+    shown = ", ".join(text(v) for v in values[:6])
     return shown + (f", ... ({len(values)} in all)" if len(values) > 6 else "")
 
 
@@ -748,6 +785,41 @@ def _got_text(value) -> str:
     if isinstance(value, (int, float)):
         return f"the number {value:g}" if isinstance(value, float) else f"the number {value}"
     return f"'{value}'"
+
+
+#: the share of non-empty cells that must be numbers for an untyped feature inferred categorical to
+#: be reported.  A stray cell (a typo, "?", "unknown", an NA word) is rarely more than one cell in ten,
+#: while text holding a tenth of a column is part of the data the user has seen (a level such as "4+").
+#: Too low a share costs one warning, silenced by writing the type; a missed one costs a numeric
+#: feature read as hundreds of unordered categories.
+MOSTLY_NUMBERS = 0.9
+
+
+def inference_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
+    """Warnings for untyped features inferred categorical although nearly all their cells are numbers.
+
+    A column is numeric only when every cell is a number, so one text cell among thousands of
+    numbers silently makes the feature categorical.  The column as read decides the type (the
+    where filters keep it), so the whole file's cells are counted.  Call it on a spec
+    :func:`check_spec` accepted; the warnings do not stop training.
+    """
+    spec, found = doc.spec, []
+    for feature in (*spec.features, *spec.privileged):
+        name = feature.name.value
+        if feature.kind is not None or name not in table.columns or column_kind(table[name]) != "categorical":
+            continue
+        present = table[name].dropna()
+        text = _text_cells(present)
+        numbers = int((~text).sum())
+        if not text.any() or numbers < MOSTLY_NUMBERS * len(present):
+            continue
+        if present[~text].astype(str).str.match(LEADING_ZERO).any():
+            continue  # codes with a leading zero are text anyway (see read_table): the text cells are not why
+        examples, line = _text_sample(present, text)
+        found.append(Diagnostic(INFERRED_CATEGORICAL.format(column=name, examples=examples, line=line,
+                                                            numbers=numbers, cells=len(present)),
+                                feature.name.span, HINT_INFERRED_CATEGORICAL, severity="warning"))
+    return found
 
 
 def check_spec(doc, table: pd.DataFrame | None = None) -> None:

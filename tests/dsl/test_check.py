@@ -97,13 +97,13 @@ def test_target_not_binary_is_judged_after_the_filters():
 
 def test_target_missing_values_are_reported():
     assert messages(spec(), table(label=[1, 0, np.nan, 0, 0, 1])) == [
-        check.TARGET_HAS_MISSING.format(column="label", count=1)]
+        check.TARGET_HAS_MISSING.format(column="label", count=1, line=4)]
 
 
 def test_protected_attribute_with_missing_values_and_a_single_group():
     data = table(race=["a", None, "a", "b", "b", "a"])
     (diag,) = problems(spec(protected="protected race"), data)
-    assert diag.message == check.PROTECTED_HAS_MISSING.format(column="race", count=1)
+    assert diag.message == check.PROTECTED_HAS_MISSING.format(column="race", count=1, line=3)
     assert diag.hint == 'drop those rows with a where filter, e.g. where race in ["a", "b"]'
     one = messages(spec(data='data "t.csv" where sex == "F"'), table())
     assert one == [check.PROTECTED_ONE_GROUP.format(column="sex", group="F")]
@@ -139,7 +139,7 @@ def test_not_equal_keeps_rows_where_the_column_is_missing():
     # training filters with fairspec.data.table.value_mask, which keeps missing cells for != / not in
     data = table(race=["a", None, "a", "b", "c", "a"])
     assert messages(spec(data='data "t.csv" where race != "c"', protected="protected race"), data) == [
-        check.PROTECTED_HAS_MISSING.format(column="race", count=1)]
+        check.PROTECTED_HAS_MISSING.format(column="race", count=1, line=3)]
     assert messages(spec(data='data "t.csv" where race in ["a", "b"]', protected="protected race"), data) == []
 
 

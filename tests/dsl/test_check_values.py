@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from fairspec.data.table import read_table
-from fairspec.dsl import check, check_spec, parse_spec
-from fairspec.errors import SpecSemanticError
+from fairspec.dsl import check, check_spec, load_spec, parse_spec
+from fairspec.errors import SpecSemanticError, render_diagnostic
+from fairspec.plan.compile import compile_spec
 
 ROWS = ["age,income,sex,label", "25,1.5,F,1", "32,2.5,M,0", "47,{v},F,1", "51,3.0,M,0", "19,0.5,F,0",
         "38,{w},M,1"]
@@ -53,3 +54,95 @@ def test_infinite_text_is_a_category_of_a_categorical_feature(tmp_path):
 def test_na_word_in_a_numeric_column_is_text_with_its_line(tmp_path):
     (diag,) = diagnostics(tmp_path, "income numeric", v="NA")
     assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'NA'", line=4)
+
+
+# a record spanning lines 3-4 and the where filter make row positions differ from file lines
+SHIFTED = ('age,note,sex,label\n25,x,F,1\n32,"two\nlines",M,0\n19,x,{sex1},{label1}\n47,x,{sex2},{label2}\n'
+           "51,x,M,0\n38,x,M,1\n60,x,F,0\n")
+
+
+def file_diagnostics(tmp_path, body: str, where: str = "", features: str = "age", protected: str = "sex"):
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    text = (f'spec t\ndata "t.csv"{where}\ntarget label positive 1\nprotected {protected}\n'
+            f"features {{ {features} }}\nmodel baseline\n")
+    try:
+        check_spec(parse_spec(text, "t.fair"), read_table(path))
+    except SpecSemanticError as error:
+        return error.diagnostics
+    return []
+
+
+@pytest.mark.parametrize("where, count, line", [("", 2, 5), (" where age > 20", 1, 6)])
+def test_a_missing_label_names_the_file_line_of_the_first(tmp_path, where, count, line):
+    body = SHIFTED.format(sex1="F", label1="", sex2="F", label2="")
+    (diag,) = file_diagnostics(tmp_path, body, where)
+    assert diag.message == check.TARGET_HAS_MISSING.format(column="label", count=count, line=line)
+    assert f"(first on line {line} of the data)" in diag.message
+
+
+@pytest.mark.parametrize("where, count, line", [("", 2, 5), (" where age > 20", 1, 6)])
+def test_a_missing_group_names_the_file_line_of_the_first(tmp_path, where, count, line):
+    body = SHIFTED.format(sex1="", label1="1", sex2="", label2="1")
+    (diag,) = file_diagnostics(tmp_path, body, where)
+    assert diag.message == check.PROTECTED_HAS_MISSING.format(column="sex", count=count, line=line)
+    assert f"(first on line {line} of the data)" in diag.message
+
+
+def test_an_ordering_filter_on_numbers_with_a_stray_text_cell_names_the_cell(tmp_path):
+    body = SHIFTED.format(sex1="F", label1="1", sex2="F", label2="0").replace("47,", "unknown,")
+    (diag,) = file_diagnostics(tmp_path, body, " where age >= 30")
+    assert diag.message == check.FILTER_ORDER_ON_STRAY_TEXT.format(op=">=", column="age", examples="'unknown'",
+                                                                   line=6)
+    assert diag.hint == check.HINT_FILTER_STRAY_TEXT
+    # a column of text has no cell to blame: the operator is what is wrong
+    (diag,) = file_diagnostics(tmp_path, body, " where sex >= 3")
+    assert (diag.message, diag.hint) == (check.FILTER_ORDER_ON_TEXT.format(op=">=", column="sex"),
+                                         check.HINT_FILTER_TEXT)
+
+
+def test_the_missing_group_hint_says_when_it_lists_only_some_groups(tmp_path):
+    body = "age,sex,label\n" + "".join(f"{20 + i},g{i:03d},{i % 2}\n" for i in range(132)) + "60,,1\n"
+    (diag,) = file_diagnostics(tmp_path, body)
+    shown = ", ".join(f'"g{i:03d}"' for i in range(6))
+    assert diag.hint == check.HINT_PROTECTED_MISSING.format(column="sex", groups=shown + ", ... (132 in all)")
+
+
+def test_the_missing_group_hint_is_a_filter_the_spec_can_take(tmp_path):
+    body = 'age,sex,label\n25,"say ""hi""",1\n32,"a\nb",0\n47,"say ""hi""",0\n51,"a\nb",1\n60,,1\n'
+    (diag,) = file_diagnostics(tmp_path, body)
+    where = diag.hint.split("e.g.")[1]  # ' where sex in [...]', pasted as written
+    assert file_diagnostics(tmp_path, body, where) == []
+
+
+NUMBERS = "age,sex,label\n" + "".join(f"{20 + i},{'FM'[i % 2]},{i % 2}\n" for i in range(18))
+
+
+def test_an_untyped_feature_read_as_text_for_a_stray_cell_is_a_warning(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(NUMBERS.replace("\n27,", "\n2?,"))  # 17 numbers and "2?" on line 9
+    text = 'spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+    doc, table = parse_spec(text, "t.fair"), read_table(path)
+    check_spec(doc, table)  # a warning, not an error
+    (warning,) = check.inference_warnings(doc, table)
+    assert warning.message == check.INFERRED_CATEGORICAL.format(column="age", examples="'2?'", line=9,
+                                                                numbers=17, cells=18)
+    assert (warning.severity, warning.hint) == ("warning", check.HINT_INFERRED_CATEGORICAL)
+    assert render_diagnostic(warning, text, "t.fair").startswith("t.fair:5:12: warning: feature 'age' has no type")
+    # compiling carries it on the plan, which `check`, `compile` and `compile-and-train` print
+    spec = tmp_path / "t.fair"
+    spec.write_text(text)
+    assert compile_spec(load_spec(spec)).warnings == (warning,)
+
+
+@pytest.mark.parametrize("body, features", [
+    (NUMBERS.replace("\n27,", "\n2?,").replace("\n28,", "\nx,"), "age"),   # 16 of 18 numbers: below 90 %
+    (NUMBERS.replace("\n27,", "\n2?,"), "age categorical"),               # the type is written
+    (NUMBERS.replace("\n27,", "\n2?,").replace("\n20,", "\n020,"), "age"),  # codes with a leading zero are text
+    (NUMBERS, "age"),                                                       # numeric: nothing to say
+], ids=["two-text-cells", "typed", "leading-zero", "numbers-only"])
+def test_no_inference_warning_when_the_text_is_no_stray_cell(tmp_path, body, features):
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    text = f'spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures {{ {features} }}\nmodel baseline\n'
+    assert check.inference_warnings(parse_spec(text, "t.fair"), read_table(path)) == []
