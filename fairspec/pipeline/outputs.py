@@ -8,13 +8,19 @@ old report.  The same step removes what an earlier run of the other layout left 
 sweep, points beyond a shorter sweep): readers take whatever is in the directory as one run.
 
 Reading back checks every document's format and shape, and that model.json and metrics.json
-come from the same run: metrics.json records the SHA-256 of the model it measured.
+come from the same run: metrics.json records the SHA-256 of the model it measured.  It also
+checks that metrics.json agrees with itself (the fairness block is what
+:func:`fairspec.metrics.fairness_summary` gives for the blocks, bound and criterion beside it)
+and that sweep.json agrees with each point's metrics.json: a hand-edited verdict is refused,
+never shown.
 """
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
+import sys
 from importlib import resources
 from pathlib import Path
 
@@ -22,6 +28,8 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from fairspec.errors import ModelFileError
+from fairspec.metrics.groups import MET_TOLERANCE, fairness_summary
+from fairspec.plan.fairness import make_criterion
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
 from fairspec.pipeline.files import FileSet, cannot_write, check_writable_dir, dumps
 from fairspec.pipeline.train import TrainingResult
@@ -140,14 +148,43 @@ _VALIDATORS = {kind: Draft202012Validator(schema) for kind, schema in SCHEMAS.it
 _KINDS = {MODEL_FORMAT: "model", METRICS_FORMAT: "metrics", SWEEP_FORMAT: "sweep"}
 
 
+def _place(kind: str, steps) -> str:
+    """``metrics.test.groups.Caucasian.tpr``, ``sweep.points[1].dir``."""
+    return kind + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in steps)
+
+
 def _shape_problem(error: ValidationError, kind: str) -> str:
     """What ``error`` says is wrong, naming its place in the document (``metrics.test.gaps``)."""
+    where = _place(kind, error.absolute_path)
     if error.validator == "required":
-        return f"no {next(key for key in error.validator_value if key not in error.instance)!r}"
-    where = kind + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in error.absolute_path)
+        missing = next(key for key in error.validator_value if key not in error.instance)
+        return f"{where} has no {missing!r}" if error.absolute_path else f"no {missing!r}"
     if error.validator == "type":
         return f"{where} is {'null' if error.instance is None else 'a ' + type(error.instance).__name__}"
     return f"{where}: {error.message}"
+
+
+_FLOAT_MAX = int(sys.float_info.max)
+
+
+def _unrepresentable(doc, kind: str) -> str | None:
+    """The first number of ``doc`` that no file fairspec writes holds, and why: NaN and
+    Infinity (JSON has neither; Python's reader takes them, and 1e999 reads as Infinity) and
+    integers beyond a float, which the report's arithmetic cannot take.  A JSON Schema cannot
+    say "finite", so this walk is the rule, over the whole document (keys the schema does not
+    name included: the report shows them too)."""
+    stack = [((), doc)]
+    while stack:  # not recursive: a document nested as deep as the reader allows is no crash
+        steps, node = stack.pop()
+        if isinstance(node, dict):
+            stack += reversed([((*steps, key), value) for key, value in node.items()])
+        elif isinstance(node, list):
+            stack += reversed([((*steps, i), value) for i, value in enumerate(node)])
+        elif isinstance(node, float) and not math.isfinite(node):
+            return f"{_place(kind, steps)} is {'NaN' if math.isnan(node) else 'out of range'}"
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > _FLOAT_MAX:
+            return f"{_place(kind, steps)} is out of range"
+    return None
 
 
 def _kind_of(doc) -> str | None:
@@ -170,17 +207,32 @@ def _check_document(doc, path: Path, kind: str, version: int, legacy: bool = Fal
     are accepted on their shape."""
     found = _kind_of(doc)
     if found != kind or (doc.get("format") is None and not legacy):
-        what = f" (it is a {found} file)" if found else "" if isinstance(doc, dict) else " (not a JSON object)"
+        if found:
+            what = f" (it is a {found} file)"
+        elif not isinstance(doc, dict):
+            what = " (not a JSON object)"
+        else:
+            what = "" if doc.get("format") is None else f" (its format is {_json(doc['format'])})"
         raise ModelFileError(f"{path}: error: not a fairspec {kind} file{what}")
     if doc.get("format") is not None and doc.get("format_version") != version:
         raise ModelFileError(f"{path}: error: {kind} file format {doc.get('format_version')!r} is not supported "
                              f"(this fairspec reads format {version})")
-    # best_match: the shallowest problem (a missing top-level key before a wrong value inside
-    # another), the same one for the same document every time
-    error = best_match(_VALIDATORS[kind].iter_errors(doc))
-    if error is not None:
-        raise ModelFileError(f"{path}: error: damaged {kind} file ({_shape_problem(error, kind)})")
+    # a number JSON does not have first (the schema would call NaN a float, Infinity too large);
+    # then best_match: the shallowest problem (a missing top-level key before a wrong value
+    # inside another), the same one for the same document every time
+    problem = _unrepresentable(doc, kind)
+    if problem is None:
+        error = best_match(_VALIDATORS[kind].iter_errors(doc))
+        problem = None if error is None else _shape_problem(error, kind)
+    if problem is not None:
+        raise ModelFileError(f"{path}: error: damaged {kind} file ({problem})")
     return doc
+
+
+def _parse_int(text: str):
+    # int() refuses more than 4300 digits (ValueError, not a JSON error); an integer too long
+    # for a float reads as one, out of range, and _unrepresentable names its place
+    return int(text) if len(text) <= 400 else float(text)
 
 
 def _load(path: Path, out_dir: Path):
@@ -194,7 +246,7 @@ def _load(path: Path, out_dir: Path):
     except OSError as exc:
         raise ModelFileError(f"{path}: error: cannot read ({exc.strerror or exc})") from None
     try:
-        return json.loads(text)
+        return json.loads(text, parse_int=_parse_int)
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
     except RecursionError:  # the decoder recurses once per nesting level
@@ -207,12 +259,14 @@ def _same(a, b) -> bool:
 
 def _check_same_run(model_doc: dict, metrics_doc: dict, model_path: Path, metrics_path: Path) -> None:
     recorded = metrics_doc.get("model_sha256")
-    if recorded is not None:
-        if recorded != model_digest(model_doc):
-            raise ModelFileError(f"{metrics_path}: error: these metrics were measured on another model than "
-                                 f"{model_path} (the two files are from different runs)")
-        return
-    # metrics.json written before it recorded its model: compare what both files say
+    if recorded is not None and recorded != model_digest(model_doc):
+        raise ModelFileError(f"{metrics_path}: error: these metrics were measured on another model than "
+                             f"{model_path} (the two files are from different runs)")
+    # What both files say must agree.  Without the digest (metrics.json written before it
+    # recorded its model) this is all that ties the two; with it, a hand edit of metrics.json
+    # would otherwise report a bound, a target or columns the model was not trained with.
+    why = ("the two files are from different runs" if recorded is None else
+           "one was edited: metrics.json records the digest of this model.json")
     f, s = metrics_doc["fairness"], metrics_doc["data_summary"]
     model_f = model_doc["fairness"] or {}
     target = (model_doc["schema"].get("target") or {})
@@ -224,15 +278,55 @@ def _check_same_run(model_doc: dict, metrics_doc: dict, model_path: Path, metric
     if "positive" in s:
         checks.append(("positive class", target.get("positive"), s.get("positive")))
     for what, a, b in checks:
-        if a != b:
-            raise ModelFileError(f"{metrics_path}: error: {what} {b!r} differs from {a!r} in {model_path} "
-                                 f"(the two files are from different runs)")
+        if a != b or isinstance(a, bool) != isinstance(b, bool):  # 1 == True in Python, not in the files
+            raise ModelFileError(f"{metrics_path}: error: {what} {b!r} differs from {a!r} in {model_path} ({why})")
     names = [feature.get("name") for feature in model_doc["schema"].get("features") or []]
     for what, a, b in (("features", names, s.get("features")),
                        ("protected columns", model_doc["schema"].get("protected"), s.get("protected"))):
         if b is not None and a is not None and not _same(a, b):
-            raise ModelFileError(f"{metrics_path}: error: {what} differ from those in {model_path} "
-                                 f"(the two files are from different runs)")
+            raise ModelFileError(f"{metrics_path}: error: {what} differ from those in {model_path} ({why})")
+
+
+def _json(value) -> str:
+    """A value as the file spells it (true, null, 0.05)."""
+    return json.dumps(value)
+
+
+def _fairness_problem(doc: dict) -> str | None:
+    """Where metrics.json's ``fairness`` block differs from what
+    :func:`fairspec.metrics.fairness_summary` gives for the file's own train and test blocks,
+    criterion and bound, or None.  The report shows both the block (the verdict card) and the
+    blocks (the gap tables), so a hand edit of one would make the page say two things.
+
+    Only the keys present are compared: older files lack ``unmeasured_test`` and
+    ``interval_test``, and before ``unmeasured_test`` a test verdict was the gap against the
+    bound alone.  A file too old for ``fairness_summary`` to read (a block without a field it
+    needs) was checked for its shape only."""
+    f = doc["fairness"]
+    name = f.get("criterion")
+    try:
+        criterion = None if name is None else make_criterion(name, bound=f.get("bound"), penalty=f.get("penalty"))
+        expected = fairness_summary(criterion, doc["train"], doc["test"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    if "unmeasured_test" not in f and expected["met_test"] is None and expected["unmeasured_test"]:
+        gap, bound = expected["achieved_test"], expected["bound"]
+        expected["met_test"] = None if gap is None or bound is None else bool(gap <= bound + MET_TOLERANCE)
+    for key in ("achieved_train", "achieved_test", "unmeasured_test", "met_train", "met_test", "interval_test"):
+        found, wanted = f.get(key), expected[key]
+        if key not in f or (sorted(found) if key == "unmeasured_test" and isinstance(found, list) else found) == wanted:
+            continue
+        split = key.rsplit("_", 1)[1]
+        if key.startswith("met_"):
+            given = (f"the {split} gap {_json(expected[f'achieved_{split}'])} and the bound "
+                     f"{_json(expected['bound'])}")
+            if split == "test" and expected["unmeasured_test"]:
+                given += f", with no test rate for {_json(expected['unmeasured_test'])},"
+        else:
+            given = f"the file's {split} block" if criterion is not None else "no criterion"
+        verb = "give" if key.startswith("met_") else "gives"  # "the gap and the bound give"
+        return f"fairness.{key} is {_json(found)}, but {given} {verb} {_json(wanted)}"
+    return None
 
 
 def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
@@ -240,6 +334,9 @@ def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     model_doc = _check_document(_load(model_path, out_dir), model_path, "model", MODEL_FORMAT_VERSION)
     metrics_doc = _check_document(_load(metrics_path, out_dir), metrics_path, "metrics", FORMAT_VERSION,
                                   legacy=True)
+    problem = _fairness_problem(metrics_doc)
+    if problem is not None:
+        raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)
     return model_doc, metrics_doc
 
@@ -266,20 +363,25 @@ def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
         # the report names point i "point-<i>"; and a directory named by the file must not
         # lead out of out_dir (sweep.json is data, not a list of places to read)
         if row.get("dir") != f"point-{i}":
-            raise ModelFileError(f"{sweep_path}: error: damaged sweep file (point {i} is in "
-                                 f"{row.get('dir')!r}, not in 'point-{i}')")
+            raise ModelFileError(f"{sweep_path}: error: damaged sweep file (sweep.points[{i}].dir is "
+                                 f"{row.get('dir')!r}, not 'point-{i}')")
         if row.get("index") != i:
-            raise ModelFileError(f"{sweep_path}: error: damaged sweep file (point {i} has index {row.get('index')!r})")
+            raise ModelFileError(f"{sweep_path}: error: damaged sweep file (sweep.points[{i}].index is "
+                                 f"{row.get('index')!r}, not {i})")
         run_dir = out_dir / f"point-{i}"
         if not run_dir.resolve().is_relative_to(root):
             raise ModelFileError(f"{run_dir}: error: leads outside {out_dir}")
         model_doc, metrics_doc = _read_point(out_dir, run_dir)
+        # sweep.json copies these from the point's metrics.json (_sweep_document)
         f = metrics_doc["fairness"]
-        for key in ("bound", "penalty", "achieved_train", "achieved_test"):
-            if key in row and row[key] != f.get(key):
+        copied = {key: f.get(key) for key in ("bound", "penalty", "achieved_train", "achieved_test", "met_test",
+                                              "interval_test")}
+        copied["test_accuracy"] = (metrics_doc["test"] or {}).get("accuracy")
+        for key, value in copied.items():
+            if key in row and row[key] != value:
                 raise ModelFileError(f"{sweep_path}: error: point {i}: {key} {row[key]!r} differs from "
-                                     f"{f.get(key)!r} in {run_dir / 'metrics.json'} "
-                                     f"(the files are from different runs)")
+                                     f"{value!r} in {run_dir / 'metrics.json'} "
+                                     f"(the files are from different runs, or one was edited)")
         points.append((model_doc, metrics_doc))
     first = points[0][0]
     for i, (model_doc, _) in enumerate(points[1:], start=1):

@@ -5,7 +5,9 @@ damage is refused naming its place, and files of older formats still load.
 The bundled reports are the starting points (no training needed); each test works on a copy."""
 from __future__ import annotations
 
+import copy
 import json
+import math
 import shutil
 from pathlib import Path
 
@@ -13,7 +15,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from fairspec.errors import ModelFileError
-from fairspec.pipeline.outputs import SCHEMAS, read_outputs
+from fairspec.pipeline.outputs import SCHEMAS, model_digest, read_outputs
+from fairspec.report import build_context, render_report
 
 KINDS = ("model", "metrics", "sweep")
 SINGLE, SWEEP = "compas_rules", "compas_tree_sweep"
@@ -136,6 +139,162 @@ def test_of_two_problems_the_missing_key_is_named_every_time(root, tmp_path):
     _edit(d / "metrics.json", lambda m: (m.pop("data_summary"), m["test"].update(accuracy="high")))
     messages = {_refusal(d) for _ in range(3)}
     assert messages == {f"{d / 'metrics.json'}: error: damaged metrics file (no 'data_summary')"}
+
+
+# --- every value replaced by one of another type: rendered, or refused naming file and place ------
+#
+# `fairspec report` must never stop with an internal error (exit 70) on a hand-edited file, nor
+# show what the file does not say: each case either renders or is a ModelFileError (exit 1) of one
+# line naming the file and, for metrics.json and sweep.json, the place.  1e999 reads as Infinity
+# in Python; 10 ** 400 is written as its 401 digits.
+
+WRONG = {"a string": "x", "a number": 1.5, "null": None, "a list": [], "an object": {}, "true": True}
+#: and in place of a number: numbers JSON has not, or a float cannot hold
+NOT_NUMBERS = {"NaN": math.nan, "Infinity": math.inf, "an integer beyond a float": 10 ** 400}
+
+
+def _of_another_type(value) -> dict:
+    """The values of ``WRONG`` (and of ``NOT_NUMBERS`` in place of a number) of another JSON type."""
+    def json_type(v):
+        return "number" if isinstance(v, (int, float)) and not isinstance(v, bool) else type(v)
+    wrong = {label: v for label, v in WRONG.items() if json_type(v) != json_type(value)}
+    return {**wrong, **NOT_NUMBERS} if json_type(value) == "number" else wrong
+
+
+def _places(node, steps=()):
+    """The places of a JSON document: each key of each object and the first item of each list
+    (a list's items share one shape); of objects side by side with the same keys (two groups'
+    rates) only the first, as the others would repeat its cases."""
+    if isinstance(node, list):
+        items = list(enumerate(node))[:1]
+    elif isinstance(node, dict):
+        items, shapes = [], set()
+        for key, value in node.items():
+            shape = tuple(value) if isinstance(value, dict) else None
+            if shape is None or shape not in shapes:
+                items.append((key, value))
+                shapes.add(shape)
+    else:
+        items = []
+    for key, value in items:
+        yield (*steps, key)
+        yield from _places(value, (*steps, key))
+
+
+def _put(doc, steps, value):
+    doc = copy.deepcopy(doc)
+    node = doc
+    for step in steps[:-1]:
+        node = node[step]
+    node[steps[-1]] = value
+    return doc
+
+
+@pytest.mark.parametrize("run, name", [("compas_baseline", "metrics.json"), ("compas_baseline", "model.json"),
+                                       (SWEEP, "sweep.json")])
+def test_every_value_of_another_type_is_rendered_or_refused_naming_file_and_place(root, tmp_path, run, name):
+    d = _copy(root, tmp_path, run)
+    path, metrics_path = d / name, d / "metrics.json"
+    original = json.loads(path.read_text())
+    metrics = json.loads(metrics_path.read_text()) if metrics_path.exists() else None
+    # the estimator's numbers (a tree's thousands) are read by predict, not by the report
+    places = [steps for steps in _places(original) if steps[:2] != ("model", "estimator")]
+    assert len(places) > 10
+    failures = []
+    for steps in places:
+        here = original
+        for step in steps:
+            here = here[step]
+        for label, value in _of_another_type(here).items():
+            doc = _put(original, steps, value)
+            path.write_text(json.dumps(doc))
+            if name == "model.json":  # as if both files had been edited: the digest still ties them
+                metrics_path.write_text(json.dumps({**metrics, "model_sha256": model_digest(doc)}))
+            try:
+                points = read_outputs(d)
+            except ModelFileError as exc:
+                message = str(exc)
+                files = (path,) if name != "model.json" else (path, metrics_path)  # a mismatch names metrics.json
+                # a key, or its first word ("format" for format_version)
+                named = [word for step in steps if isinstance(step, str) for word in (step, step.split("_")[0])]
+                if ("\n" in message or not message.startswith(tuple(f"{f}: error: " for f in files))
+                        or (name != "model.json" and not any(step in message for step in named))):
+                    failures.append((steps, label, message))
+                continue
+            except Exception as exc:  # noqa: BLE001 - what the command turns into exit 70
+                failures.append((steps, label, f"{type(exc).__name__}: {exc}"))
+                continue
+            try:
+                render_report(build_context(*points[0], sweep=points if len(points) > 1 else None))
+            except Exception as exc:  # noqa: BLE001
+                failures.append((steps, label, f"rendering: {type(exc).__name__}: {exc}"))
+    assert failures == []
+
+
+@pytest.mark.parametrize("literal, problem", [
+    ("NaN", "is NaN"), ("Infinity", "is out of range"), ("-Infinity", "is out of range"),
+    ("1e999", "is out of range"), ("1" + "0" * 400, "is out of range"), ("9" * 5000, "is out of range"),
+], ids=["NaN", "Infinity", "-Infinity", "1e999", "10**400", "5000 digits"])
+def test_numbers_json_has_not_are_refused_naming_their_place(root, tmp_path, literal, problem):
+    # Python's reader takes NaN, Infinity and 1e999 (as Infinity), and an integer of 5000 digits
+    # stopped it with a ValueError that is no JSON error; fairspec writes none of them
+    d = _copy(root, tmp_path, SINGLE)
+    _edit(d / "metrics.json", lambda m: m["data_summary"].update(rows="@"))
+    (d / "metrics.json").write_text((d / "metrics.json").read_text().replace('"@"', literal))
+    assert _refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file (metrics.data_summary.rows {problem})"
+
+
+def test_a_number_json_has_not_is_refused_under_a_key_the_schema_does_not_name(root, tmp_path):
+    d = _copy(root, tmp_path, SINGLE)
+    _edit(d / "model.json", lambda m: m["training"]["fit_log"].update(lp_bound=math.inf))
+    assert _refusal(d) == (f"{d / 'model.json'}: error: damaged model file "
+                           f"(model.training.fit_log.lp_bound is out of range)")
+
+
+@pytest.mark.parametrize("kind, change, place", [
+    # each of these stopped the report with an internal error (exit 70)
+    ("metrics", lambda m: m["data_summary"]["features"].__setitem__(0, ["age"]),
+     "metrics.data_summary.features[0] is a list"),
+    ("model", lambda m: m["schema"]["features"][0].update(name={"age": 1}), "model.schema.features[0].name is a dict"),
+    ("metrics", lambda m: m["train"]["groups"]["Caucasian"].update(tpr="0.5x"),
+     "metrics.train.groups.Caucasian.tpr is a str"),
+    # and these rendered what the file does not say: 3694.5 rows as "3,694", a rate of true as 1.000
+    ("metrics", lambda m: m["data_summary"].update(rows_train=3694.5), "metrics.data_summary.rows_train is a float"),
+    ("metrics", lambda m: m["test"]["groups"]["Caucasian"].update(fpr=True), "metrics.test.groups.Caucasian.fpr is a bool"),
+    ("metrics", lambda m: m["test"].update(accuracy=1.5), "metrics.test.accuracy: 1.5 is greater than the maximum of 1"),
+], ids=["list feature name", "object column name", "string rate", "fractional count", "boolean rate", "rate above 1"])
+def test_values_the_report_would_crash_on_or_misshow_are_refused_naming_them(root, tmp_path, kind, change, place):
+    d = _copy(root, tmp_path, SINGLE)
+    if kind == "model":  # keep the digest: only the shape is under test
+        _edit(d / "model.json", change)
+        model = json.loads((d / "model.json").read_text())
+        _edit(d / "metrics.json", lambda m: m.update(model_sha256=model_digest(model)))
+    else:
+        _edit(d / "metrics.json", change)
+    assert _refusal(d) == f"{d / f'{kind}.json'}: error: damaged {kind} file ({place})"
+
+
+# --- metrics.json of the current format records its model -----------------------------------------
+
+def test_a_metrics_file_with_a_format_but_no_model_digest_is_refused(root, tmp_path):
+    # it was taken for a file written before metrics.json had a format, and compared with the
+    # model field by field; fairspec has written the digest in every file with a format
+    for name, metrics in ((SINGLE, "metrics.json"), (SWEEP, "point-1/metrics.json")):
+        d = _copy(root, tmp_path, name)
+        _edit(d / metrics, lambda m: m.pop("model_sha256"))
+        assert _refusal(d) == f"{d / metrics}: error: damaged metrics file (no 'model_sha256')"
+    validator = Draft202012Validator(SCHEMAS["metrics"])
+    doc = json.loads((root / "reports" / SINGLE / "metrics.json").read_text())
+    assert validator.is_valid(doc)
+    assert not validator.is_valid({k: v for k, v in doc.items() if k != "model_sha256"})
+    assert validator.is_valid({k: v for k, v in doc.items() if k not in ("model_sha256", "format", "format_version")})
+
+
+def test_a_model_digest_that_is_no_sha256_is_refused_as_damage(root, tmp_path):
+    d = _copy(root, tmp_path, SINGLE)
+    _edit(d / "metrics.json", lambda m: m.update(model_sha256="see model.json"))
+    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
+                           f"(metrics.model_sha256: 'see model.json' does not match '^[0-9a-f]{{64}}$')")
 
 
 # --- older files still load ----------------------------------------------------------------------

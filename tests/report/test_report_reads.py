@@ -1,0 +1,150 @@
+"""What `fairspec report` reads back: a fairness verdict in metrics.json is what the file's own
+gaps and bound give (fairspec.metrics.fairness_summary), and sweep.json and model.json agree with
+each point's metrics.json.  A hand-edited verdict is refused (exit 1), never shown."""
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import make_docs
+
+from fairspec.cli import main
+from fairspec.errors import ModelFileError
+from fairspec.metrics import MET_TOLERANCE, fairness_summary
+from fairspec.pipeline.outputs import read_outputs, render_outputs
+from fairspec.plan.fairness import make_criterion
+
+BOUND = 0.05
+CRITERION = "equal_opportunity"
+
+
+def _write(d: Path, model_doc: dict, metrics_doc: dict) -> Path:
+    """The files a run of these documents writes (metrics.json stamped with the model's digest)."""
+    d.mkdir(parents=True, exist_ok=True)
+    for rel, text in render_outputs([(model_doc, metrics_doc)]).items():
+        (d / rel).write_text(text, encoding="utf-8")
+    return d
+
+
+def _edit(path: Path, change) -> None:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def _refusal(d: Path) -> str:
+    with pytest.raises(ModelFileError) as caught:
+        read_outputs(d)
+    return str(caught.value)
+
+
+def _docs(test_gap, unmeasured: bool):
+    """make_docs' run (three groups, bound 0.05) with the test gap of the criterion set to
+    ``test_gap`` and, with ``unmeasured``, group "Other" without a TPR on the test rows; the
+    fairness block is then what fairspec writes for it."""
+    model_doc, metrics_doc = make_docs(bound=BOUND)
+    train, test = metrics_doc["train"], metrics_doc["test"]
+    test["gaps"][CRITERION] = test_gap
+    if unmeasured:
+        test["groups"]["Other"].update(tpr=None, fnr=None)
+    metrics_doc["fairness"] = fairness_summary(make_criterion(CRITERION, bound=BOUND), train, test)
+    return model_doc, metrics_doc
+
+
+# the gaps around the bound where the verdict turns, with fairspec's tolerance
+GAPS = [0.0, BOUND - 1e-12, BOUND, BOUND + MET_TOLERANCE, math.nextafter(BOUND + MET_TOLERANCE, 1.0),
+        BOUND + 2 * MET_TOLERANCE, 0.3, None]
+
+
+@pytest.mark.parametrize("unmeasured", [False, True], ids=["all groups measured", "a group unmeasured"])
+@pytest.mark.parametrize("test_gap", GAPS)
+def test_the_verdict_fairspec_writes_loads_and_every_other_one_is_refused(tmp_path, test_gap, unmeasured):
+    model_doc, metrics_doc = _docs(test_gap, unmeasured)
+    written = metrics_doc["fairness"]["met_test"]
+    assert written is not True or not unmeasured  # fairness_summary: never met with a group unmeasured
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    assert read_outputs(d)
+    for other in {True, False, None} - {written}:
+        _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=other))
+        message = _refusal(d)
+        assert message.startswith(f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is "
+                                   f"{json.dumps(other)}, but "), message
+        assert message.endswith(f" give {json.dumps(written)})"), message
+
+
+def test_report_refuses_a_met_verdict_whose_gap_exceeds_its_bound(tmp_path, capsys):
+    # the report showed "MET: The test gap 0.3000 is within the bound 0.05"
+    model_doc, metrics_doc = _docs(0.3, unmeasured=False)
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    before = (d / "report.html").read_bytes()
+    _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
+    assert main(["report", str(d)]) == 1
+    assert capsys.readouterr().err == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is "
+                                       f"true, but the test gap 0.3 and the bound 0.05 give false)\n")
+    assert (d / "report.html").read_bytes() == before
+
+
+def test_a_met_verdict_over_the_measured_groups_only_is_refused_naming_them(tmp_path):
+    model_doc, metrics_doc = _docs(0.01, unmeasured=True)
+    assert metrics_doc["fairness"]["unmeasured_test"] == ["Other"]
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
+    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is true, but the "
+                           f"test gap 0.01 and the bound 0.05, with no test rate for [\"Other\"], give null)")
+    # nor can the group be dropped from unmeasured_test to make the verdict "met"
+    _edit(d / "metrics.json", lambda m: m["fairness"].update(unmeasured_test=[]))
+    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.unmeasured_test is [], "
+                           f"but the file's test block gives [\"Other\"])")
+
+
+@pytest.mark.parametrize("change, problem", [
+    (lambda f, m: f.update(achieved_test=0.01),
+     "fairness.achieved_test is 0.01, but the file's test block gives 0.3"),
+    (lambda f, m: f.update(achieved_train=None),
+     "fairness.achieved_train is null, but the file's train block gives 0."),
+    (lambda f, m: f.update(interval_test=[0.0, 0.04]),
+     "fairness.interval_test is [0.0, 0.04], but the file's test block gives ["),
+    (lambda f, m: f.update(met_train=None), "fairness.met_train is null, but the train gap "),
+    (lambda f, m: f.update(criterion=None, bound=None), "fairness.achieved_train is 0."),
+], ids=["achieved_test", "achieved_train", "interval_test", "met_train", "criterion"])
+def test_a_fairness_block_that_is_not_what_its_blocks_give_is_refused(tmp_path, change, problem):
+    model_doc, metrics_doc = _docs(0.3, unmeasured=False)
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    _edit(d / "metrics.json", lambda m: change(m["fairness"], m))
+    message = _refusal(d)
+    assert message.startswith(f"{d / 'metrics.json'}: error: damaged metrics file ("), message
+    assert problem in message, message
+
+
+def test_a_file_written_before_the_verdict_rules_still_loads(tmp_path):
+    # no unmeasured_test, interval_test or met_*: each rule applies to the keys present, and
+    # before unmeasured_test a test verdict was the gap against the bound alone
+    model_doc, metrics_doc = _docs(0.01, unmeasured=True)
+    for key in ("unmeasured_test", "interval_test", "met_train"):
+        metrics_doc["fairness"].pop(key)
+    metrics_doc["fairness"]["met_test"] = True
+    assert read_outputs(_write(tmp_path / "run", model_doc, metrics_doc))
+
+
+def test_a_current_metrics_file_must_agree_with_its_model_not_only_carry_its_digest(tmp_path):
+    # only files without the digest were compared with their model: a penalty written into
+    # metrics.json was reported for a model trained under a bound
+    model_doc, metrics_doc = make_docs(bound=BOUND)
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    _edit(d / "metrics.json", lambda m: m["fairness"].update(penalty=0.5))
+    assert _refusal(d) == (f"{d / 'metrics.json'}: error: fairness penalty 0.5 differs from None in "
+                           f"{d / 'model.json'} (one was edited: metrics.json records the digest of this model.json)")
+    _edit(d / "metrics.json", lambda m: (m["fairness"].update(penalty=None), m["data_summary"].update(positive=True)))
+    assert "positive class True differs from 1" in _refusal(d)
+
+
+@pytest.mark.parametrize("key, value", [("met_test", False), ("test_accuracy", 0.99), ("interval_test", [0.0, 0.5])])
+def test_a_sweep_point_that_differs_from_its_metrics_file_is_refused(root, tmp_path, key, value):
+    d = Path(shutil.copytree(root / "reports" / "compas_tree_sweep", tmp_path / "sweep"))
+    _edit(d / "sweep.json", lambda s: s["points"][1].update({key: value}))
+    message = _refusal(d)
+    assert message.startswith(f"{d / 'sweep.json'}: error: point 1: {key} {value!r} differs from "), message
+    assert f"in {d / 'point-1' / 'metrics.json'}" in message
