@@ -17,12 +17,14 @@ and, if the family is solver-backed, ``emit_model(estimator, X, y, sensitive_fea
 writing its optimisation model in LP or MPS format.
 
 Every estimator is scikit-learn compatible (``get_params``/``set_params``; learned state
-ends in ``_``) and implements
+ends in ``_``; scikit-learn's own ``check_estimator`` passes, see
+``tests/models/test_sklearn_conformance.py``) and implements
 
 * ``fit(X, y, sensitive_features=None)`` — ``X`` a float array ``(n, p)`` with ``NaN`` for
-  missing values (categorical columns as codes 0..k-1), ``y`` in {0, 1},
-  ``sensitive_features`` an array of group labels (needed only when fairness is enforced);
-* ``predict(X)`` → {0, 1}; ``predict_proba(X)`` → ``(n, 2)``;
+  missing values (categorical columns as codes 0..k-1), ``y`` any two labels (``classes_``,
+  sorted; ``classes_[1]`` is the positive class, the pipeline's 1), ``sensitive_features``
+  an array of group labels (needed only when fairness is enforced);
+* ``predict(X)`` → labels of ``classes_``; ``predict_proba(X)`` → ``(n, 2)``;
 * ``to_json()`` → a JSON-able dict with at least ``{"kind": ...}``;
 * ``describe(feature_names, categories)`` → list of readable lines (``categories`` maps a
   categorical column index to its category names, so code 2 prints as its name);

@@ -17,9 +17,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from fairspec.errors import DataError
-from fairspec.models.inputs import binary_labels, feature_matrix, seed_of
-from fairspec.models.model_file import check_tree_links, is_integer, number, show
+from fairspec.models.inputs import binary_labels, feature_matrix, refuse_missing, seed_of
+from fairspec.models.model_file import check_tree_links, class_labels, is_integer, labels_to_json, number, show
 
 
 class BaselineClassifier(ClassifierMixin, BaseEstimator):
@@ -64,16 +63,13 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
     def _complete(X: np.ndarray) -> np.ndarray:
         """``X`` when it has no missing value: neither learner has a rule for one, at fit or at
         predict (logistic regression would score NaN, the tree would send it right)."""
-        if np.isnan(X).any():
-            row, col = np.argwhere(np.isnan(X))[0]
-            raise DataError(f"the baseline family needs complete data (row {row}, feature {col} is missing): "
-                            "declare `missing impute(...)` or `missing drop`")
-        return X
+        return refuse_missing(X, "the baseline family needs complete data",
+                              "declare `missing impute(...)` or `missing drop`")
 
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
-        X = self._complete(feature_matrix(X))
-        y = binary_labels(y, X.shape[0])
+        X = self._complete(feature_matrix(X, self, reset=True))
+        self.classes_, y = binary_labels(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
         categorical = set(int(j) for j in self.categorical_features)
         self.layout_ = []
@@ -83,7 +79,6 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             else:
                 self.layout_.append({"column": j, "code": None})
         Z = self._expand(X)
-        self.classes_ = np.array([0, 1])
         if self.learner == "tree":
             from sklearn.tree import DecisionTreeClassifier
 
@@ -112,7 +107,6 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             self.linear_ = {"coef": coef.tolist(), "intercept": float(model.intercept_[0] - (coef * mean).sum())}
         else:
             raise ValueError(f"unknown learner {self.learner!r}")
-        self.n_features_in_ = X.shape[1]
         # scikit-learn's tree (seeded) and lbfgs logistic regression never look at the clock
         self.fit_log_ = {"status": "fitted", "mip_gap": None, "seconds": round(time.perf_counter() - start, 3),
                          "learner": self.learner, "reproducible": True, "cut_by_clock": []}
@@ -120,7 +114,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "layout_")
-        X = self._complete(feature_matrix(X, self.n_features_in_))
+        X = self._complete(feature_matrix(X, self, reset=False))
         Z = self._expand(X)
         if self.learner == "tree":
             t = self.tree_
@@ -140,12 +134,18 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p, p])
 
     def predict(self, X):
-        return (self.predict_proba(X)[:, 1] > 0.5).astype(int)
+        positive = self.predict_proba(X)[:, 1] > 0.5  # first: it says when the model is not fitted
+        return self.classes_[positive.astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # the positive class is classes_[1]
+        return tags
 
     # -- model file ---------------------------------------------------------------
     def to_json(self) -> dict:
         doc = {"kind": "baseline", "params": self.get_params(), "layout": self.layout_,
-               "n_features_in": self.n_features_in_}
+               "n_features_in": self.n_features_in_, "classes": labels_to_json(self.classes_)}
         doc["params"]["categorical_features"] = [int(j) for j in self.categorical_features]
         doc["params"]["random_state"] = getattr(self, "seed_", self.random_state)  # a RandomState is no JSON
         if self.learner == "tree":
@@ -230,7 +230,7 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         raise ValueError(f"params: {exc}") from None
     est.layout_ = _layout_from_json(doc.get("layout"), n_features, set(categorical))
     est.n_features_in_ = n_features
-    est.classes_ = np.array([0, 1])
+    est.classes_ = class_labels(doc.get("classes"))
     width = len(est.layout_)
     if est.learner == "tree":
         est.tree_ = _tree_from_json(doc.get("tree"), width)

@@ -1,66 +1,152 @@
 """The checks every family runs on what a Python caller hands ``fit`` and ``predict``.
 
 The pipeline always passes a float matrix, 0/1 labels, one string label per row and an
-integer seed; a caller of the estimators may pass a DataFrame with nullable columns, float
-or string labels, several protected columns, ``random_state=None``.  Each family used to
-check (or cast) these in its own way, and a cast can be silent: ``np.asarray([0.2, 0.8])
-.astype(int)`` is all zeros, so a rule set fitted on those labels predicted "never" and
-reported a training accuracy of 1.  One module, so every family refuses the same input with
-the same :class:`~fairspec.errors.DataError`.
+integer seed; a caller of the estimators may pass a DataFrame with nullable columns, labels
+such as ``"yes"``/``"no"`` or ``1``/``2``, several protected columns, ``random_state=None``.
+Each family used to check (or cast) these in its own way, and a cast can be silent:
+``np.asarray([0.2, 0.8]).astype(int)`` is all zeros, so a rule set fitted on those labels
+predicted "never" and reported a training accuracy of 1.  One module, so every family refuses
+the same input with the same :class:`~fairspec.errors.DataError`, in the words scikit-learn's
+own estimators use (``check_estimator`` holds the families to them).
 """
 from __future__ import annotations
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets, type_of_target
+from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from fairspec.errors import DataError
 
 
-def feature_matrix(X, n_features: int | None = None) -> np.ndarray:
+def feature_matrix(X, estimator, *, reset: bool) -> np.ndarray:
     """``X`` as a 2-D float array, ``NaN`` for a missing value.
 
-    ``n_features`` (at predict time, the number the model was fitted on) must match.  A
+    ``reset=True`` (``fit``) records ``n_features_in_`` (and ``feature_names_in_`` for a
+    DataFrame) on ``estimator``; ``reset=False`` (``predict``) checks ``X`` against them.  A
     DataFrame's missing cells (``None``, ``pd.NA`` of nullable columns) become ``NaN``;
-    complex numbers and infinities are refused, not truncated or read as large values."""
+    sparse matrices, complex numbers and infinities are refused, not densified, truncated or
+    read as large values.  Whether ``NaN`` is allowed is the estimator's business
+    (:func:`refuse_missing`)."""
     if X is None:
-        raise DataError("X is None: expected a 2-D array of features")
-    if hasattr(X, "to_numpy"):  # pandas: nullable columns hold pd.NA, which numpy cannot cast
+        raise DataError("X is None: expected a 2-D array of features (rows x features)")
+    if sp.issparse(X):
+        raise DataError("sparse input is not supported: pass a dense array (for example X.toarray())")
+    original = X
+    pandas = hasattr(X, "to_numpy")
+    if pandas:
+        dtypes = [X.dtype] if hasattr(X, "dtype") else list(X.dtypes)
+        is_complex = any(getattr(d, "kind", "") == "c" for d in dtypes)
+    else:
+        # np.asarray first: iscomplexobj on a mere array-like would dispatch to its own
+        # __array_function__ (which may refuse it)
         try:
-            X = X.to_numpy(dtype=float, na_value=np.nan)
-        except (TypeError, ValueError) as exc:
-            raise DataError(f"X must hold numbers (categories as integer codes): {exc}") from None
-    elif np.iscomplexobj(X):
-        raise DataError("X holds complex numbers")
+            X = np.asarray(X)
+        except ValueError as exc:  # ragged rows
+            raise DataError(f"X must be a 2-D array (rows x features): {exc}") from None
+        is_complex = np.iscomplexobj(X)
+    if is_complex:  # casting to float would drop the imaginary parts
+        raise DataError("Complex data not supported: X holds complex numbers")
     try:
-        X = np.asarray(X, dtype=float)
-    except (TypeError, ValueError) as exc:
+        # pandas: nullable columns hold pd.NA, which numpy cannot cast
+        X = X.to_numpy(dtype=float, na_value=np.nan) if pandas else np.asarray(X, dtype=float)
+    except TypeError as exc:  # a cell that is no number at all (a dict, a list): a TypeError, as numpy's
+        raise TypeError(f"X must hold numbers (categories as integer codes): {exc}") from None
+    except ValueError as exc:
         raise DataError(f"X must hold numbers (categories as integer codes): {exc}") from None
     if X.ndim != 2:
-        raise DataError(f"X must be a 2-D array (rows x features), got shape {X.shape}")
+        raise DataError(f"X must be a 2-D array (rows x features), got shape {X.shape}. Reshape your data: "
+                        "X.reshape(-1, 1) if it has a single feature, X.reshape(1, -1) if it is a single row")
+    if reset and X.shape[0] == 0:
+        raise DataError(f"cannot fit on zero rows (X has shape {X.shape})")
+    try:
+        # what is left to check (at least one feature) in scikit-learn's words; a model may
+        # still score zero rows, as it always has
+        X = check_array(X, dtype=np.float64, ensure_all_finite=False, ensure_min_samples=0, estimator=estimator)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
     if np.isinf(X).any():
         row, col = np.argwhere(np.isinf(X))[0]
         raise DataError(f"X holds an infinite value (row {row}, feature {col}); a missing value must be NaN")
-    if n_features is not None and X.shape[1] != n_features:
-        raise DataError(f"X has {X.shape[1]} features; the model was fitted on {n_features}")
+    try:
+        # the original keeps a DataFrame's column names, which scikit-learn records at fit and compares at predict
+        validate_data(estimator, original, skip_check_array=True, reset=reset)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
     return X
 
 
-def binary_labels(y, n_rows: int) -> np.ndarray:
-    """``y`` as an int array of 0 and 1 (1 = the positive class), one per row.
+def refuse_missing(X: np.ndarray, what: str, instead: str) -> np.ndarray:
+    """``X`` when it has no ``NaN``; otherwise a :class:`DataError` naming the first missing
+    cell, ``what`` saying why this model cannot take one and ``instead`` what to do."""
+    missing = np.isnan(X)
+    if missing.any():
+        row, col = np.argwhere(missing)[0]
+        raise DataError(f"{what}, but row {row}, feature {col} is missing (NaN): {instead}")
+    return X
 
-    Checked before any cast: ``astype(int)`` would fold 0.2 and 0.8 into 0, and 1.7 into 1."""
+
+def _target(y, n_rows: int, estimator) -> np.ndarray:
+    """``y`` as a 1-D array of ``n_rows`` values: a column vector is flattened with a warning,
+    as scikit-learn does."""
     if y is None:
-        raise DataError("y is None: fit needs one label (0 or 1) per row")
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        y = y.ravel()
-    if y.ndim != 1 or len(y) != n_rows:
-        raise DataError(f"y must be 1-D with one label per row of X ({n_rows}); got shape {y.shape}")
-    if n_rows == 0:
-        raise DataError("cannot fit on zero rows")
-    if y.dtype.kind not in "biuf" or not np.isin(y, (0, 1)).all():
-        raise DataError("y must hold 0 and 1 only (1 = the positive class)")
-    return y.astype(int)
+        raise DataError(f"{type(estimator).__name__} requires y to be passed, but the target y is None")
+    try:
+        y = column_or_1d(y, warn=True)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    if len(y) != n_rows:
+        raise DataError(f"y must have one value per row of X ({n_rows}); got {len(y)}")
+    if y.dtype.kind in "fc" and not np.isfinite(y).all():
+        row = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise DataError(f"y has a missing or infinite value (row {row})")
+    return y
+
+
+def binary_labels(y, n_rows: int, estimator) -> tuple[np.ndarray, np.ndarray]:
+    """``(classes, y01)``: the two class labels, sorted, and ``y`` as an int array of 0 and 1,
+    1 where ``y`` is ``classes[1]``.
+
+    ``classes[1]`` is the positive class, as in scikit-learn (``predict_proba[:, 1]``), and
+    the one a fairness criterion's rates count: labels 0/1 keep their meaning, ``"no"``/``"yes"``
+    make ``"yes"`` positive.  A continuous ``y`` is refused, not cast: ``astype(int)`` would
+    fold 0.2 and 0.8 into 0, and 1.7 into 1."""
+    y = _target(y, n_rows, estimator)
+    try:
+        check_classification_targets(y)
+    except ValueError as exc:
+        raise DataError(str(exc)) from None
+    classes = np.unique(y)
+    kind = type_of_target(y, input_name="y")
+    if kind != "binary":
+        shown = ", ".join(map(repr, classes[:5].tolist())) + (", ..." if len(classes) > 5 else "")
+        raise DataError(f"Only binary classification is supported. The type of the target is "
+                        f"{kind}: y has {len(classes)} classes ({shown})")
+    if len(classes) == 1:
+        # 0/1 (or False/True) labels say which class is missing, so the model can still be the
+        # two-class one the pipeline expects; any other single label cannot say which is positive
+        if y.dtype.kind == "b":
+            classes = np.array([False, True])
+        elif y.dtype.kind in "iuf" and classes[0] in (0, 1):
+            classes = np.array([0, 1], dtype=y.dtype)
+        else:
+            raise DataError(f"y holds one class only ({classes.tolist()[0]!r}): a binary classifier needs two "
+                            "(0/1 labels may be all 0 or all 1)")
+    return classes, (y == classes[1]).astype(int)
+
+
+def numeric_target(y, n_rows: int, estimator) -> np.ndarray:
+    """``y`` of a regressor: a float array, one finite value per row of ``X``."""
+    y = _target(y, n_rows, estimator)
+    try:
+        y = np.asarray(y, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise DataError(f"y must hold numbers: {exc}") from None
+    if not np.isfinite(y).all():
+        row = int(np.flatnonzero(~np.isfinite(y))[0])
+        raise DataError(f"y has a missing or infinite value (row {row})")
+    return y
 
 
 def group_labels(sensitive_features, n_rows: int) -> np.ndarray:

@@ -64,3 +64,23 @@ def check_tree_links(children, label: str = "node") -> None:
     orphan = next((i for i in range(1, n) if parent[i] < 0), None)
     if orphan is not None:
         raise ValueError(f"{label} {orphan} is no node's child, so no row can reach it")
+
+
+def labels_to_json(classes) -> list:
+    """A fitted classifier's ``classes_`` as JSON values (numpy scalars are no JSON)."""
+    return [c.item() if isinstance(c, np.generic) else c for c in classes]
+
+
+def class_labels(value) -> np.ndarray:
+    """``classes_`` of a classifier from its model file: the two labels ``fit`` saw, the second
+    the positive class.  Files written before the labels were recorded have none: the pipeline
+    always trained on 0/1, so absent means ``[0, 1]``."""
+    if value is None:
+        return np.array([0, 1])
+    # one type for both: numpy would read [0, "b"] as the strings "0" and "b"
+    if not (isinstance(value, list) and len(value) == 2 and type(value[0]) is type(value[1])
+            and isinstance(value[0], (str, int, float, bool)) and value[0] != value[1]):
+        raise ValueError(f"classes must be a list of two distinct labels of one type, got {show(value)}")
+    if isinstance(value[0], float) and not all(np.isfinite(value)):
+        raise ValueError(f"classes must be finite numbers, got {show(value)}")
+    return np.asarray(value)

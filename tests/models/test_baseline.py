@@ -70,18 +70,60 @@ def test_get_params_round_trip():
     assert BaselineClassifier(**est.get_params()).get_params() == est.get_params()
 
 
-def test_labels_other_than_0_and_1_unfitted_use_and_a_wrong_width_are_refused():
+def test_bad_labels_unfitted_use_and_a_wrong_width_are_refused():
     import pytest
     from sklearn.exceptions import NotFittedError
 
     from fairspec.errors import DataError
 
     X, y = data()
-    for bad in (y + 1, np.where(y == 1, 1.0, np.nan), y.astype(str)):
-        with pytest.raises(DataError, match="0 and 1"):
-            BaselineClassifier().fit(X, bad)  # casting to int had folded {1, 2} into {0, 1} silently
+    # casting to int had folded 0.2/0.8 into 0 silently; NaN is no label
+    for bad, why in ((np.where(y == 1, 0.8, 0.2), "continuous"), (np.where(y == 1, 1.0, np.nan), "missing"),
+                     (np.arange(len(y)) % 3, "Only binary classification")):
+        with pytest.raises(DataError, match=why):
+            BaselineClassifier().fit(X, bad)
     with pytest.raises(NotFittedError):
         BaselineClassifier().predict(X)
     model = BaselineClassifier(categorical_features=(1,)).fit(X, y)
-    with pytest.raises(DataError, match="X has 5 features; the model was fitted on 3"):
+    with pytest.raises(DataError, match="X has 5 features, but BaselineClassifier is expecting 3 features as input"):
         model.predict(np.column_stack([X, X[:, :2]]))
+
+
+def test_any_two_labels_the_second_sorted_one_positive_and_the_model_file_keeps_them():
+    X, y = data()
+    for learner in ("tree", "logistic"):
+        ref = BaselineClassifier(learner=learner, categorical_features=(1,)).fit(X, y)
+        # "hit" sorts before "miss": the positive class is "miss", the rows where y is 0
+        labels = np.array(["miss", "hit"])[y]
+        model = BaselineClassifier(learner=learner, categorical_features=(1,)).fit(X, labels)
+        assert list(model.classes_) == ["hit", "miss"]
+        flipped = BaselineClassifier(learner=learner, categorical_features=(1,)).fit(X, 1 - y)
+        np.testing.assert_allclose(model.predict_proba(X), flipped.predict_proba(X))
+        assert np.array_equal(model.predict(X), np.array(["hit", "miss"])[flipped.predict(X)])
+        back = estimator_from_json(json.loads(json.dumps(model.to_json())))
+        assert list(back.classes_) == ["hit", "miss"]
+        assert np.array_equal(back.predict(X), model.predict(X))
+        # 1/2 and False/True are 0/1 under other names
+        for lo, hi in ((1, 2), (False, True)):
+            other = BaselineClassifier(learner=learner, categorical_features=(1,)).fit(X, np.where(y == 1, hi, lo))
+            assert other.classes_.tolist() == [lo, hi]
+            assert np.array_equal(other.predict(X), np.where(ref.predict(X) == 1, hi, lo))
+            again = estimator_from_json(json.loads(json.dumps(other.to_json())))
+            assert again.classes_.tolist() == [lo, hi] and np.array_equal(again.predict(X), other.predict(X))
+
+
+def test_a_model_file_written_before_the_labels_were_recorded_reads_as_0_and_1():
+    import pytest
+
+    X, y = data()
+    model = BaselineClassifier(categorical_features=(1,)).fit(X, y)
+    doc = json.loads(json.dumps(model.to_json()))
+    assert doc["classes"] == [0, 1]
+    old = dict(doc)
+    del old["classes"]
+    back = estimator_from_json(old)
+    assert back.classes_.tolist() == [0, 1] and back.predict(X).dtype.kind == "i"
+    assert np.array_equal(back.predict(X), model.predict(X))
+    for bad in (["a"], [1, 1], [0, "1"], "01"):
+        with pytest.raises(ValueError, match="classes must be a list of two distinct labels"):
+            estimator_from_json({**doc, "classes": bad})

@@ -4,6 +4,7 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import sparse
 
 from fairspec.errors import DataError
 from fairspec.models.baseline import BaselineClassifier
@@ -27,14 +28,85 @@ def small_rule_set(**kw):
     return FairRuleSetClassifier(time_limit=5, max_complexity=6, max_conditions=2, **kw)
 
 
-def test_labels_that_are_not_0_and_1_are_refused_not_cast():
+CLASSIFIERS = [
+    lambda: small_rule_set(),
+    lambda: BaselineClassifier(),
+    lambda: BaselineClassifier(learner="logistic"),
+    lambda: MissingAwareTreeClassifier(max_depth=3),
+    lambda: MissingAwareForestClassifier(n_estimators=3, max_depth=3),
+]
+
+
+@pytest.mark.parametrize("make", CLASSIFIERS)
+def test_continuous_labels_are_refused_not_cast(make):
     X, y, _, _ = data()
     # astype(int) had made every label 0: a rule set predicting "never", train accuracy 1.0
-    for bad in (np.where(y == 1, 0.8, 0.2), np.where(y == 1, 1.7, 0.0), y.astype(str), None):
-        with pytest.raises(DataError, match="0 and 1|y is None"):
-            small_rule_set().fit(X, bad)
-    with pytest.raises(DataError, match="0 and 1"):
-        BaselineClassifier().fit(X, np.where(y == 1, 0.8, 0.2))
+    for bad in (np.where(y == 1, 0.8, 0.2), np.where(y == 1, 1.7, 0.0)):
+        with pytest.raises(DataError, match="Unknown label type: continuous"):
+            make().fit(X, bad)
+    with pytest.raises(DataError, match="requires y to be passed, but the target y is None"):
+        make().fit(X, None)
+    with pytest.raises(DataError, match="Only binary classification is supported.*3 classes"):
+        make().fit(X, np.arange(len(y)) % 3)
+    with pytest.raises(DataError, match="one class only \\('yes'\\)"):
+        make().fit(X, np.full(len(y), "yes"))  # which class would be positive?
+
+
+@pytest.mark.parametrize("make", CLASSIFIERS)
+def test_any_two_labels_sorted_the_second_one_positive_predicted_as_given(make):
+    X, y, _, _ = data()
+    reference = make().fit(X, 1 - y)
+    # "hit" sorts first, so "miss" is the positive class: the rows where y is 0, where 1 - y is 1
+    for labels in (np.array(["miss", "hit"])[y], np.array(["miss", "hit"], dtype=object)[y]):
+        model = make().fit(X, labels)
+        assert list(model.classes_) == ["hit", "miss"]
+        np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X))
+        assert np.array_equal(model.predict(X), np.where(reference.predict(X) == 1, "miss", "hit"))
+    for lo, hi in ((1, 2), (-1, 1), (False, True), (0.0, 1.0)):
+        model = make().fit(X, np.where(y == 1, lo, hi))
+        assert model.classes_.tolist() == [lo, hi] and model.classes_.dtype == np.asarray([lo, hi]).dtype
+        assert np.array_equal(model.predict(X), np.where(reference.predict(X) == 1, hi, lo))
+
+
+@pytest.mark.parametrize("make", CLASSIFIERS)
+def test_0_and_1_labels_keep_their_meaning_even_when_one_is_absent(make):
+    X, y, _, _ = data()
+    model = make().fit(X, y)
+    assert model.classes_.tolist() == [0, 1] and model.predict(X).dtype.kind == "i"
+    if not isinstance(model, BaselineClassifier) or model.learner == "tree":  # lbfgs needs two classes
+        for only in (0, 1):
+            single = make().fit(X, np.full(len(y), only))
+            assert single.classes_.tolist() == [0, 1]
+            assert set(single.predict(X)) <= {0, 1}
+
+
+@pytest.mark.parametrize("make", CLASSIFIERS)
+def test_a_column_vector_y_is_flattened_with_scikit_learns_warning(make):
+    from sklearn.exceptions import DataConversionWarning
+
+    X, y, _, _ = data()
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        column = make().fit(X, y[:, None])
+    assert np.array_equal(column.predict_proba(X), make().fit(X, y).predict_proba(X))
+    with pytest.raises(DataError, match="y should be a 1d array"):
+        make().fit(X, np.column_stack([y, y]))
+
+
+def test_a_fairness_criterion_counts_the_second_class_as_positive():
+    # equal opportunity compares the rates of the positive class: with labels "hit"/"miss" that
+    # is "miss", so the fit must be the one on 1 - y, where "miss" is 1
+    X, y, g, _ = data()
+    labels = np.array(["miss", "hit"])[y]
+    for make in (lambda: small_rule_set(criterion=EO),
+                 lambda: MissingAwareTreeClassifier(max_depth=3, fairness=EO),
+                 lambda: MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity",
+                                                                                         penalty=0.5))):
+        model, reference = make().fit(X, labels, g), make().fit(X, 1 - y, g)
+        np.testing.assert_allclose(model.predict_proba(X), reference.predict_proba(X))
+        key = "train_gap_after_relabel" if "train_gap_after_relabel" in model.fit_log_ else "train_gap"
+        positive = (model.predict(X) == "miss").astype(int)
+        assert model.fit_log_[key] == pytest.approx(reference.fit_log_[key])
+        assert model.fit_log_[key] == pytest.approx(EO.gap(1 - y, positive, g))
 
 
 def test_several_protected_columns_are_intersectional_groups_in_every_family():
@@ -78,12 +150,18 @@ def test_feature_matrices_every_family_refuses_or_reads_alike():
     for model in (small_rule_set(), BaselineClassifier(), MissingAwareTreeClassifier(max_depth=2)):
         with pytest.raises(DataError, match=r"infinite value \(row 4, feature 1\)"):
             model.fit(inf, y)
-        with pytest.raises(DataError, match="complex"):
+        with pytest.raises(DataError, match="Complex data not supported: X holds complex numbers"):
             model.fit(X + 1j, y)
+        with pytest.raises(DataError, match="sparse input is not supported"):  # had densified, or crashed
+            model.fit(sparse.csr_matrix(X), y)
+        with pytest.raises(DataError, match=r"0 feature\(s\) \(shape=\(150, 0\)\)"):
+            model.fit(X[:, :0], y)
+        with pytest.raises(TypeError, match="X must hold numbers"):  # numpy's TypeError, as scikit-learn's
+            model.fit(np.array([[{"a": 1}, 2.0]] * len(y), dtype=object), y)
         fitted = model.fit(X, y)
-        with pytest.raises(DataError, match="2-D"):
+        with pytest.raises(DataError, match="2-D.*Reshape your data"):
             fitted.predict(X[0])
-        with pytest.raises(DataError, match="X has 3 features; the model was fitted on 2"):
+        with pytest.raises(DataError, match=f"X has 3 features, but {type(model).__name__} is expecting 2 features"):
             fitted.predict(np.column_stack([X, X[:, 0]]))
     # nullable pandas columns: pd.NA is a missing value, as NaN is
     frame = pd.DataFrame(X, columns=["p", "q"]).astype("Float64")
@@ -92,6 +170,14 @@ def test_feature_matrices_every_family_refuses_or_reads_alike():
     nan[3, 0] = np.nan
     for model in (small_rule_set(), MissingAwareTreeClassifier(max_depth=2)):
         assert np.array_equal(model.fit(frame, y).predict_proba(frame), model.fit(nan, y).predict_proba(nan))
+    # a DataFrame's columns are matched by name, as scikit-learn does: swapped ones were read silently
+    for model in (small_rule_set(), BaselineClassifier(), MissingAwareTreeClassifier(max_depth=2),
+                  MissingAwareTreeRegressor(max_depth=2)):
+        named = pd.DataFrame(X, columns=["p", "q"])
+        fitted = model.fit(named, y)
+        assert list(fitted.feature_names_in_) == ["p", "q"]
+        with pytest.raises(DataError, match="The feature names should match those that were passed during fit"):
+            fitted.predict(named[["q", "p"]])
 
 
 def test_baseline_refuses_a_missing_value_at_predict_as_at_fit():

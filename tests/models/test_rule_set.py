@@ -356,6 +356,48 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
     assert ((a.predict_proba(Xt)[:, 1] >= 0.5) == (a.predict(Xt) == 1)).all()
 
 
+def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_model_file():
+    X, y, g, rng, kw = priced_problem()
+    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False}  # two fits compared: work limits only
+    # "yes" sorts after "no": it is the positive class, the one a rule covers and the bound is on
+    labels = np.where(y == 1, "yes", "no")
+    a = FairRuleSetClassifier(**kw).fit(X, labels, g)
+    b = FairRuleSetClassifier(**kw).fit(X, y, g)
+    assert list(a.classes_) == ["no", "yes"] and b.classes_.tolist() == [0, 1]
+    assert a.to_json()["rules"] == b.to_json()["rules"]
+    assert a.fit_log_["train_gap"] == b.fit_log_["train_gap"]
+    assert np.array_equal(a.predict(X), np.where(b.predict(X) == 1, "yes", "no"))
+    doc = json.loads(json.dumps(a.to_json()))
+    assert doc["classes"] == ["no", "yes"]
+    loaded = estimator_from_json(doc)
+    assert list(loaded.classes_) == ["no", "yes"]
+    np.testing.assert_array_equal(loaded.predict(X), a.predict(X))
+    np.testing.assert_allclose(loaded.predict_proba(X), a.predict_proba(X))
+    for bad in (["yes"], ["no", "no"], [0, "yes"]):
+        with pytest.raises(ValueError, match="classes must be a list of two distinct labels"):
+            estimator_from_json({**doc, "classes": bad})
+
+
+def test_missing_none_refuses_a_missing_value_mia_takes_it_and_neither_an_infinity():
+    X, y, g, rng, kw = priced_problem()
+    kw = {**kw, "criterion": None}
+    assert np.isnan(X).any()
+    # under "none" no literal reads a missing value: each condition on one would silently be false
+    with pytest.raises(DataError, match=r"missing='none'.*row \d+, feature 0 is missing \(NaN\)"):
+        FairRuleSetClassifier(missing="none", **kw).fit(X, y)
+    complete = np.nan_to_num(X, nan=0.0)
+    fitted = FairRuleSetClassifier(missing="none", **kw).fit(complete, y)
+    with pytest.raises(DataError, match="feature 0 is missing"):
+        fitted.predict(X)
+    mia = FairRuleSetClassifier(missing="mia", **kw).fit(X, y)
+    assert mia.predict(X).shape == y.shape
+    inf = complete.copy()
+    inf[3, 2] = np.inf
+    for missing in ("mia", "none"):
+        with pytest.raises(DataError, match=r"infinite value \(row 3, feature 2\)"):
+            FairRuleSetClassifier(missing=missing, **kw).fit(inf, y)
+
+
 def test_iterated_local_search_reaches_the_optimum_where_hill_climbing_stalls():
     stalled = 0
     for seed in range(30):
@@ -616,7 +658,8 @@ def test_a_tampered_rule_fails_at_load_not_at_predict(tamper):
            "uncovered_positive_rate": 0.2,
            "rules": [{"conditions": [{"feature": 0, "op": "<=", "value": 25.0, "missing": "false"}],
                       "precision": 0.7, "support": 10}]}
-    estimator_from_json(json.loads(json.dumps(doc)))  # the untouched document loads
+    # the untouched document loads; written before the labels were recorded, its classes are 0/1
+    assert estimator_from_json(json.loads(json.dumps(doc))).classes_.tolist() == [0, 1]
     tamper(doc)
     with pytest.raises(ValueError):
         estimator_from_json(doc)

@@ -329,3 +329,23 @@ def test_a_group_without_negative_rows_is_a_data_error_under_a_fpr_criterion():
     crit = make_criterion("equalized_odds", penalty=1.0)
     with pytest.raises(DataError, match="'m' have no negative training rows"):
         MissingAwareTreeClassifier(max_depth=2, fairness=crit).fit(X, y, sensitive_features=g)
+
+
+def test_the_regressor_checks_its_input_as_the_classifiers_do():
+    from sklearn.exceptions import DataConversionWarning
+
+    from fairspec.errors import DataError
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(60, 3))
+    y = X[:, 0] + 0.1 * rng.normal(size=60)
+    model = MissingAwareTreeRegressor(max_depth=2).fit(X, y)
+    with pytest.raises(DataError, match="X has 2 features, but MissingAwareTreeRegressor is expecting 3 features"):
+        model.predict(X[:, :2])
+    with pytest.warns(DataConversionWarning, match="A column-vector y was passed"):
+        column = MissingAwareTreeRegressor(max_depth=2).fit(X, y[:, None])  # had been refused
+    assert np.array_equal(column.predict(X), model.predict(X))
+    with pytest.raises(DataError, match="requires y to be passed, but the target y is None"):
+        MissingAwareTreeRegressor().fit(X, None)
+    with pytest.raises(DataError, match="y must hold numbers"):
+        MissingAwareTreeRegressor().fit(X, np.where(y > 0, "high", "low"))

@@ -89,8 +89,8 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
-from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, seed_of
-from fairspec.models.model_file import integer, number
+from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, refuse_missing, seed_of
+from fairspec.models.model_file import class_labels, integer, labels_to_json, number
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
@@ -233,8 +233,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y, sensitive_features):
         """Validate, binarize, merge patterns; shared by :meth:`fit` and ``emit_model``.  Sets
         ``seed_``, the integer seed of ``random_state`` every random choice of the fit uses."""
-        X = feature_matrix(X)
-        y = binary_labels(y, X.shape[0])
+        X = self._missing_allowed(feature_matrix(X, self, reset=True))
+        self.classes_, y = binary_labels(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
         criterion = self._enforced_criterion()
         if sensitive_features is None:
@@ -377,9 +377,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.binarizer_ = binarizer
         self.rules_ = [[binarizer.literals_[j] for j in pool.rules[k]] for k in chosen]
         self._fit_scores(X, y)
-        self.n_features_in_ = X.shape[1]
-        self.classes_ = np.array([0, 1])
-        yhat = self.predict(X)
+        yhat = self._covered(X).astype(int)
         train_gap = None
         if self.criterion is not None and sensitive_features is not None:
             train_gap = float(self.criterion.gap(y, yhat, groups))
@@ -693,11 +691,29 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError("this FairRuleSetClassifier is not fitted yet")
-        return feature_matrix(X, self.n_features_in_)
+        return self._missing_allowed(feature_matrix(X, self, reset=False))
+
+    def _missing_allowed(self, X: np.ndarray) -> np.ndarray:
+        """``X``, unless it has a missing value and ``missing="none"``: then no literal was
+        built for one, and every condition on it would silently read false."""
+        if self.missing != "none":  # "mia" has its literals; another value is refused by the binarizer
+            return X
+        return refuse_missing(X, f"this rule set has no rule for a missing value (missing={self.missing!r})",
+                              "use missing='mia', or impute or drop the missing values first")
+
+    def _covered(self, X: np.ndarray) -> np.ndarray:
+        """Whether some rule covers each row: the positive class, ``classes_[1]``."""
+        return self._rule_coverage(X).any(axis=1)
 
     def predict(self, X) -> np.ndarray:
         X = self._check_X(X)
-        return self._rule_coverage(X).any(axis=1).astype(int)
+        return self.classes_[self._covered(X).astype(int)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False  # a rule covers the positive class, classes_[1]
+        tags.input_tags.allow_nan = self.missing == "mia"
+        return tags
 
     def predict_proba(self, X) -> np.ndarray:
         """A ranking score, not a calibrated probability: ``0.5 + precision/2`` of the most
@@ -736,6 +752,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "params": params,
             "criterion": None if crit is None else {"name": crit.name, "bound": crit.bound, "penalty": crit.penalty},
             "n_features_in": int(self.n_features_in_),
+            "classes": labels_to_json(self.classes_),
             "rules": [{"conditions": [lit.to_json() for lit in rule], "precision": p, "support": s}
                       for rule, p, s in zip(self.rules_, self.rule_precision_, self.rule_support_)],
             "uncovered_positive_rate": self.uncovered_positive_rate_,
@@ -771,7 +788,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in doc["rules"]]
         est.uncovered_positive_rate_ = number(doc["uncovered_positive_rate"], "uncovered_positive_rate", 0.0, 1.0)
         est.n_features_in_ = n_features
-        est.classes_ = np.array([0, 1])
+        est.classes_ = class_labels(doc.get("classes"))
         est.fit_log_ = dict(doc.get("fit_log", {}))
         return est
 

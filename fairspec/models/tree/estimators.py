@@ -31,7 +31,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.inputs import feature_matrix, group_labels, seed_of
+from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, numeric_target, seed_of
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -105,14 +105,12 @@ class _TreeParams:
 
     def _prepare(self, X, y, sensitive_features):
         self._validate()
-        X = feature_matrix(X)
-        y = np.asarray(y)
-        if y.ndim != 1 or len(y) != X.shape[0]:
-            raise DataError(f"y must be 1-D with one value per row of X ({X.shape[0]}); got shape {y.shape}")
-        if len(y) == 0:
-            raise DataError("cannot fit a tree on zero rows")
-        if y.dtype.kind == "f" and not np.isfinite(y).all():
-            raise DataError("y has a missing or infinite value")
+        X = feature_matrix(X, self, reset=True)
+        if self._task_kind == "classification":
+            self.classes_, y_num = binary_labels(y, X.shape[0], self)
+            y_num = y_num.astype(float)
+        else:
+            y_num = numeric_target(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
         cat = self._categorical_mask(X.shape[1])
         for j in np.flatnonzero(cat):
@@ -124,21 +122,7 @@ class _TreeParams:
         group_names, groups = None, None
         if fairness is not None and fairness.enforced:
             group_names, groups = _group_codes(sensitive_features, X.shape[0])
-        if self._task_kind == "classification":
-            classes = np.unique(y)
-            if len(classes) > 2:
-                raise DataError(f"the tree is a binary classifier; y has {len(classes)} classes")
-            if len(classes) == 1:
-                if classes[0] not in (0, 1):
-                    raise DataError("y has a single class that is not 0/1: cannot tell which class is positive")
-                classes = np.array([0, 1])
-            self.classes_ = classes
-            y_num = (y == classes[1]).astype(float)
-            if groups is not None:
-                fairness.require_every_rate(y_num, group_names[groups])
-        else:
-            y_num = y.astype(float)
-        self.n_features_in_ = X.shape[1]
+            fairness.require_every_rate(y_num, group_names[groups])
         return X, y_num, cat, group_names, groups
 
     def _task_and_scorer(self, group_names):
@@ -223,7 +207,9 @@ class _TreeParams:
         if self.fairness is not None and self.fairness.bound is not None:
             self._relabel(trees, X, y_num, groups, log, self._deadline(start))
         elif self.fairness is not None and self.fairness.enforced:
-            log["train_gap"] = self.fairness.gap(y_num, self.predict(X), groups)
+            # on 0/1 (1 = classes_[1]), as y_num is: the labels may be strings
+            positive = (self.predict(X) == self.classes_[1]).astype(float)
+            log["train_gap"] = self.fairness.gap(y_num, positive, groups)
         _log_reproducibility(log, self.clock_cap)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
@@ -236,7 +222,10 @@ class _TreeParams:
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
+        # every missing-value rule routes a NaN, even "none" (as "majority": the module docstring)
         tags.input_tags.allow_nan = True
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_class = False  # the positive class is classes_[1]
         return tags
 
 
@@ -305,7 +294,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
-        X = feature_matrix(X, self.n_features_in_)
+        X = feature_matrix(X, self, reset=False)
         rows, leaves, w = self.tree_.route_rows(X)
         if self.tree_.leaf_label is not None:
             vals = np.asarray(self.tree_.leaf_label, float)
@@ -357,7 +346,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
 
     def predict(self, X):
         check_is_fitted(self, "tree_")
-        X = feature_matrix(X, self.n_features_in_)
+        X = feature_matrix(X, self, reset=False)
         rows, leaves, w = self.tree_.route_rows(X)
         vals = np.asarray(self.tree_.value, float)
         return np.bincount(rows, weights=w * vals[leaves], minlength=X.shape[0])
@@ -450,7 +439,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X):
         check_is_fitted(self, "trees_")
-        X = feature_matrix(X, self.n_features_in_)
+        X = feature_matrix(X, self, reset=False)
         n = X.shape[0]
         share = np.zeros(n)
         for t in self.trees_:
