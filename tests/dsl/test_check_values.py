@@ -13,15 +13,7 @@ ROWS = ["age,income,sex,label", "25,1.5,F,1", "32,2.5,M,0", "47,{v},F,1", "51,3.
 
 
 def diagnostics(tmp_path, features: str, v="4.0", w="2.0", where: str = "", privileged: str = ""):
-    path = tmp_path / "t.csv"
-    path.write_text("\n".join(ROWS).format(v=v, w=w) + "\n")
-    text = (f'spec t\ndata "t.csv"{where}\ntarget label positive 1\nprotected sex\nfeatures {{ {features} }}\n'
-            f"{privileged}model baseline\n")
-    try:
-        check_spec(parse_spec(text, "t.fair"), read_table(path))
-    except SpecSemanticError as error:
-        return error.diagnostics
-    return []
+    return file_diagnostics(tmp_path, "\n".join(ROWS).format(v=v, w=w) + "\n", where, features, privileged=privileged)
 
 
 @pytest.mark.parametrize("features", ["age income numeric", "age income"])
@@ -61,11 +53,13 @@ SHIFTED = ('age,note,sex,label\n25,x,F,1\n32,"two\nlines",M,0\n19,x,{sex1},{labe
            "51,x,M,0\n38,x,M,1\n60,x,F,0\n")
 
 
-def file_diagnostics(tmp_path, body: str, where: str = "", features: str = "age", protected: str = "sex"):
+def file_diagnostics(tmp_path, body: str, where: str = "", features: str = "age", protected: str = "sex",
+                     privileged: str = ""):
+    """The checker's diagnostics for a spec over the CSV text ``body``."""
     path = tmp_path / "t.csv"
     path.write_text(body)
     text = (f'spec t\ndata "t.csv"{where}\ntarget label positive 1\nprotected {protected}\n'
-            f"features {{ {features} }}\nmodel baseline\n")
+            f"features {{ {features} }}\n{privileged}model baseline\n")
     try:
         check_spec(parse_spec(text, "t.fair"), read_table(path))
     except SpecSemanticError as error:
