@@ -378,20 +378,22 @@ def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_mode
             estimator_from_json({**doc, "classes": bad})
 
 
-def test_missing_none_refuses_a_missing_value_mia_takes_it_and_neither_an_infinity():
+def test_missing_none_reads_a_condition_on_a_missing_value_as_false_and_neither_takes_an_infinity():
     X, y, g, rng, kw = priced_problem()
     kw = {**kw, "criterion": None}
     assert np.isnan(X).any()
-    # under "none" no literal reads a missing value: each condition on one would silently be false
-    with pytest.raises(DataError, match=r"missing='none'.*row \d+, feature 0 is missing \(NaN\)"):
-        FairRuleSetClassifier(missing="none", **kw).fit(X, y)
-    complete = np.nan_to_num(X, nan=0.0)
-    fitted = FairRuleSetClassifier(missing="none", **kw).fit(complete, y)
-    with pytest.raises(DataError, match="feature 0 is missing"):
-        fitted.predict(X)
+    # the rule: without mia "a literal on a missing value is false", so a row whose
+    # missing cell every rule tests is predicted negative, as if no rule covered it
+    fitted = FairRuleSetClassifier(missing="none", **kw).fit(X, y)
+    assert fitted.rules_, "a rule set that tests nothing shows nothing"
+    blank = np.full((1, X.shape[1]), np.nan)
+    assert fitted.predict(blank).tolist() == [0]
+    for rule in fitted.rules_:
+        for literal in rule:
+            assert not literal.evaluate(blank).any()
     mia = FairRuleSetClassifier(missing="mia", **kw).fit(X, y)
     assert mia.predict(X).shape == y.shape
-    inf = complete.copy()
+    inf = np.nan_to_num(X, nan=0.0)
     inf[3, 2] = np.inf
     for missing in ("mia", "none"):
         with pytest.raises(DataError, match=r"infinite value \(row 3, feature 2\)"):

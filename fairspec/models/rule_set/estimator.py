@@ -89,7 +89,7 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
-from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, refuse_missing, seed_of
+from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, seed_of
 from fairspec.models.model_file import class_labels, integer, labels_to_json, number
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
@@ -233,7 +233,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _prepare(self, X, y, sensitive_features):
         """Validate, binarize, merge patterns; shared by :meth:`fit` and ``emit_model``.  Sets
         ``seed_``, the integer seed of ``random_state`` every random choice of the fit uses."""
-        X = self._missing_allowed(feature_matrix(X, self, reset=True))
+        X = feature_matrix(X, self, reset=True)
         self.classes_, y = binary_labels(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
         criterion = self._enforced_criterion()
@@ -691,15 +691,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError("this FairRuleSetClassifier is not fitted yet")
-        return self._missing_allowed(feature_matrix(X, self, reset=False))
-
-    def _missing_allowed(self, X: np.ndarray) -> np.ndarray:
-        """``X``, unless it has a missing value and ``missing="none"``: then no literal was
-        built for one, and every condition on it would silently read false."""
-        if self.missing != "none":  # "mia" has its literals; another value is refused by the binarizer
-            return X
-        return refuse_missing(X, f"this rule set has no rule for a missing value (missing={self.missing!r})",
-                              "use missing='mia', or impute or drop the missing values first")
+        return feature_matrix(X, self, reset=False)
 
     def _covered(self, X: np.ndarray) -> np.ndarray:
         """Whether some rule covers each row: the positive class, ``classes_[1]``."""
@@ -712,7 +704,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False  # a rule covers the positive class, classes_[1]
-        tags.input_tags.allow_nan = self.missing == "mia"
+        # both strategies have a rule for a missing value (issue 4, "Binarize"): "mia" learns
+        # literals for it, "none" reads every condition on it as false (see binarize.py)
+        tags.input_tags.allow_nan = True
         return tags
 
     def predict_proba(self, X) -> np.ndarray:
