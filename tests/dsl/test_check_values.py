@@ -67,19 +67,16 @@ def file_diagnostics(tmp_path, body: str, where: str = "", features: str = "age"
     return []
 
 
+@pytest.mark.parametrize("blank, message", [
+    (dict(sex1="F", label1="", sex2="F", label2=""), check.TARGET_HAS_MISSING.format(column="label", count="{count}",
+                                                                                   line="{line}")),
+    (dict(sex1="", label1="1", sex2="", label2="1"), check.PROTECTED_HAS_MISSING.format(column="sex", count="{count}",
+                                                                                       line="{line}")),
+], ids=["label", "group"])
 @pytest.mark.parametrize("where, count, line", [("", 2, 5), (" where age > 20", 1, 6)])
-def test_a_missing_label_names_the_file_line_of_the_first(tmp_path, where, count, line):
-    body = SHIFTED.format(sex1="F", label1="", sex2="F", label2="")
-    (diag,) = file_diagnostics(tmp_path, body, where)
-    assert diag.message == check.TARGET_HAS_MISSING.format(column="label", count=count, line=line)
-    assert f"(first on line {line} of the data)" in diag.message
-
-
-@pytest.mark.parametrize("where, count, line", [("", 2, 5), (" where age > 20", 1, 6)])
-def test_a_missing_group_names_the_file_line_of_the_first(tmp_path, where, count, line):
-    body = SHIFTED.format(sex1="", label1="1", sex2="", label2="1")
-    (diag,) = file_diagnostics(tmp_path, body, where)
-    assert diag.message == check.PROTECTED_HAS_MISSING.format(column="sex", count=count, line=line)
+def test_a_missing_label_or_group_names_the_file_line_of_the_first(tmp_path, blank, message, where, count, line):
+    (diag,) = file_diagnostics(tmp_path, SHIFTED.format(**blank), where)
+    assert diag.message == message.format(count=count, line=line)
     assert f"(first on line {line} of the data)" in diag.message
 
 
