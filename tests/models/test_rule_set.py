@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.rule_set import FairRuleSetClassifier, emit_model, estimator_from_json, pricing_path
-from fairspec.models.rule_set.estimator import _share
+from fairspec.models.rule_set.estimator import _share, _stratified_folds
 from fairspec.models.rule_set.binarize import Binarizer, Literal, quantile_thresholds
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns, fairness_rows,
                                              selected_rules)
@@ -354,6 +354,22 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
     np.testing.assert_array_equal(loaded.predict(Xt), a.predict(Xt))
     np.testing.assert_allclose(loaded.predict_proba(Xt), a.predict_proba(Xt))
     assert ((a.predict_proba(Xt)[:, 1] >= 0.5) == (a.predict(Xt) == 1)).all()
+
+
+def test_the_same_rows_in_another_order_give_the_same_fair_rule_set():
+    X, y, g, rng, kw = priced_problem()
+    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False}  # two fits compared: work limits only
+    order = rng.permutation(len(y))
+    a = FairRuleSetClassifier(**kw).fit(X, y, g)
+    b = FairRuleSetClassifier(**kw).fit(X[order], y[order], g[order])
+    assert a.fit_log_["enforced"] and a.to_json()["rules"] == b.to_json()["rules"]
+    # the folds the bound is also imposed on hold the same rows whatever their order: a fold
+    # dealt by position would move rows between folds and, with them, the fold rows of the master
+    literals = Binarizer(10, "mia", (1,)).fit(X).transform(X)
+    folds = _stratified_folds(literals, y, g, 2, 3)
+    shuffled = _stratified_folds(literals[order], y[order], g[order], 2, 3)
+    pattern = np.unique(np.column_stack([literals, y, g]), axis=0, return_inverse=True)[1].ravel()
+    assert sorted(zip(pattern, folds)) == sorted(zip(pattern[order], shuffled))
 
 
 def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_model_file():

@@ -93,7 +93,7 @@ from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, 
 from fairspec.models.model_file import class_labels, integer, labels_to_json, number
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
-from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, dominated_columns,
+from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.warm_start import complement_map, tree_rules
@@ -176,8 +176,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         a 60-row, three-group problem with 36 possible rules, where it returned the empty rule
         set with 27 errors while the fair optimum has 22).  0 turns it off
     fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
-        label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`);
-        0 or 1 imposes it on the whole training set only, as the paper does
+        label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`),
+        dealt so that the order of the rows does not matter (:func:`_stratified_folds`); 0 or 1
+        imposes it on the whole training set only, as the paper does
     clock_cap : True (default) stops a stage when its share of ``time_limit`` has passed on the
         wall clock; False lets only the work limits stop the stages ("Time and work" in the
         module docstring), so the fit is reproducible on any machine and may take longer than
@@ -246,10 +247,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             if criterion is not None:
                 criterion.require_every_rate(y, groups)
         binarizer = Binarizer(self.thresholds, self.missing, self.categorical_features).fit(X)
+        literal_matrix = binarizer.transform(X)
         folds = None
         if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:
-            folds = _stratified_folds(y, groups, int(self.fairness_folds), self.seed_)
-        patterns = Patterns.from_rows(binarizer.transform(X), y, groups, folds)
+            folds = _stratified_folds(literal_matrix, y, groups, int(self.fairness_folds), self.seed_)
+        patterns = Patterns.from_rows(literal_matrix, y, groups, folds)
         problem = MasterProblem(patterns, fairness_rows(patterns, criterion), float(self.max_complexity),
                                 complexity_cost=float(self.complexity_cost) * len(y))
         return X, y, groups, criterion, binarizer, patterns, problem
@@ -814,14 +816,24 @@ def _share(total: int, parts: int) -> list[int]:
     return [base + (i < extra) for i in range(parts)]
 
 
-def _stratified_folds(y, groups, n_folds, seed) -> np.ndarray:
-    """Fold of each row: rows of each (label, group) cell shuffled and dealt round-robin."""
+def _stratified_folds(literal_matrix, y, groups, n_folds, seed) -> np.ndarray:
+    """Fold of each row: the rows of each (label, group) cell shuffled and dealt round-robin.
+
+    The shuffle starts from the rows sorted by their literal vector, not from the order they
+    came in.  Rows alike in literals, label and group are one pattern to the fit, so which of
+    them lands in which fold does not matter; with a canonical order, how many of each pattern
+    land in each fold does not depend on the order of the rows either.  Everything else in the
+    fit works on patterns (sorted by :func:`.master.distinct_rows`), so the same rows in any
+    order, with the same seed, give the same rule set."""
     rng = np.random.default_rng(seed)
+    group_codes = np.unique(groups, return_inverse=True)[1].ravel()
+    _, pattern = distinct_rows(literal_matrix, y, group_codes)
+    _, cell = np.unique(np.column_stack([y, group_codes]), axis=0, return_inverse=True)
+    cell = cell.ravel()
     folds = np.empty(len(y), dtype=np.int64)
-    _, cell = np.unique(np.column_stack([y, np.unique(groups, return_inverse=True)[1]]), axis=0,
-                        return_inverse=True)
     for c in np.unique(cell):
-        rows = rng.permutation(np.flatnonzero(cell.ravel() == c))
+        rows = np.flatnonzero(cell == c)
+        rows = rng.permutation(rows[np.argsort(pattern[rows], kind="stable")])
         folds[rows] = np.arange(len(rows)) % n_folds
     return folds
 
