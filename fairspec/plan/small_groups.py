@@ -31,10 +31,10 @@ RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accura
 RATE_NAMES = {"tpr": "TPR", "fpr": "FPR", "selection_rate": "selection rate", "accuracy": "accuracy"}
 SPLIT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or change the split "
               "(another `evaluate` seed, or fewer cv folds)")
-ONE_ROW_CV_HINT = ("with one {label} row, every cv split trains one fold without it: merge or leave out the "
+ONE_ROW_CV_HINT = ("with one {row}, every cv split trains one fold without it: merge or leave out the "
                    "group (`data \"...\" where {column} in [...]`), or evaluate on a hold-out")
 ONE_ROW_HOLDOUT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or pick an "
-                        "`evaluate` seed whose hold-out keeps its one {label} row on the training side")
+                        "`evaluate` seed whose hold-out keeps its one {row} on the training side")
 HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [...]`), or loosen the bound; "
         "the report's interval of each test gap shows how little a small group's rates can be measured")
 
@@ -67,6 +67,10 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
     a side of the split a model is fitted on (its only positive row drawn into the test rows,
     say): the rate is undefined there, so the fit under the criterion would stop
     (``Criterion.require_every_rate``, which every family that enforces a criterion calls).
+    A group with no row at all on that side is an error too: the fit would succeed, but only
+    because it never sees the group, and the test rows would then measure a gap the bound was
+    never imposed on (a one-row group drawn into the hold-out made a test gap of 0.62 beside a
+    training gap "met" at 0.17).
     The split is computed as training will compute it (:func:`fairspec.data.split.split_rows`),
     so the failure is certain, and ``fairspec check`` reports it as the error it is instead of
     saying "ok" and leaving it to the fit."""
@@ -81,30 +85,35 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
     errors = []
     for rate in criteria[0].rates:
         label = RATE_ROWS[rate]
-        if not label:
-            continue  # every group with rows has a selection rate and an accuracy
-        has = (y == 1) if label == "positive" else (y == 0)
+        has = {"positive": y == 1, "negative": y == 0}.get(label, np.ones(len(y), dtype=bool))
         lacking = {}  # group -> the sides it lacks the rows on
+        unseen = set()  # groups with no row at all on one of those sides
         for side, rows in training_sides(plan.evaluation, splits):
             present = set(np.unique(groups[rows][has[rows]]).tolist())
-            # a group with no row at all on that side is not compared there (no error)
             on_side = set(np.unique(groups[rows]).tolist())
             for g in names:
-                if g not in present and g in on_side and has[groups == g].any():
+                if g not in present and has[groups == g].any():
                     lacking.setdefault(str(g), []).append(side)
+                    if g not in on_side:
+                        unseen.add(str(g))
         for g, sides in lacking.items():
             n = int(has[groups == g].sum())
+            kind = f"{label} row" if label else "row"
             shown = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
-            message = (f"group '{g}' has {n} {label} row{'s' if n != 1 else ''} in all and none on {shown} of the "
-                       f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so no "
-                       f"model can be fitted under {criteria[0].name}")
+            # a group the fit never sees does not stop it: the bound is just not imposed on it,
+            # while the test rows still measure it
+            outcome = (f"the fit under {criteria[0].name} cannot impose the bound on it" if g in unseen else
+                       f"no model can be fitted under {criteria[0].name}")
+            message = (f"group '{g}' has {n} {kind}{'s' if n != 1 else ''} in all and none on {shown} of the "
+                       f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so "
+                       f"{outcome}")
             if n > 1:
                 hint = SPLIT_HINT
             elif plan.evaluation.kind == "cv":
                 hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
             else:
                 hint = ONE_ROW_HOLDOUT_HINT
-            errors.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], label=label)))
+            errors.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], row=kind)))
     return errors
 
 

@@ -322,6 +322,36 @@ def test_report_rerendered_from_the_files_is_the_report_written_after_training(t
     capsys.readouterr()
 
 
+def test_a_group_the_hold_out_takes_whole_is_an_error_under_a_bound_on_its_rate(toy, capsys):
+    spec, data, tmp = toy
+    frame = pd.read_csv(data)
+    frame.loc[frame.index[0], "group"] = "c"  # one row: a hold-out either trains on it or tests it
+    frame.to_csv(data, index=False)
+    audit = spec.read_text().replace("fairness equal_opportunity", "fairness demographic_parity") \
+        .replace("model baseline {{ learner tree  depth 3 }}".format(), "model tree { depth 2 }")
+    bounded = audit.replace("fairness demographic_parity", "fairness demographic_parity <= 0.5")
+    seen = set()
+    for seed in range(12):
+        # where the split puts the row, read from an audited run (no bound, so it trains either way)
+        spec.write_text(audit.replace("seed 5", f"seed {seed}"))
+        assert main(["compile-and-train", str(spec), "--out", str(tmp / f"audit{seed}"), "-q"]) == 0
+        trained = "c" in json.loads((tmp / f"audit{seed}" / "metrics.json").read_text())["train"]["groups"]
+        spec.write_text(bounded.replace("seed 5", f"seed {seed}"))
+        code, _, err = run(["check", str(spec)], capsys)
+        # tested but never trained on: the bound could not be imposed on the group whose test
+        # rate the report would set against it
+        assert code == (0 if trained else 1), err
+        if not trained:
+            assert (f"error: group 'c' has 1 row in all and none on the hold-out's training side of the split "
+                    f"(seed {seed}): its selection rate is undefined there, so the fit under demographic_parity "
+                    "cannot impose the bound on it") in err
+            assert "pick an `evaluate` seed whose hold-out keeps its one row on the training side" in err
+        seen.add(trained)
+        if seen == {True, False}:
+            break
+    assert seen == {True, False}
+
+
 @pytest.mark.parametrize("argv", [["-q", "compile-and-train"], ["compile-and-train", "-q"]])
 def test_quiet_before_or_after_the_command_silences_progress(toy, capsys, argv):
     spec, _, tmp = toy
@@ -363,14 +393,20 @@ def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_w
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 1 and not (tmp / "run").exists()
     assert "error: group 'c' has 1 positive row" in err and "merge or leave out the group" in err
-    # nor does a group with no row at all on a training side: it is not compared there, no error
+    # so does a group with no row at all on a training side: the fit would never see it, and
+    # the fold that tests it would measure a gap no bound was imposed on
     tiny = frame.copy()
     tiny["group"] = tiny["group"].where(tiny["group"] != "c", "a")
     tiny.loc[[tiny.index[tiny["y"] == 1][0]], "group"] = "c"  # one row, positive, tested by one fold
     tiny.to_csv(data, index=False)
-    code, _, quiet = run(["check", str(spec)], capsys)
-    assert code == 0 and "none on" not in quiet
-    assert main(["compile-and-train", str(spec), "--out", str(tmp / "tiny"), "-q"]) == 0
+    code, _, err = run(["check", str(spec)], capsys)
+    assert code == 1 and re.search(r"error: group 'c' has 1 positive row in all and none on cv fold \d of the split "
+                                   r"\(seed 5\): its TPR is undefined there, so the fit under equal_opportunity "
+                                   "cannot impose the bound on it", err), err
+    assert "with one positive row, every cv split trains one fold without it" in err
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "tiny"), "-q"]) == 1
+    assert not (tmp / "tiny").exists()
+    capsys.readouterr()
     # a split that keeps it on every training side draws no warning
     frame.loc[[frame.index[frame["y"] == 1][1]], "group"] = "c"
     frame.to_csv(data, index=False)
