@@ -204,6 +204,20 @@ def cmd_compile_and_train(args, out, err) -> int:
     return EXIT_OK
 
 
+#: the first line of the file ``fairspec predict`` writes
+PREDICTION_HEADER = "prediction,score"
+
+
+def _replaceable_predictions(path: Path) -> bool:
+    """Whether ``path`` is empty or starts as a file ``fairspec predict`` writes."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(PREDICTION_HEADER) + 2)
+    except OSError:
+        return True  # unreadable: writing it fails next, with its own error
+    return head == b"" or head.split(b"\n")[0].rstrip(b"\r") == PREDICTION_HEADER.encode()
+
+
 def cmd_predict(args, out, err) -> int:
     import pandas as pd
 
@@ -228,6 +242,12 @@ def cmd_predict(args, out, err) -> int:
         # Path() drops a trailing slash: "out.csv/" names a directory the user meant, not a file
         if os.path.isdir(target) or args.output.endswith(("/", os.sep)):
             raise OutputError(f"{args.output}: error: cannot write (it names a directory; give a file name)")
+        # any other file -o names (the run's spec, say, or a data set under another name) is
+        # someone's work: only an earlier prediction file, or an empty one, is replaced
+        if os.path.isfile(target) and not _replaceable_predictions(target):
+            raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} exists and is not "
+                             f"a prediction file (its first line is not '{PREDICTION_HEADER}'); it would be "
+                             "overwritten: give another path, or delete it first")
         check_writable_dir(target.parent, [target.name])
     model = load_model(args.model)
     frame = read_table(Path(args.data))

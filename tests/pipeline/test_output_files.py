@@ -281,9 +281,24 @@ def test_predict_output_checks(trained, tmp_path, capsys):
         before = (model / name).read_bytes()
         code, _, err = run(["predict", str(model / "model.json"), str(data), "-o", str(model / name)], capsys)
         assert code == 2 and "the run's file" in err and (model / name).read_bytes() == before
+    # any other existing file is someone's work (the run's spec had been replaced by predictions)
+    spec = tmp_path / "toy.fair"
+    shutil.copy(trained["spec"], spec)
+    for victim in (spec, tmp_path / "copy.csv"):
+        if not victim.exists():
+            shutil.copy(data, victim)
+        before = victim.read_bytes()
+        code, _, err = run(["predict", str(model), str(data), "-o", str(victim)], capsys)
+        assert code == 2 and "exists and is not a prediction file" in err and victim.read_bytes() == before
+    # while an earlier prediction file, or an empty one, is replaced
+    out = tmp_path / "out.csv"
+    out.write_bytes(b"")
+    for _ in range(2):
+        assert run(["predict", str(model), str(data), "-o", str(out)], capsys)[0] == 0
+        assert out.read_text().startswith("prediction,score\n")
     # a trailing slash names a directory (Path() drops it: a file "out.csv" had been written)
-    code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path / "out.csv") + "/"], capsys)
-    assert code == 1 and "names a directory" in err and not (tmp_path / "out.csv").exists()
+    code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path / "new.csv") + "/"], capsys)
+    assert code == 1 and "names a directory" in err and not (tmp_path / "new.csv").exists()
 
 
 # --- 5. --emit-model ----------------------------------------------------------------------------
