@@ -178,7 +178,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             pad = "  " * indent
             if t["left"][node] < 0:
                 p = t["p_positive"][node]
-                lines.append(f"{pad}leaf: {int(p > 0.5)}  (p={p:.2f}, n={t['n'][node]})")
+                lines.append(f"{pad}leaf: {self.classes_[int(p > 0.5)]}  (p={p:.2f}, n={t['n'][node]})")
                 return
             k = t["feature"][node]
             e = self.layout_[k]

@@ -65,6 +65,17 @@ def test_describe_names_features_and_categories():
     assert "colour == 0" not in text  # codes are shown as category names
 
 
+def test_describe_shows_the_class_labels_predict_returns():
+    # a leaf's line must name what predict returns there: "yes" / "no", not the vote 1 / 0
+    X, y = data()
+    votes = BaselineClassifier(learner="tree", depth=2, categorical_features=(1,)).fit(X, y)
+    named = BaselineClassifier(learner="tree", depth=2, categorical_features=(1,)).fit(X, np.array(["no", "yes"])[y])
+    expected = [line.replace("leaf: 0", "leaf: no").replace("leaf: 1", "leaf: yes") for line in votes.describe()]
+    assert any("leaf: no" in line for line in expected) and any("leaf: yes" in line for line in expected)
+    for model in (named, estimator_from_json(json.loads(json.dumps(named.to_json())))):
+        assert model.describe() == expected
+
+
 def test_get_params_round_trip():
     est = BaselineClassifier(learner="logistic", C=2.0)
     assert BaselineClassifier(**est.get_params()).get_params() == est.get_params()

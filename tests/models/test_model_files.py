@@ -139,8 +139,15 @@ def test_routing_a_looping_tree_built_in_memory_fails_instead_of_spinning():
     (lambda d: d["nodes"][-1].update(value="x"), "value must be a number"),
     (lambda d: (d.update(relabelled=True), _leaf(d["nodes"]).update(label=2)), "label must be 0 or 1"),
     (lambda d: d["nodes"][1].update(id=7), "node ids must be 0.."),
-    (lambda d: d.update(classes=["a"]), "a classifier needs two distinct classes"),
-    (lambda d: d.update(classes=[1, 1]), "a classifier needs two distinct classes"),
+    (lambda d: d.update(classes=["a"]), "classes must be a list of two distinct labels of one type"),
+    (lambda d: d.update(classes=[1, 1]), "classes must be a list of two distinct labels of one type"),
+    # numpy would read [0, "b"] as the strings "0" and "b": predict would return "0", not 0
+    (lambda d: d.update(classes=[0, "b"]), "classes must be a list of two distinct labels of one type"),
+    (lambda d: d.update(classes=[0, 1.0]), "classes must be a list of two distinct labels of one type"),
+    (lambda d: d.update(classes=[0.0, float("inf")]), "classes must be finite numbers"),
+    (lambda d: d.update(classes=[0.0, nan]), "classes must be finite numbers"),
+    # every tree file has recorded its classes: absent is damage, not the other families' 0/1
+    (lambda d: d.pop("classes"), "a classifier needs two distinct classes, got none"),
     (lambda d: d.update(n_features_in=0), "n_features_in must be a positive integer"),
     (lambda d: d["params"].update(categorical_features=[5]), "categorical_features must be a list of feature"),
     (lambda d: d["params"].update(fairness={"name": "bogus"}), "unknown fairness criterion 'bogus'"),

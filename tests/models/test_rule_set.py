@@ -311,9 +311,9 @@ def test_describe_renders_readable_rules_with_category_names():
     est = estimator_from_json(doc)
     lines = est.describe(["age", "priors_count", "c_charge_degree"], {2: ["F", "M"]})
     assert lines == [
-        "IF age <= 25 AND priors_count > 3 THEN positive",
-        "ELSE IF c_charge_degree == M AND priors_count > 7.5 (or missing) THEN positive",
-        "ELSE negative",
+        "IF age <= 25 AND priors_count > 3 THEN 1",
+        "ELSE IF c_charge_degree == M AND priors_count > 7.5 (or missing) THEN 1",
+        "ELSE 0",
     ]
     X = np.array([[20, 4, 0], [30, 4, 1], [30, np.nan, 1], [30, np.nan, 0], [26, 9, 0]], dtype=float)
     assert est.predict(X).tolist() == [1, 0, 1, 0, 0]
@@ -387,6 +387,10 @@ def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_mode
     assert doc["classes"] == ["no", "yes"]
     loaded = estimator_from_json(doc)
     assert list(loaded.classes_) == ["no", "yes"]
+    # the text names the labels predict returns, as the trees' leaves do
+    text = loaded.describe()
+    assert text == a.describe() and len(text) > 1 and text[-1] == "ELSE no"
+    assert all(t.endswith("THEN yes") for t in text[:-1])
     np.testing.assert_array_equal(loaded.predict(X), a.predict(X))
     np.testing.assert_allclose(loaded.predict_proba(X), a.predict_proba(X))
     for bad in (["yes"], ["no", "no"], [0, "yes"]):
@@ -600,8 +604,10 @@ def test_final_ip_is_not_started_when_no_time_is_left(monkeypatch):
 
 
 def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
-    # 60 % positives, three groups whose scores differ: at equalized odds <= 0.05 the search's
-    # fair rule sets scored 0.49-0.54 on train; predicting everyone positive is fair and scores 0.60
+    # 60 % positives, three groups whose scores differ: at equalized odds <= 0.02 (on the training
+    # rows and on each fairness fold) no rule set the fit finds scores the 0.60 on train of
+    # predicting everyone positive, which is fair.  (At 0.05 one did, 0.68, once the folds were
+    # dealt in pattern order; work limits alone, so the test does not depend on the machine.)
     rng = np.random.default_rng(101)
     n = 240
     g = rng.integers(0, 3, n)
@@ -609,8 +615,8 @@ def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
     X[rng.random(n) < 0.15, 1] = np.nan
     logit = 1.4 * X[:, 0] + np.nan_to_num(X[:, 1], nan=1.0) - 0.3 * X[:, 2]
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
-    est = FairRuleSetClassifier(criterion=make_criterion("equalized_odds", 0.05), categorical_features=(2,),
-                                max_complexity=12, time_limit=3.0, random_state=1).fit(X, y, g)
+    est = FairRuleSetClassifier(criterion=make_criterion("equalized_odds", 0.02), categorical_features=(2,),
+                                max_complexity=12, time_limit=3.0, random_state=1, clock_cap=False).fit(X, y, g)
     assert est.fit_log_["selected_from"] == "all_positive"
     assert est.predict(X).all() and (est.predict(X) == y).mean() == pytest.approx(y.mean())
     assert len(est.rules_) == 2 and est.fit_log_["complexity"] == 4  # x <= t OR x > t

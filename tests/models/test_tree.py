@@ -202,6 +202,24 @@ def test_describe_shows_where_missing_goes():
     ]
 
 
+def test_describe_shows_the_class_labels_predict_returns():
+    # a leaf's line must name what predict returns there: "yes" / "no", not the vote 1 / 0
+    labels = np.where(Y_ONE == 1, "yes", "no")
+    m = MissingAwareTreeClassifier(max_depth=1, missing="mia").fit(X_ONE, labels)
+    expected = ["priors_count < 2.5", "  leaf: no  (p=0.00, n=2)",
+                "priors_count >= 2.5   (or missing)", "  leaf: yes  (p=1.00, n=4)"]
+    assert m.describe(["priors_count"]) == expected
+    assert list(m.predict([[1.0], [4.0]])) == ["no", "yes"]
+    back = estimator_from_json(json.loads(json.dumps(m.to_json())))
+    assert back.describe(["priors_count"]) == expected
+    forest = MissingAwareForestClassifier(n_estimators=1, bootstrap=False, max_depth=1).fit(X_ONE, labels)
+    assert forest.describe(["priors_count"])[1:] == ["  " + line for line in expected]
+    # 1 and 2 are two labels, 2 the positive one: the leaves say 1 / 2, not 0 / 1
+    m12 = MissingAwareTreeClassifier(max_depth=1, missing="mia").fit(X_ONE, Y_ONE + 1)
+    assert [line for line in m12.describe(["priors_count"]) if "leaf" in line] == [
+        "  leaf: 1  (p=0.00, n=2)", "  leaf: 2  (p=1.00, n=4)"]
+
+
 def test_forest_is_reproducible_and_independent_of_n_jobs():
     X, y = _missing_data(seed=2)
     kw = dict(n_estimators=6, max_depth=3, missing="trinary_mia", categorical_features=[2], random_state=7)

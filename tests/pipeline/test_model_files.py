@@ -50,7 +50,7 @@ DAMAGE = [
     ("adult_tree", "child out of range", lambda d: _est(d)["nodes"][0].update(left=999), "left child 999"),
     ("adult_tree", "feature out of range",
      lambda d: _est(d)["nodes"][_first_split(_est(d)["nodes"])].update(feature=99), "feature 99 is out of range"),
-    ("adult_tree", "one class", lambda d: _est(d).update(classes=["a"]), "two distinct classes"),
+    ("adult_tree", "one class", lambda d: _est(d).update(classes=["a"]), "two distinct labels"),
     ("adult_tree", "classes swapped", lambda d: _est(d).update(classes=[1, 0]), "classes must be [0, 1]"),
     ("adult_tree", "no missing strategy", lambda d: d["preprocessing"].pop("missing"),
      "preprocessing.missing must be an object"),

@@ -52,7 +52,13 @@ only a cap:
   default ``IP_SHARE`` of ``time_limit`` at ``IP_CHECKPOINTS_PER_SECOND``.  Cap: what is left
   of ``time_limit`` less a small reserve for re-measuring.
 
-So ``time_limit`` both sizes the work and bounds the wall clock.  A stage the clock stopped
+So ``time_limit`` both sizes the work and bounds the wall clock of the stages.  The set-up
+before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
+HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and a
+time limit shorter than it is overrun by it (every stage then stops at once, cut by the
+clock).  Measured here (70 % of the rows, equalized odds ≤ 0.1): 0.2 s on compas, 1.5–1.8 s
+on adult with two groups and 3.4–3.6 s with sex × race (10 groups), so that a 1 s limit took
+0.6, 2.0 and 4.2 s in all.  A stage the clock stopped
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  With ``clock_cap=False`` the clock caps
 nothing (HiGHS gets no time limit, the certifying pricing IP no seconds of its own): every stage
@@ -313,6 +319,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                         max_rounds=self.max_rounds, pricing_patterns=pricing,
                                         threads=self.threads, seed=self.seed_,
                                         clock_cap=bool(self.clock_cap))
+        # binarizing, the warm start and the master LP built in Pyomo and loaded into HiGHS: no
+        # stage can start without them, so the clock cannot cap them (module docstring)
+        log["setup_seconds"] = round(time.perf_counter() - start, 3)
+        if generator is not None:
             cg_end = start + self.cg_fraction * budget
             tilts = self._tilts(problem) if criterion is not None else []
             now = time.perf_counter()
@@ -726,15 +736,17 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------ read out
     def describe(self, feature_names=None, categories=None) -> list[str]:
-        """``IF age <= 25 AND priors_count > 3 THEN positive`` ... ``ELSE negative``."""
+        """``IF age <= 25 AND priors_count > 3 THEN 1`` ... ``ELSE 0``: the labels ``predict``
+        returns (``classes_``), as the trees' leaves show them."""
+        negative, positive = self.classes_
         if not self.rules_:
-            return ["ALWAYS negative (empty rule set)"]
+            return [f"ALWAYS {negative} (empty rule set)"]
         lines = []
         for k, rule in enumerate(self.rules_):
             cond = " AND ".join(lit.describe(feature_names, categories) for lit in rule)
             prefix = "IF" if k == 0 else "ELSE IF"
-            lines.append(f"{prefix} {cond} THEN positive")
-        lines.append("ELSE negative")
+            lines.append(f"{prefix} {cond} THEN {positive}")
+        lines.append(f"ELSE {negative}")
         return lines
 
     def to_json(self) -> dict:

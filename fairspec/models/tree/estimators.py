@@ -32,6 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, numeric_target, seed_of
+from fairspec.models.model_file import class_labels
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -313,7 +314,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, feature_names, categories, classification=True)
+        return describe_tree(self.tree_, feature_names, categories, classes=self.classes_)
 
 
 class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
@@ -461,7 +462,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "trees_")
         lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
-        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names, categories, classification=True)]
+        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names, categories, classes=self.classes_)]
         return lines
 
 
@@ -526,12 +527,12 @@ def estimator_from_json(doc: dict):
             est.categorical_features = tuple(categorical)
         classes = doc.get("classes")
         if cls._task_kind == "classification":
-            # predict indexes classes_ by the vote (0 or 1): anything but two distinct labels
-            # fails there or scores every row the same
-            if not (isinstance(classes, list) and len(classes) == 2
-                    and all(isinstance(c, (str, int, float)) for c in classes) and classes[0] != classes[1]):
-                raise ValueError(f"a classifier needs two distinct classes, got {classes!r}")
-            est.classes_ = np.asarray(classes)
+            # class_labels reads an absent list as 0/1, for the other families' files written
+            # before the labels were recorded; every tree file has recorded them, so here
+            # absence is damage
+            if classes is None:
+                raise ValueError("a classifier needs two distinct classes, got none")
+            est.classes_ = class_labels(classes)
         elif classes is not None:
             raise ValueError(f"a regressor has no classes, got {classes!r}")
         fit_log = doc.get("fit_log")
@@ -562,10 +563,15 @@ def estimator_from_json(doc: dict):
 
 
 # -- describe --------------------------------------------------------------------------------
-def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, classification=True) -> list[str]:
-    """Indented rendering: one line per branch condition, leaves with label, p and n."""
+def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, classification=True,
+                  classes=None) -> list[str]:
+    """Indented rendering: one line per branch condition, leaves with label, p and n.
+
+    ``classes``: a classifier's two labels (its ``classes_``); a leaf shows the one it predicts,
+    as ``predict`` returns it.  None shows the leaves' 0/1 votes (1 the positive class)."""
     categories = categories or {}
     labels = tree.leaf_labels()
+    classes = [0, 1] if classes is None else list(classes)
     lines: list[str] = []
 
     def name(j):
@@ -583,7 +589,7 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
         pad = "  " * indent
         if tree.feature[i] < 0:
             if classification:
-                lines.append(f"{pad}leaf: {int(labels[i])}  (p={tree.value[i]:.2f}, n={tree.n[i]})")
+                lines.append(f"{pad}leaf: {classes[int(labels[i])]}  (p={tree.value[i]:.2f}, n={tree.n[i]})")
             else:
                 lines.append(f"{pad}leaf: {_fmt(tree.value[i])}  (n={tree.n[i]})")
             return
