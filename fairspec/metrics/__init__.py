@@ -6,6 +6,7 @@ from fairspec.metrics.groups import (
     MET_TOLERANCE,
     evaluate_predictions,
     fairness_summary,
+    gaps_from_rates,
     group_counts,
     group_labels,
     missing_by_group,
@@ -13,5 +14,5 @@ from fairspec.metrics.groups import (
 
 __all__ = [
     "GAP_RATES", "GROUP_RATES", "MET_TOLERANCE", "abroca", "area_between_curves", "evaluate_predictions",
-    "fairness_summary", "group_counts", "group_labels", "missing_by_group", "roc_points",
+    "fairness_summary", "gaps_from_rates", "group_counts", "group_labels", "missing_by_group", "roc_points",
 ]

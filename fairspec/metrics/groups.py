@@ -73,6 +73,14 @@ def _worst_gap(gaps: Sequence[float | None]) -> float | None:
     return None if any(g is None for g in gaps) else max(gaps)
 
 
+def gaps_from_rates(rates) -> dict[str, float | None]:
+    """Every gap of :data:`GAP_RATES` whose rates ``rates`` holds (rate name -> one value per
+    group, ``None`` where a group has no such row): the rule ``evaluate_predictions`` writes
+    the gaps by, and ``fairspec report`` checks a file's gaps by."""
+    return {gap: _worst_gap([_gap(rates[r]) for r in rs]) for gap, rs in GAP_RATES.items()
+            if all(r in rates for r in rs)}
+
+
 def _json_float(value) -> float | None:
     if value is None:
         return None
@@ -149,7 +157,7 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
         str(name): {"count": int(c.rows[i]), **{r: rates[r][i] for r in GROUP_RATES}}
         for i, name in enumerate(c.names)
     }
-    gaps = {gap: _worst_gap([_gap(rates[r]) for r in rs]) for gap, rs in GAP_RATES.items()}
+    gaps = gaps_from_rates(rates)
     both_classes = 0 < int(positive.sum()) < n
     gaps["abroca"] = None if score is None else _json_float(abroca(y_true, score, labels))
     auc = None

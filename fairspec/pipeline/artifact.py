@@ -9,8 +9,6 @@ from __future__ import annotations
 import hashlib
 import importlib
 import importlib.metadata
-import json
-import sys
 import platform
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -22,6 +20,7 @@ import pandas as pd
 import fairspec
 from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
 from fairspec.errors import DataError, ModelFileError
+from fairspec.pipeline.files import number_problem, read_json
 from fairspec.plan.families import FAMILIES
 from fairspec.plan.plan import Plan
 
@@ -146,6 +145,13 @@ class LoadedModel(FittedPipeline):
         if doc.get("format_version") != FORMAT_VERSION:
             raise ModelFileError(f"{source}: error: model file format {doc.get('format_version')!r} "
                                  f"is not supported (this fairspec reads format {FORMAT_VERSION})")
+        # the check `fairspec report` makes of the same file, so that both name such a number by
+        # its place: no model fairspec writes holds NaN, Infinity or a number beyond a float, and
+        # the families' own checks would call one something else, or pass it where predict never
+        # looks (the fit log)
+        problem = number_problem(doc, "model")
+        if problem is not None:
+            raise ModelFileError(f"{source}: error: damaged model file ({problem})")
         from fairspec.errors import FairspecError
 
         # what reading a damaged document can raise: anything a lookup, conversion or check of
@@ -174,19 +180,7 @@ class LoadedModel(FittedPipeline):
         path = Path(path)
         if path.is_dir():
             path = path / "model.json"
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelFileError(f"{path}: error: model file not found") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
-        except RecursionError:  # the decoder recurses once per nesting level
-            raise ModelFileError(f"{path}: error: damaged model file (JSON nested too deeply)") from None
-        except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
-            raise ModelFileError(f"{path}: error: damaged model file (a number of more than "
-                                 f"{sys.get_int_max_str_digits():,} digits)") from None
-        except OSError as exc:
-            raise ModelFileError(f"{path}: error: cannot read the model file ({exc.strerror or exc})") from None
+        doc = read_json(path, "model")
         return cls.from_document(doc, str(path))
 
     @staticmethod

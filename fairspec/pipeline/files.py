@@ -1,4 +1,5 @@
-"""Canonical JSON for output files, and :class:`FileSet`: the files of one run written together."""
+"""Canonical JSON for output files, the one reader of them (:func:`read_json`, with
+:func:`number_problem`), and :class:`FileSet`: the files of one run written together."""
 from __future__ import annotations
 
 import contextlib
@@ -7,9 +8,10 @@ import json
 import math
 import os
 import secrets
+import sys
 from pathlib import Path
 
-from fairspec.errors import FairspecError
+from fairspec.errors import FairspecError, ModelFileError
 from fairspec.files import write_beside
 
 
@@ -28,6 +30,73 @@ def _json_safe(value):
 def dumps(doc) -> str:
     """Canonical JSON: sorted keys, 2-space indent, no NaN (``null`` instead)."""
     return json.dumps(_json_safe(doc), sort_keys=True, indent=2, allow_nan=False) + "\n"
+
+
+# --- reading a file fairspec wrote ---------------------------------------------------------
+#
+# `fairspec report` reads every file of a run through these two functions, and `fairspec
+# predict` (fairspec.load_model) its model.json: a defect in model.json is described alike by both.
+
+
+def json_place(kind: str, steps) -> str:
+    """``metrics.test.groups.Caucasian.tpr``, ``sweep.points[1].dir``."""
+    return kind + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in steps)
+
+
+def _parse_int(text: str):
+    # int() refuses more than sys.get_int_max_str_digits() digits (4,300 by default) with a
+    # ValueError that is no JSON error and says nowhere where the number stands.  An integer of
+    # more than 400 digits is far beyond a float, so it is read as one (an infinity), and
+    # number_problem names its place like any other number out of range.
+    return int(text) if len(text) <= 400 else float(text)
+
+
+def read_json(path, kind: str, not_found_hint: str = ""):
+    """The JSON value in ``path``, which should be fairspec's ``kind`` file (model, metrics or
+    sweep); a :class:`ModelFileError` naming ``path`` when it cannot be read or is no JSON.
+    ``not_found_hint`` follows "file not found" (where the caller knows what to suggest).
+
+    NaN, Infinity and integers of any length are read (one of more than 400 digits as an
+    infinity): :func:`number_problem` refuses them once the caller has checked that the
+    document is a ``kind`` file at all (a file of another kind is named as that, not as a
+    damaged one)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError(f"{path}: error: {kind} file not found{not_found_hint}") from None
+    except UnicodeDecodeError:
+        raise ModelFileError(f"{path}: error: not valid JSON (not UTF-8 text)") from None
+    except OSError as exc:
+        raise ModelFileError(f"{path}: error: cannot read the {kind} file ({exc.strerror or exc})") from None
+    try:
+        return json.loads(text, parse_int=_parse_int)
+    except json.JSONDecodeError as exc:
+        raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
+    except RecursionError:  # the decoder recurses once per nesting level
+        raise ModelFileError(f"{path}: error: damaged {kind} file (JSON nested too deeply)") from None
+
+
+_FLOAT_MAX = int(sys.float_info.max)
+
+
+def number_problem(doc, kind: str) -> str | None:
+    """The first number of ``doc`` that no file fairspec writes holds, and why: NaN and
+    Infinity (JSON has neither; Python's reader takes them, and 1e999 reads as Infinity) and
+    integers beyond a float, which the report's arithmetic cannot take and no model holds.
+    A JSON Schema cannot say "finite", so this walk is the rule, over the whole document (keys
+    a schema does not name included: the report shows them too)."""
+    stack = [((), doc)]
+    while stack:  # not recursive: a document nested as deep as the reader allows is no crash
+        steps, node = stack.pop()
+        if isinstance(node, dict):
+            stack += reversed([((*steps, key), value) for key, value in node.items()])
+        elif isinstance(node, list):
+            stack += reversed([((*steps, i), value) for i, value in enumerate(node)])
+        elif isinstance(node, float) and not math.isfinite(node):
+            return f"{json_place(kind, steps)} is {'NaN' if math.isnan(node) else 'out of range'}"
+        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > _FLOAT_MAX:
+            return f"{json_place(kind, steps)} is out of range"
+    return None
 
 
 # --- writing a set of files ---------------------------------------------------------------

@@ -9,18 +9,17 @@ sweep, points beyond a shorter sweep): readers take whatever is in the directory
 
 Reading back checks every document's format and shape, and that model.json and metrics.json
 come from the same run: metrics.json records the SHA-256 of the model it measured.  It also
-checks that metrics.json agrees with itself (the fairness block is what
-:func:`fairspec.metrics.fairness_summary` gives for the blocks, bound and criterion beside it)
-and that sweep.json agrees with each point's metrics.json: a hand-edited verdict is refused,
-never shown.
+checks that metrics.json agrees with itself (each block's gaps are what its per-group rates
+give, and the fairness block is what :func:`fairspec.metrics.fairness_summary` gives for the
+blocks, bound and criterion beside it)
+and that sweep.json agrees with each point's metrics.json: a hand-edited gap or verdict is
+refused, never shown.
 """
 from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
-import sys
 from importlib import resources
 from pathlib import Path
 
@@ -28,10 +27,11 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 
 from fairspec.errors import ModelFileError
-from fairspec.metrics.groups import MET_TOLERANCE, fairness_summary
+from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
 from fairspec.plan.fairness import make_criterion
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
-from fairspec.pipeline.files import FileSet, cannot_write, check_writable_dir, dumps
+from fairspec.pipeline.files import (FileSet, cannot_write, check_writable_dir, dumps, json_place,
+                                     number_problem, read_json)
 from fairspec.pipeline.train import TrainingResult
 from fairspec.report import build_context, render_report
 
@@ -148,43 +148,15 @@ _VALIDATORS = {kind: Draft202012Validator(schema) for kind, schema in SCHEMAS.it
 _KINDS = {MODEL_FORMAT: "model", METRICS_FORMAT: "metrics", SWEEP_FORMAT: "sweep"}
 
 
-def _place(kind: str, steps) -> str:
-    """``metrics.test.groups.Caucasian.tpr``, ``sweep.points[1].dir``."""
-    return kind + "".join(f"[{step}]" if isinstance(step, int) else f".{step}" for step in steps)
-
-
 def _shape_problem(error: ValidationError, kind: str) -> str:
     """What ``error`` says is wrong, naming its place in the document (``metrics.test.gaps``)."""
-    where = _place(kind, error.absolute_path)
+    where = json_place(kind, error.absolute_path)
     if error.validator == "required":
         missing = next(key for key in error.validator_value if key not in error.instance)
         return f"{where} has no {missing!r}" if error.absolute_path else f"no {missing!r}"
     if error.validator == "type":
         return f"{where} is {'null' if error.instance is None else 'a ' + type(error.instance).__name__}"
     return f"{where}: {error.message}"
-
-
-_FLOAT_MAX = int(sys.float_info.max)
-
-
-def _unrepresentable(doc, kind: str) -> str | None:
-    """The first number of ``doc`` that no file fairspec writes holds, and why: NaN and
-    Infinity (JSON has neither; Python's reader takes them, and 1e999 reads as Infinity) and
-    integers beyond a float, which the report's arithmetic cannot take.  A JSON Schema cannot
-    say "finite", so this walk is the rule, over the whole document (keys the schema does not
-    name included: the report shows them too)."""
-    stack = [((), doc)]
-    while stack:  # not recursive: a document nested as deep as the reader allows is no crash
-        steps, node = stack.pop()
-        if isinstance(node, dict):
-            stack += reversed([((*steps, key), value) for key, value in node.items()])
-        elif isinstance(node, list):
-            stack += reversed([((*steps, i), value) for i, value in enumerate(node)])
-        elif isinstance(node, float) and not math.isfinite(node):
-            return f"{_place(kind, steps)} is {'NaN' if math.isnan(node) else 'out of range'}"
-        elif isinstance(node, int) and not isinstance(node, bool) and abs(node) > _FLOAT_MAX:
-            return f"{_place(kind, steps)} is out of range"
-    return None
 
 
 def _kind_of(doc) -> str | None:
@@ -201,10 +173,11 @@ def _kind_of(doc) -> str | None:
     return None
 
 
-def _check_document(doc, path: Path, kind: str, version: int, legacy: bool = False) -> dict:
-    """``doc`` if it is a ``kind`` document (see ``_KINDS``) this fairspec reads, of the shape
-    ``SCHEMAS[kind]`` gives; ``legacy``: files written before that kind had a ``format`` field
-    are accepted on their shape."""
+def _read_document(path: Path, out_dir: Path, kind: str, version: int, legacy: bool = False) -> dict:
+    """The document in ``path`` if it is a ``kind`` document (see ``_KINDS``) this fairspec
+    reads, of the shape ``SCHEMAS[kind]`` gives; ``legacy``: files written before that kind had
+    a ``format`` field are accepted on their shape."""
+    doc = read_json(path, kind, f" (is {out_dir} the output directory of a fairspec run?)")
     found = _kind_of(doc)
     if found != kind or (doc.get("format") is None and not legacy):
         if found:
@@ -220,37 +193,13 @@ def _check_document(doc, path: Path, kind: str, version: int, legacy: bool = Fal
     # a number JSON does not have first (the schema would call NaN a float, Infinity too large);
     # then best_match: the shallowest problem (a missing top-level key before a wrong value
     # inside another), the same one for the same document every time
-    problem = _unrepresentable(doc, kind)
+    problem = number_problem(doc, kind)
     if problem is None:
         error = best_match(_VALIDATORS[kind].iter_errors(doc))
         problem = None if error is None else _shape_problem(error, kind)
     if problem is not None:
         raise ModelFileError(f"{path}: error: damaged {kind} file ({problem})")
     return doc
-
-
-def _parse_int(text: str):
-    # int() refuses more than 4300 digits (ValueError, not a JSON error); an integer too long
-    # for a float reads as one, out of range, and _unrepresentable names its place
-    return int(text) if len(text) <= 400 else float(text)
-
-
-def _load(path: Path, out_dir: Path):
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFileError(f"{path}: error: not found "
-                             f"(is {out_dir} the output directory of a fairspec run?)") from None
-    except UnicodeDecodeError:
-        raise ModelFileError(f"{path}: error: not valid JSON (not UTF-8 text)") from None
-    except OSError as exc:
-        raise ModelFileError(f"{path}: error: cannot read ({exc.strerror or exc})") from None
-    try:
-        return json.loads(text, parse_int=_parse_int)
-    except json.JSONDecodeError as exc:
-        raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
-    except RecursionError:  # the decoder recurses once per nesting level
-        raise ModelFileError(f"{path}: error: not a fairspec file (JSON nested too deeply)") from None
 
 
 def _same(a, b) -> bool:
@@ -292,6 +241,37 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
+def _gap_problem(doc: dict) -> str | None:
+    """Where a gap recorded in metrics.json's train or test block is not the gap that block's
+    own per-group rates give (``GAP_RATES``: the largest minus the smallest rate over the
+    groups that have it; equalized odds the larger of the TPR and FPR gaps), or None.  The
+    report shows the rates and the gaps side by side, and the fairness block is checked
+    against the gaps: an edited gap would carry its verdict with it.  ABROCA comes from the
+    scores, which the file does not hold, and a gap whose rate some group lacks the key of (a
+    file older than that rate) is not checked."""
+    for split in ("train", "test"):
+        block = doc.get(split) or {}
+        if "groups" not in block or "gaps" not in block:  # the schema names both, requires neither
+            continue
+        groups = list(block["groups"].values())
+        # the rule the gaps were written by (a restated one could drift from it), over the rates
+        # every group records
+        rates = {rate: [group[rate] for group in groups] for rate in set().union(*groups)
+                 if all(rate in group for group in groups)}
+        for name, wanted in gaps_from_rates(rates).items():
+            if name not in block["gaps"]:
+                continue
+            found = block["gaps"][name]
+            # Rates and gaps are written with every digit of their float (repr round-trips), so
+            # a gap fairspec wrote is recomputed to the last bit; MET_TOLERANCE, the float noise
+            # allowed where a verdict is recomputed, leaves room for another summation order and
+            # is far below the 4 decimals the report shows: any edit a reader could see is refused.
+            if (found is None) != (wanted is None) or (found is not None and abs(found - wanted) > MET_TOLERANCE):
+                return (f"{json_place('metrics', (split, 'gaps', name))} is {_json(found)}, but the "
+                        f"{' and '.join(GAP_RATES[name])} of the {split} block's groups give {_json(wanted)}")
+    return None
+
+
 def _fairness_problem(doc: dict) -> str | None:
     """Where metrics.json's ``fairness`` block differs from what
     :func:`fairspec.metrics.fairness_summary` gives for the file's own train and test blocks,
@@ -331,10 +311,11 @@ def _fairness_problem(doc: dict) -> str | None:
 
 def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     model_path, metrics_path = run_dir / "model.json", run_dir / "metrics.json"
-    model_doc = _check_document(_load(model_path, out_dir), model_path, "model", MODEL_FORMAT_VERSION)
-    metrics_doc = _check_document(_load(metrics_path, out_dir), metrics_path, "metrics", FORMAT_VERSION,
-                                  legacy=True)
-    problem = _fairness_problem(metrics_doc)
+    model_doc = _read_document(model_path, out_dir, "model", MODEL_FORMAT_VERSION)
+    metrics_doc = _read_document(metrics_path, out_dir, "metrics", FORMAT_VERSION, legacy=True)
+    # the gaps first: the fairness block is checked against them, and an edited gap should be
+    # named where it was edited, not as a verdict that no longer matches it
+    problem = _gap_problem(metrics_doc) or _fairness_problem(metrics_doc)
     if problem is not None:
         raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)
@@ -354,7 +335,7 @@ def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
     sweep_path = out_dir / "sweep.json"
     if not sweep_path.is_file():
         return [_read_point(out_dir, out_dir)]
-    sweep = _check_document(_load(sweep_path, out_dir), sweep_path, "sweep", FORMAT_VERSION, legacy=True)
+    sweep = _read_document(sweep_path, out_dir, "sweep", FORMAT_VERSION, legacy=True)
     if not sweep["points"]:
         raise ModelFileError(f"{sweep_path}: error: damaged sweep file (no points)")
     root = out_dir.resolve()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 
 import pandas as pd
 import pytest
@@ -129,23 +130,25 @@ def test_a_model_file_whose_tree_loops_is_refused_at_load(root, tmp_path, name, 
         LoadedModel.read(path)
 
 
-def test_a_deeply_nested_model_file_is_a_damaged_model_file(root, tmp_path, capsys):
+@pytest.mark.parametrize("literal, problem", [
+    ("1" * 5000, "model.training.fit_log is out of range"),  # json.loads alone: ValueError, no JSONDecodeError
+    ("1" + "0" * 400, "model.training.fit_log is out of range"),
+    ("NaN", "model.training.fit_log is NaN"),
+    ("[" * 100_000 + "]" * 100_000, "JSON nested too deeply"),
+], ids=["5000 digits", "10**400", "NaN", "nested"])
+def test_predict_and_report_refuse_the_same_damaged_model_file_alike(root, tmp_path, capsys, literal, problem):
+    # both read model.json with fairspec.pipeline.files.read_json; predict said "a number of more
+    # than 4,300 digits" where report named the place, and took NaN and a 401-digit integer in
+    # the fit log, which report refused
+    run = shutil.copytree(root / "reports" / "adult_tree", tmp_path / "run")
     doc = _model(root, "adult_tree")
-    doc["training"]["fit_log"] = "NESTED"
-    text = json.dumps(doc).replace('"NESTED"', "[" * 100_000 + "]" * 100_000)
-    path = _write(tmp_path, None, text)
-    code = main(["predict", str(path), str(_scored_csv(root, tmp_path, "adult_tree")), "-q"])
-    err = capsys.readouterr().err
-    assert code == 1 and err.startswith(f"{path}: error: damaged model file (JSON nested too deeply)"), err
-
-
-def test_a_model_file_with_a_number_too_long_to_convert_is_a_damaged_model_file(root, tmp_path, capsys):
-    doc = _model(root, "adult_tree")
-    doc["training"]["fit_log"] = "LONG"
-    path = _write(tmp_path, None, json.dumps(doc).replace('"LONG"', "1" * 5000))  # json.loads: ValueError, no JSONDecodeError
-    code = main(["predict", str(path), str(_scored_csv(root, tmp_path, "adult_tree")), "-q"])
-    err = capsys.readouterr().err
-    assert code == 1 and err.startswith(f"{path}: error: damaged model file (a number of more than "), err
+    doc["training"]["fit_log"] = "HERE"
+    path = _write(run, None, json.dumps(doc).replace('"HERE"', literal))
+    expected = f"{path}: error: damaged model file ({problem})\n"
+    assert main(["predict", str(path), str(_scored_csv(root, tmp_path, "adult_tree")), "-q"]) == 1
+    assert capsys.readouterr().err == expected
+    assert main(["report", str(run), "-q"]) == 1
+    assert capsys.readouterr().err == expected
 
 
 def test_from_document_names_the_source_for_the_families_own_errors(root):

@@ -17,6 +17,7 @@ from jsonschema import Draft202012Validator
 from fairspec.errors import ModelFileError
 from fairspec.pipeline.outputs import SCHEMAS, model_digest, read_outputs
 from fairspec.report import build_context, render_report
+from tests.helpers_outputs import edit, refusal
 
 KINDS = ("model", "metrics", "sweep")
 SINGLE, SWEEP = "compas_rules", "compas_tree_sweep"
@@ -24,18 +25,6 @@ SINGLE, SWEEP = "compas_rules", "compas_tree_sweep"
 
 def _copy(root: Path, tmp_path: Path, name: str) -> Path:
     return Path(shutil.copytree(root / "reports" / name, tmp_path / name, ignore=shutil.ignore_patterns("*.html")))
-
-
-def _edit(path: Path, change) -> None:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    change(doc)
-    path.write_text(json.dumps(doc), encoding="utf-8")
-
-
-def _refusal(out_dir: Path) -> str:
-    with pytest.raises(ModelFileError) as caught:
-        read_outputs(out_dir)
-    return str(caught.value)
 
 
 def _refs(node):
@@ -83,16 +72,16 @@ def test_every_bundled_output_file_is_valid_and_every_bundled_run_is_read(root):
 
 def test_a_gap_given_as_a_string_is_refused_naming_it(root, tmp_path):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", lambda m: m["test"]["gaps"].update(equal_opportunity="0.07"))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
-                           f"(metrics.test.gaps.equal_opportunity is a str)")
+    edit(d / "metrics.json", lambda m: m["test"]["gaps"].update(equal_opportunity="0.07"))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
+                          f"(metrics.test.gaps.equal_opportunity is a str)")
 
 
 def test_a_group_rate_given_as_a_list_is_refused_naming_the_group(root, tmp_path):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", lambda m: m["train"]["groups"]["Caucasian"].update(tpr=[0.5]))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
-                           f"(metrics.train.groups.Caucasian.tpr is a list)")
+    edit(d / "metrics.json", lambda m: m["train"]["groups"]["Caucasian"].update(tpr=[0.5]))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
+                          f"(metrics.train.groups.Caucasian.tpr is a list)")
 
 
 @pytest.mark.parametrize("change, place", [
@@ -106,20 +95,20 @@ def test_a_group_rate_given_as_a_list_is_refused_naming_the_group(root, tmp_path
 ])
 def test_damage_in_the_fields_the_report_computes_with_is_refused(root, tmp_path, change, place):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", change)
-    assert _refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file ({place})"
+    edit(d / "metrics.json", change)
+    assert refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file ({place})"
 
 
 def test_a_boolean_sweep_index_is_refused_as_not_an_integer(root, tmp_path):
     d = _copy(root, tmp_path, SWEEP)
-    _edit(d / "sweep.json", lambda s: s["points"][0].update(index=False))  # False == 0 in Python
-    assert _refusal(d) == f"{d / 'sweep.json'}: error: damaged sweep file (sweep.points[0].index is a bool)"
+    edit(d / "sweep.json", lambda s: s["points"][0].update(index=False))  # False == 0 in Python
+    assert refusal(d) == f"{d / 'sweep.json'}: error: damaged sweep file (sweep.points[0].index is a bool)"
 
 
 def test_null_where_a_value_is_required_is_refused_but_accepted_where_the_format_allows_it(root, tmp_path):
     d = _copy(root, tmp_path, SWEEP)
-    _edit(d / "sweep.json", lambda s: s["points"][1].update(dir=None))
-    assert _refusal(d) == f"{d / 'sweep.json'}: error: damaged sweep file (sweep.points[1].dir is null)"
+    edit(d / "sweep.json", lambda s: s["points"][1].update(dir=None))
+    assert refusal(d) == f"{d / 'sweep.json'}: error: damaged sweep file (sweep.points[1].dir is null)"
     metrics = Draft202012Validator(SCHEMAS["metrics"])
     doc = json.loads((root / "reports" / SINGLE / "metrics.json").read_text())
     assert metrics.is_valid({**doc, "test": None, "timing": None})
@@ -130,14 +119,14 @@ def test_null_where_a_value_is_required_is_refused_but_accepted_where_the_format
 def test_a_missing_top_level_key_is_refused_naming_it(root, tmp_path, kind, key):
     d = _copy(root, tmp_path, SWEEP if kind == "sweep" else SINGLE)
     path = d / f"{kind}.json"
-    _edit(path, lambda doc: doc.pop(key))
-    assert _refusal(d) == f"{path}: error: damaged {kind} file (no {key!r})"
+    edit(path, lambda doc: doc.pop(key))
+    assert refusal(d) == f"{path}: error: damaged {kind} file (no {key!r})"
 
 
 def test_of_two_problems_the_missing_key_is_named_every_time(root, tmp_path):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", lambda m: (m.pop("data_summary"), m["test"].update(accuracy="high")))
-    messages = {_refusal(d) for _ in range(3)}
+    edit(d / "metrics.json", lambda m: (m.pop("data_summary"), m["test"].update(accuracy="high")))
+    messages = {refusal(d) for _ in range(3)}
     assert messages == {f"{d / 'metrics.json'}: error: damaged metrics file (no 'data_summary')"}
 
 
@@ -239,16 +228,16 @@ def test_numbers_json_has_not_are_refused_naming_their_place(root, tmp_path, lit
     # Python's reader takes NaN, Infinity and 1e999 (as Infinity), and an integer of 5000 digits
     # stopped it with a ValueError that is no JSON error; fairspec writes none of them
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", lambda m: m["data_summary"].update(rows="@"))
+    edit(d / "metrics.json", lambda m: m["data_summary"].update(rows="@"))
     (d / "metrics.json").write_text((d / "metrics.json").read_text().replace('"@"', literal))
-    assert _refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file (metrics.data_summary.rows {problem})"
+    assert refusal(d) == f"{d / 'metrics.json'}: error: damaged metrics file (metrics.data_summary.rows {problem})"
 
 
 def test_a_number_json_has_not_is_refused_under_a_key_the_schema_does_not_name(root, tmp_path):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "model.json", lambda m: m["training"]["fit_log"].update(lp_bound=math.inf))
-    assert _refusal(d) == (f"{d / 'model.json'}: error: damaged model file "
-                           f"(model.training.fit_log.lp_bound is out of range)")
+    edit(d / "model.json", lambda m: m["training"]["fit_log"].update(lp_bound=math.inf))
+    assert refusal(d) == (f"{d / 'model.json'}: error: damaged model file "
+                          f"(model.training.fit_log.lp_bound is out of range)")
 
 
 @pytest.mark.parametrize("kind, change, place", [
@@ -266,12 +255,12 @@ def test_a_number_json_has_not_is_refused_under_a_key_the_schema_does_not_name(r
 def test_values_the_report_would_crash_on_or_misshow_are_refused_naming_them(root, tmp_path, kind, change, place):
     d = _copy(root, tmp_path, SINGLE)
     if kind == "model":  # keep the digest: only the shape is under test
-        _edit(d / "model.json", change)
+        edit(d / "model.json", change)
         model = json.loads((d / "model.json").read_text())
-        _edit(d / "metrics.json", lambda m: m.update(model_sha256=model_digest(model)))
+        edit(d / "metrics.json", lambda m: m.update(model_sha256=model_digest(model)))
     else:
-        _edit(d / "metrics.json", change)
-    assert _refusal(d) == f"{d / f'{kind}.json'}: error: damaged {kind} file ({place})"
+        edit(d / "metrics.json", change)
+    assert refusal(d) == f"{d / f'{kind}.json'}: error: damaged {kind} file ({place})"
 
 
 # --- metrics.json of the current format records its model -----------------------------------------
@@ -281,8 +270,8 @@ def test_a_metrics_file_with_a_format_but_no_model_digest_is_refused(root, tmp_p
     # model field by field; fairspec has written the digest in every file with a format
     for name, metrics in ((SINGLE, "metrics.json"), (SWEEP, "point-1/metrics.json")):
         d = _copy(root, tmp_path, name)
-        _edit(d / metrics, lambda m: m.pop("model_sha256"))
-        assert _refusal(d) == f"{d / metrics}: error: damaged metrics file (no 'model_sha256')"
+        edit(d / metrics, lambda m: m.pop("model_sha256"))
+        assert refusal(d) == f"{d / metrics}: error: damaged metrics file (no 'model_sha256')"
     validator = Draft202012Validator(SCHEMAS["metrics"])
     doc = json.loads((root / "reports" / SINGLE / "metrics.json").read_text())
     assert validator.is_valid(doc)
@@ -292,9 +281,9 @@ def test_a_metrics_file_with_a_format_but_no_model_digest_is_refused(root, tmp_p
 
 def test_a_model_digest_that_is_no_sha256_is_refused_as_damage(root, tmp_path):
     d = _copy(root, tmp_path, SINGLE)
-    _edit(d / "metrics.json", lambda m: m.update(model_sha256="see model.json"))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
-                           f"(metrics.model_sha256: 'see model.json' does not match '^[0-9a-f]{{64}}$')")
+    edit(d / "metrics.json", lambda m: m.update(model_sha256="see model.json"))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file "
+                          f"(metrics.model_sha256: 'see model.json' does not match '^[0-9a-f]{{64}}$')")
 
 
 # --- older files still load ----------------------------------------------------------------------
@@ -307,7 +296,7 @@ def test_files_written_before_metrics_and_sweep_had_a_format_still_load(root, tm
     d = _copy(root, tmp_path, name)
     for path in [d / "sweep.json", *d.rglob("metrics.json")]:
         if path.exists():
-            _edit(path, lambda doc: [doc.pop(k, None) for k in ("format", "format_version", "model_sha256",
+            edit(path, lambda doc: [doc.pop(k, None) for k in ("format", "format_version", "model_sha256",
                                                                  "evaluation", "timing", "training_log")])
-            _edit(path, lambda doc: doc.update(written_by="an older fairspec"))
+            edit(path, lambda doc: doc.update(written_by="an older fairspec"))
     assert len(read_outputs(d)) == (1 if name == SINGLE else 3)

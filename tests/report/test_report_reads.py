@@ -1,6 +1,7 @@
-"""What `fairspec report` reads back: a fairness verdict in metrics.json is what the file's own
-gaps and bound give (fairspec.metrics.fairness_summary), and sweep.json and model.json agree with
-each point's metrics.json.  A hand-edited verdict is refused (exit 1), never shown."""
+"""What `fairspec report` reads back: a gap in metrics.json is what the file's own per-group rates
+give, a fairness verdict is what the file's own gaps and bound give
+(fairspec.metrics.fairness_summary), and sweep.json and model.json agree with each point's
+metrics.json.  A hand-edited gap or verdict is refused (exit 1), never shown."""
 from __future__ import annotations
 
 import json
@@ -9,13 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import make_docs
+from conftest import GROUPS, make_docs
 
 from fairspec.cli import main
-from fairspec.errors import ModelFileError
-from fairspec.metrics import MET_TOLERANCE, fairness_summary
+from fairspec.metrics import GAP_RATES, MET_TOLERANCE, fairness_summary
 from fairspec.pipeline.outputs import read_outputs, render_outputs
 from fairspec.plan.fairness import make_criterion
+from tests.helpers_outputs import edit, refusal
 
 BOUND = 0.05
 CRITERION = "equal_opportunity"
@@ -29,27 +30,21 @@ def _write(d: Path, model_doc: dict, metrics_doc: dict) -> Path:
     return d
 
 
-def _edit(path: Path, change) -> None:
-    doc = json.loads(path.read_text(encoding="utf-8"))
-    change(doc)
-    path.write_text(json.dumps(doc), encoding="utf-8")
-
-
-def _refusal(d: Path) -> str:
-    with pytest.raises(ModelFileError) as caught:
-        read_outputs(d)
-    return str(caught.value)
-
-
 def _docs(test_gap, unmeasured: bool):
-    """make_docs' run (three groups, bound 0.05) with the test gap of the criterion set to
-    ``test_gap`` and, with ``unmeasured``, group "Other" without a TPR on the test rows; the
-    fairness block is then what fairspec writes for it."""
+    """make_docs' run (three groups, bound 0.05) with the test TPRs set so that the criterion's
+    test gap is ``test_gap`` (None: fewer than two groups have a TPR) and, with ``unmeasured``,
+    group "Other" without a TPR on the test rows; the gaps and the fairness block are then what
+    fairspec writes for those rates (the report refuses a gap its rates do not give)."""
     model_doc, metrics_doc = make_docs(bound=BOUND)
     train, test = metrics_doc["train"], metrics_doc["test"]
+    first, second, other = GROUPS
+    # test_gap - 0.0 is test_gap to the last bit: the gaps a hair either side of the bound stay so
+    tprs = {first: test_gap, second: None if test_gap is None else 0.0, other: None if unmeasured else 0.0}
+    for group, tpr in tprs.items():
+        test["groups"][group].update(tpr=tpr, fnr=None if tpr is None else 1.0 - tpr)
     test["gaps"][CRITERION] = test_gap
-    if unmeasured:
-        test["groups"]["Other"].update(tpr=None, fnr=None)
+    fpr_gap = test["gaps"]["fpr_parity"]  # equalized odds: the larger of the TPR and FPR gaps
+    test["gaps"]["equalized_odds"] = None if test_gap is None or fpr_gap is None else max(test_gap, fpr_gap)
     metrics_doc["fairness"] = fairness_summary(make_criterion(CRITERION, bound=BOUND), train, test)
     return model_doc, metrics_doc
 
@@ -68,8 +63,8 @@ def test_the_verdict_fairspec_writes_loads_and_every_other_one_is_refused(tmp_pa
     d = _write(tmp_path / "run", model_doc, metrics_doc)
     assert read_outputs(d)
     for other in {True, False, None} - {written}:
-        _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=other))
-        message = _refusal(d)
+        edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=other))
+        message = refusal(d)
         assert message.startswith(f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is "
                                    f"{json.dumps(other)}, but "), message
         assert message.endswith(f" give {json.dumps(written)})"), message
@@ -80,7 +75,7 @@ def test_report_refuses_a_met_verdict_whose_gap_exceeds_its_bound(tmp_path, caps
     model_doc, metrics_doc = _docs(0.3, unmeasured=False)
     d = _write(tmp_path / "run", model_doc, metrics_doc)
     before = (d / "report.html").read_bytes()
-    _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
+    edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
     assert main(["report", str(d)]) == 1
     assert capsys.readouterr().err == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is "
                                        f"true, but the test gap 0.3 and the bound 0.05 give false)\n")
@@ -91,13 +86,13 @@ def test_a_met_verdict_over_the_measured_groups_only_is_refused_naming_them(tmp_
     model_doc, metrics_doc = _docs(0.01, unmeasured=True)
     assert metrics_doc["fairness"]["unmeasured_test"] == ["Other"]
     d = _write(tmp_path / "run", model_doc, metrics_doc)
-    _edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is true, but the "
-                           f"test gap 0.01 and the bound 0.05, with no test rate for [\"Other\"], give null)")
+    edit(d / "metrics.json", lambda m: m["fairness"].update(met_test=True))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.met_test is true, but the "
+                          f"test gap 0.01 and the bound 0.05, with no test rate for [\"Other\"], give null)")
     # nor can the group be dropped from unmeasured_test to make the verdict "met"
-    _edit(d / "metrics.json", lambda m: m["fairness"].update(unmeasured_test=[]))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.unmeasured_test is [], "
-                           f"but the file's test block gives [\"Other\"])")
+    edit(d / "metrics.json", lambda m: m["fairness"].update(unmeasured_test=[]))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: damaged metrics file (fairness.unmeasured_test is [], "
+                          f"but the file's test block gives [\"Other\"])")
 
 
 @pytest.mark.parametrize("change, problem", [
@@ -113,8 +108,8 @@ def test_a_met_verdict_over_the_measured_groups_only_is_refused_naming_them(tmp_
 def test_a_fairness_block_that_is_not_what_its_blocks_give_is_refused(tmp_path, change, problem):
     model_doc, metrics_doc = _docs(0.3, unmeasured=False)
     d = _write(tmp_path / "run", model_doc, metrics_doc)
-    _edit(d / "metrics.json", lambda m: change(m["fairness"], m))
-    message = _refusal(d)
+    edit(d / "metrics.json", lambda m: change(m["fairness"], m))
+    message = refusal(d)
     assert message.startswith(f"{d / 'metrics.json'}: error: damaged metrics file ("), message
     assert problem in message, message
 
@@ -134,17 +129,75 @@ def test_a_current_metrics_file_must_agree_with_its_model_not_only_carry_its_dig
     # metrics.json was reported for a model trained under a bound
     model_doc, metrics_doc = make_docs(bound=BOUND)
     d = _write(tmp_path / "run", model_doc, metrics_doc)
-    _edit(d / "metrics.json", lambda m: m["fairness"].update(penalty=0.5))
-    assert _refusal(d) == (f"{d / 'metrics.json'}: error: fairness penalty 0.5 differs from None in "
-                           f"{d / 'model.json'} (one was edited: metrics.json records the digest of this model.json)")
-    _edit(d / "metrics.json", lambda m: (m["fairness"].update(penalty=None), m["data_summary"].update(positive=True)))
-    assert "positive class True differs from 1" in _refusal(d)
+    edit(d / "metrics.json", lambda m: m["fairness"].update(penalty=0.5))
+    assert refusal(d) == (f"{d / 'metrics.json'}: error: fairness penalty 0.5 differs from None in "
+                          f"{d / 'model.json'} (one was edited: metrics.json records the digest of this model.json)")
+    edit(d / "metrics.json", lambda m: (m["fairness"].update(penalty=None), m["data_summary"].update(positive=True)))
+    assert "positive class True differs from 1" in refusal(d)
 
 
 @pytest.mark.parametrize("key, value", [("met_test", False), ("test_accuracy", 0.99), ("interval_test", [0.0, 0.5])])
 def test_a_sweep_point_that_differs_from_its_metrics_file_is_refused(root, tmp_path, key, value):
     d = Path(shutil.copytree(root / "reports" / "compas_tree_sweep", tmp_path / "sweep"))
-    _edit(d / "sweep.json", lambda s: s["points"][1].update({key: value}))
-    message = _refusal(d)
+    edit(d / "sweep.json", lambda s: s["points"][1].update({key: value}))
+    message = refusal(d)
     assert message.startswith(f"{d / 'sweep.json'}: error: point 1: {key} {value!r} differs from "), message
     assert f"in {d / 'point-1' / 'metrics.json'}" in message
+
+
+# --- the gaps are what the groups' rates give ------------------------------------------------------
+
+def _example(root: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(root / "reports" / "compas_rules", tmp_path / "run"))
+
+
+@pytest.mark.parametrize("split, gap, value", [
+    ("train", "demographic_parity", 0.2),
+    ("test", "accuracy_parity", None),
+    ("test", "equalized_odds", 0.0),
+    # the criterion's gap: named where it was edited, not as the fairness block that no longer matches it
+    ("test", "equal_opportunity", 0.05),
+])
+def test_report_refuses_a_gap_its_group_rates_do_not_give(root, tmp_path, capsys, split, gap, value):
+    # the report showed the edited gap beside the rates that contradict it
+    d = _example(root, tmp_path)
+    recorded = json.loads((d / "metrics.json").read_text(encoding="utf-8"))[split]["gaps"][gap]
+    before = (d / "report.html").read_bytes()
+    edit(d / "metrics.json", lambda m: m[split]["gaps"].update({gap: value}))
+    assert main(["report", str(d), "-q"]) == 1
+    assert capsys.readouterr().err == (
+        f"{d / 'metrics.json'}: error: damaged metrics file (metrics.{split}.gaps.{gap} is {json.dumps(value)}, "
+        f"but the {' and '.join(GAP_RATES[gap])} of the {split} block's groups give {json.dumps(recorded)})\n")
+    assert (d / "report.html").read_bytes() == before
+
+
+def test_a_gap_off_by_float_noise_loads_and_one_off_by_more_is_refused(root, tmp_path):
+    d = _example(root, tmp_path)
+    recorded = json.loads((d / "metrics.json").read_text(encoding="utf-8"))["test"]["gaps"]["demographic_parity"]
+    edit(d / "metrics.json", lambda m: m["test"]["gaps"].update(demographic_parity=recorded + MET_TOLERANCE / 2))
+    assert read_outputs(d)
+    edit(d / "metrics.json", lambda m: m["test"]["gaps"].update(demographic_parity=recorded + 2 * MET_TOLERANCE))
+    assert refusal(d).startswith(f"{d / 'metrics.json'}: error: damaged metrics file "
+                                 f"(metrics.test.gaps.demographic_parity is {json.dumps(recorded + 2 * MET_TOLERANCE)}, ")
+
+
+def test_an_edited_group_rate_is_refused_by_the_gap_it_no_longer_gives(root, tmp_path):
+    d = _example(root, tmp_path)
+    edit(d / "metrics.json", lambda m: m["test"]["groups"]["Caucasian"].update(selection_rate=0.9))
+    assert refusal(d).startswith(f"{d / 'metrics.json'}: error: damaged metrics file "
+                                 f"(metrics.test.gaps.demographic_parity is ")
+
+
+def test_a_gap_whose_rate_the_groups_do_not_record_is_not_checked(root, tmp_path):
+    # a file older than one of the rates has nothing to check that gap against; reading it
+    # must not stop on the missing key
+    d = _example(root, tmp_path)
+
+    def without_accuracy(m):
+        for split in ("train", "test"):
+            for group in m[split]["groups"].values():
+                del group["accuracy"]
+            m[split]["gaps"]["accuracy_parity"] = 0.5
+
+    edit(d / "metrics.json", without_accuracy)
+    assert read_outputs(d)

@@ -1,0 +1,25 @@
+"""Helpers of the tests that hand-edit the files a run wrote (model.json, metrics.json,
+sweep.json) and check how `fairspec report` reads them back."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fairspec.errors import ModelFileError
+from fairspec.pipeline.outputs import read_outputs
+
+
+def edit(path: Path, change) -> None:
+    """Rewrite the JSON file ``path`` after ``change(document)`` has edited it in place."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    change(doc)
+    path.write_text(json.dumps(doc), encoding="utf-8")
+
+
+def refusal(out_dir: Path) -> str:
+    """The message of the ModelFileError that reading the run in ``out_dir`` raises."""
+    with pytest.raises(ModelFileError) as caught:
+        read_outputs(out_dir)
+    return str(caught.value)
