@@ -43,11 +43,15 @@ from fairspec.solvers.highs import stopped_by_clock
 FORMAT_VERSION = 1
 #: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
 #: checkpoints per second of ``time_limit``, and the fewest.  Measured here: a single tree's MIP
-#: is solved to optimality in under 0.1 s (2-24 checkpoints) at depths 5-14 on compas and adult;
-#: a 50-tree forest's joint MIP on compas made 1.4 checkpoints a second and had its best
-#: labelling by the 5th (the later ones only raised its bound)
+#: is solved to optimality in at most 0.12 s and 0-85 checkpoints (compas and adult, two splits,
+#: depths 2-8, equal opportunity 0.1 and 0.01, equalized odds 0.05; 2026-11-24); a 50-tree
+#: forest's joint MIP on compas made 1.4 checkpoints a second and had its best labelling by the
+#: 5th (the later ones only raised its bound).  The fewest was 3 until a review found a
+#: depth-2 tree's MIP, four binaries, stopped there with a 14 % gap, every leaf labelled 0, at
+#: a looser bound than a sweep's point that was solved: checkpoints count HiGHS's callbacks,
+#: not its work, and a small MIP makes several before its root is solved
 RELABEL_CHECKPOINTS_PER_SECOND = 0.5
-MIN_RELABEL_CHECKPOINTS = 3
+MIN_RELABEL_CHECKPOINTS = 100
 
 
 def _criterion_to_json(c: Criterion | None):
@@ -143,10 +147,13 @@ class _TreeParams:
                             min_samples_leaf=int(self.min_samples_leaf), middle_growth=self.middle_growth,
                             max_features=max_features)
 
-    def _deadline(self, start: float) -> float:
-        """When the clock stops the relabelling: ``time_limit`` after ``start``, or never
-        without ``clock_cap`` (then only the work limits stop it)."""
-        return start + float(self.time_limit) if self.clock_cap else math.inf
+    def _deadline(self) -> float:
+        """When the clock stops the relabelling: ``time_limit`` from now, as it starts, or never
+        without ``clock_cap`` (then only the work limits stop it).  Growing the trees has no
+        clock (its work is fixed by the data and settings), so it does not count: a forest
+        grown by worker processes, whose start-up took 8 s in a fresh process, had left its
+        relabelling 0.01 s of a 6 s limit, and the fit failed where one worker took 1 s."""
+        return time.perf_counter() + float(self.time_limit) if self.clock_cap else math.inf
 
     def _relabel_checkpoints(self) -> int:
         if self.relabel_checkpoints is not None:
@@ -206,7 +213,7 @@ class _TreeParams:
         bound (a penalty already acted in the split score; its train gap is logged), then the
         reproducibility keys and the time, into ``fit_log_``."""
         if self.fairness is not None and self.fairness.bound is not None:
-            self._relabel(trees, X, y_num, groups, log, self._deadline(start))
+            self._relabel(trees, X, y_num, groups, log, self._deadline())
         elif self.fairness is not None and self.fairness.enforced:
             # on 0/1 (1 = classes_[1]), as y_num is: the labels may be strings
             positive = (self.predict(X) == self.classes_[1]).astype(float)
@@ -252,7 +259,8 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     ``none`` (see :mod:`fairspec.models.tree.split_search` for each rule).
     ``fairness``: a :class:`~fairspec.plan.fairness.Criterion`; its ``penalty`` λ enters the
     split score, its ``bound`` ε is met by relabelling the leaves (exact MIP, HiGHS).
-    ``time_limit`` caps the fit on the wall clock and sizes the relabelling MIP's work limit,
+    ``time_limit`` caps the relabelling on the wall clock (growing has no clock) and sizes the
+    relabelling MIP's work limit,
     ``relabel_checkpoints`` HiGHS checkpoints (None: :data:`RELABEL_CHECKPOINTS_PER_SECOND` per
     second of it, at least :data:`MIN_RELABEL_CHECKPOINTS`); ``clock_cap=False`` lets only that
     work limit stop the MIP, so the same data and seed give the same tree on any machine.
