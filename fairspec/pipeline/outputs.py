@@ -101,19 +101,40 @@ def render_outputs(points: list[tuple[dict, dict]]) -> dict[str, str]:
     return files
 
 
+#: how a report fairspec wrote begins (report.html.jinja's generator tag, in its first bytes)
+_REPORT_MARK = b'<meta name="generator" content="fairspec '
+
+
+def _written_by_fairspec(path: Path) -> bool:
+    """Whether ``path``, named as one of ``OWN_FILES``, is a file fairspec wrote: a JSON
+    document of the kind its name says (:func:`_kind_of`), or a report with fairspec's
+    generator tag.  A file that only shares the name (a user's notes in ``metrics.json``)
+    is not, nor is a link to a file elsewhere."""
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        if path.suffix == ".html":
+            with open(path, "rb") as fh:
+                return _REPORT_MARK in fh.read(1024)
+        return _kind_of(json.loads(path.read_text(encoding="utf-8"))) == path.stem
+    except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON
+        return False
+
+
 def _stale(out_dir: Path, files: dict[str, str]) -> list[tuple[Path, bool]]:
     """(path, is a directory) of what an earlier run left in ``out_dir`` that this run does not
-    rewrite.  Only fairspec's own file names, and a point directory only when nothing else is
-    in it: anything a user put there stays."""
+    rewrite.  Only files fairspec wrote (:func:`_written_by_fairspec`), and a point directory
+    only when nothing else is in it: anything a user put there stays."""
     if not out_dir.is_dir():
         return []
-    stale = [(out_dir / name, False) for name in OWN_FILES if name not in files and (out_dir / name).is_file()]
+    stale = [(out_dir / name, False) for name in OWN_FILES
+             if name not in files and _written_by_fairspec(out_dir / name)]
     kept_dirs = {rel.split("/")[0] for rel in files if "/" in rel}
     for entry in sorted(out_dir.iterdir()):
         if not _POINT_DIR.fullmatch(entry.name) or entry.name in kept_dirs or entry.is_symlink() or not entry.is_dir():
             continue
         inside = list(entry.iterdir())
-        if all(p.name in OWN_FILES and p.is_file() and not p.is_symlink() for p in inside):
+        if all(p.name in OWN_FILES and _written_by_fairspec(p) for p in inside):
             stale += [(p, False) for p in inside] + [(entry, True)]
     return stale
 

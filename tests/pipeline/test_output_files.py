@@ -162,6 +162,24 @@ def test_sweep_after_a_single_run_removes_the_old_model_but_not_a_users_files(tr
     assert code == 1 and "model.json" in err
 
 
+def test_files_that_only_share_fairspecs_names_are_not_removed(trained, tmp_path):
+    # removal went by name alone: a user's model.json, a metrics.json of notes, a report.html
+    # of their own went with the earlier run's files (found in review)
+    d = tmp_path / "run"
+    d.mkdir()
+    mine = {"model.json": '{"mine": true}', "metrics.json": "precious", "report.html": "<p>my notes</p>"}
+    for name, text in mine.items():
+        (d / name).write_text(text)
+    (d / "point-9").mkdir()
+    (d / "point-9" / "model.json").write_text('{"format": "someone-else"}')
+    write_outputs(trained["sweep"], d)
+    assert (d / "model.json").read_text() == mine["model.json"] and (d / "metrics.json").read_text() == "precious"
+    assert (d / "point-9" / "model.json").exists()
+    assert "fairspec" in (d / "report.html").read_text()  # the run's own report is written, as always
+    write_outputs(trained["single"], d)  # now the sweep's files are fairspec's: they go
+    assert not (d / "sweep.json").exists() and not (d / "point-0").exists() and (d / "point-9").exists()
+
+
 def test_shorter_sweep_removes_the_points_beyond_it(trained, tmp_path):
     d = tmp_path / "run"
     write_outputs(trained["sweep"], d)
