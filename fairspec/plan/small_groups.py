@@ -87,23 +87,23 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
         label = RATE_ROWS[rate]
         has = {"positive": y == 1, "negative": y == 0}.get(label, np.ones(len(y), dtype=bool))
         lacking = {}  # group -> the sides it lacks the rows on
-        unseen = set()  # groups with no row at all on one of those sides
+        seen = set()  # groups that lack the rows on a side they have other rows on
         for side, rows in training_sides(plan.evaluation, splits):
             present = set(np.unique(groups[rows][has[rows]]).tolist())
             on_side = set(np.unique(groups[rows]).tolist())
             for g in names:
                 if g not in present and has[groups == g].any():
                     lacking.setdefault(str(g), []).append(side)
-                    if g not in on_side:
-                        unseen.add(str(g))
+                    if g in on_side:
+                        seen.add(str(g))
         for g, sides in lacking.items():
             n = int(has[groups == g].sum())
             kind = f"{label} row" if label else "row"
             shown = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
             # a group the fit never sees does not stop it: the bound is just not imposed on it,
-            # while the test rows still measure it
-            outcome = (f"the fit under {criteria[0].name} cannot impose the bound on it" if g in unseen else
-                       f"no model can be fitted under {criteria[0].name}")
+            # while the test rows still measure it; one the fit sees without the rate stops it
+            outcome = (f"no model can be fitted under {criteria[0].name}" if g in seen else
+                       f"the fit under {criteria[0].name} cannot impose the bound on it")
             message = (f"group '{g}' has {n} {kind}{'s' if n != 1 else ''} in all and none on {shown} of the "
                        f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so "
                        f"{outcome}")
