@@ -174,7 +174,8 @@ def cmd_compile_and_train(args, out, err) -> int:
         plan = _without_clock_cap(plan, args.spec)
     out_dir = Path(args.out) if args.out else plan.output_dir
     # a place the outputs cannot go is found now, not after a training run of minutes
-    check_output_dir(out_dir, max(1, len(plan.fairness)))
+    check_output_dir(out_dir, max(1, len(plan.fairness)),
+                     inputs={"spec": plan.spec_path, "data": plan.data.path})
     result = train(plan, progress, table)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
@@ -204,8 +205,10 @@ def cmd_compile_and_train(args, out, err) -> int:
     return EXIT_OK
 
 
-#: the first line of the file ``fairspec predict`` writes
-PREDICTION_HEADER = "prediction,score"
+#: the columns of the file ``fairspec predict`` writes; its first line, which ``-o`` checks
+#: before replacing a file, is spelt from them
+PREDICTION_COLUMNS = ("prediction", "score")
+PREDICTION_HEADER = ",".join(PREDICTION_COLUMNS)
 
 
 def _replaceable_predictions(path: Path) -> bool:
@@ -252,7 +255,7 @@ def cmd_predict(args, out, err) -> int:
     model = load_model(args.model)
     frame = read_table(Path(args.data))
     labels, scores = model.predict(frame, source=args.data)
-    text = pd.DataFrame({"prediction": labels, "score": scores}).to_csv(index=False, float_format="%.6g")
+    text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False, float_format="%.6g")
     if args.output:
         try:
             write_atomic(Path(args.output), text)

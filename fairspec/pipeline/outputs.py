@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from importlib import resources
 from pathlib import Path
@@ -30,7 +31,7 @@ from fairspec.errors import ModelFileError
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
 from fairspec.plan.fairness import make_criterion
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
-from fairspec.pipeline.files import (FileSet, cannot_write, check_writable_dir, dumps, json_place,
+from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, dumps, json_place,
                                      number_problem, read_json)
 from fairspec.pipeline.train import TrainingResult
 from fairspec.report import build_context, render_report
@@ -78,9 +79,13 @@ def output_names(n_points: int) -> list[str]:
         ["sweep.json", "report.html"]
 
 
-def check_output_dir(out_dir: Path, n_points: int) -> None:
-    """Refuse, before training, an output directory the outputs could not be written to."""
-    check_writable_dir(out_dir, output_names(n_points))
+def check_output_dir(out_dir: Path, n_points: int, inputs: dict[str, Path] | None = None) -> None:
+    """Refuse, before training, an output directory the outputs could not be written to, or
+    where they would replace a file fairspec did not write (:func:`refuse_foreign_files`);
+    ``inputs`` names the run's own files (``{"spec": path, "data": path}``) for the message."""
+    names = output_names(n_points)
+    check_writable_dir(out_dir, names)
+    refuse_foreign_files(Path(out_dir), names, inputs)
 
 
 def render_outputs(points: list[tuple[dict, dict]]) -> dict[str, str]:
@@ -121,6 +126,31 @@ def _written_by_fairspec(path: Path) -> bool:
         return False
 
 
+def refuse_foreign_files(out_dir: Path, names, inputs: dict[str, Path] | None = None) -> None:
+    """Raise :class:`OutputError` when one of ``names`` (relative to ``out_dir``) exists and
+    is not a file fairspec wrote (:func:`_written_by_fairspec`).
+
+    An output directory is only fairspec's where fairspec put the files: a spec or data file
+    saved as ``model.json`` or ``report.html`` there, or a user's own notes under one of those
+    names, would be replaced by the run (the earlier-run clean-up already spares them; the
+    files a run rewrites must too).  ``inputs`` maps a role to a path, so the message can say
+    that the file in the way is the run's own spec or data."""
+    for rel in names:
+        path = Path(out_dir) / rel
+        if not os.path.lexists(path) or os.path.isdir(path) or _written_by_fairspec(path):
+            continue
+        what = "a file fairspec did not write"
+        for role, source in (inputs or {}).items():
+            try:
+                if source is not None and os.path.exists(source) and os.path.samefile(path, source):
+                    what = f"the run's {role} file"
+                    break
+            except OSError:
+                pass
+        raise OutputError(f"{path}: error: {what} is in the way; the run would replace it "
+                          f"(move it, or write the outputs to another directory)")
+
+
 def _stale(out_dir: Path, files: dict[str, str]) -> list[tuple[Path, bool]]:
     """(path, is a directory) of what an earlier run left in ``out_dir`` that this run does not
     rewrite.  Only files fairspec wrote (:func:`_written_by_fairspec`), and a point directory
@@ -145,6 +175,7 @@ def write_outputs(result: TrainingResult, out_dir: Path) -> list[Path]:
     files = render_outputs([(p.model_doc, p.metrics_doc) for p in result.points])
     try:
         check_writable_dir(out_dir, list(files))
+        refuse_foreign_files(out_dir, list(files))
         with FileSet() as fs:
             # The report is renamed into place last: it is what a reviewer opens, and it should
             # never describe a model file that is not there yet.
@@ -402,6 +433,7 @@ def rerender_report(out_dir: Path) -> Path:
     else:
         html = render_report(build_context(points[0][0], points[0][1], sweep=points))
     path = Path(out_dir) / "report.html"
+    refuse_foreign_files(Path(out_dir), [path.name])
     with FileSet() as fs:
         fs.add_text(path, html)
         fs.commit()

@@ -163,11 +163,11 @@ def test_sweep_after_a_single_run_removes_the_old_model_but_not_a_users_files(tr
 
 
 def test_files_that_only_share_fairspecs_names_are_not_removed(trained, tmp_path):
-    # removal went by name alone: a user's model.json, a metrics.json of notes, a report.html
-    # of their own went with the earlier run's files (found in review)
+    # removal went by name alone: a user's model.json, a metrics.json of notes went with the
+    # earlier run's files (found in review)
     d = tmp_path / "run"
     d.mkdir()
-    mine = {"model.json": '{"mine": true}', "metrics.json": "precious", "report.html": "<p>my notes</p>"}
+    mine = {"model.json": '{"mine": true}', "metrics.json": "precious"}
     for name, text in mine.items():
         (d / name).write_text(text)
     (d / "point-9").mkdir()
@@ -175,9 +175,57 @@ def test_files_that_only_share_fairspecs_names_are_not_removed(trained, tmp_path
     write_outputs(trained["sweep"], d)
     assert (d / "model.json").read_text() == mine["model.json"] and (d / "metrics.json").read_text() == "precious"
     assert (d / "point-9" / "model.json").exists()
-    assert "fairspec" in (d / "report.html").read_text()  # the run's own report is written, as always
+    write_outputs(trained["single"], d.parent / "elsewhere")
+    (d / "model.json").unlink()
+    (d / "metrics.json").unlink()
     write_outputs(trained["single"], d)  # now the sweep's files are fairspec's: they go
     assert not (d / "sweep.json").exists() and not (d / "point-0").exists() and (d / "point-9").exists()
+
+
+@pytest.mark.parametrize("name", ["model.json", "metrics.json", "report.html"])
+def test_a_file_fairspec_did_not_write_is_never_replaced(trained, tmp_path, capsys, monkeypatch, name):
+    # the files a run rewrites were replaced whatever they were: a user's notes saved as
+    # report.html, a model.json of their own (found in review)
+    d = tmp_path / "run"
+    d.mkdir()
+    (d / name).write_text("<p>my notes</p>")
+    with pytest.raises(fairspec.errors.FairspecError, match="a file fairspec did not write is in the way"):
+        write_outputs(trained["single"], d)
+    assert files_of(d) == {name: b"<p>my notes</p>"}
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
+    assert code == 1 and f"{d / name}: error: a file fairspec did not write is in the way" in err
+    assert files_of(d) == {name: b"<p>my notes</p>"}
+
+
+@pytest.mark.parametrize("role, name", [("spec", "model.json"), ("data", "report.html")])
+def test_the_runs_own_spec_or_data_in_the_output_directory_is_refused_before_training(trained, tmp_path, capsys,
+                                                                                    monkeypatch, role, name):
+    # the spec saved as out/model.json became a model; the data saved as out/report.html
+    # became the report (found in review)
+    d = tmp_path / "run"
+    d.mkdir()
+    data = d / name if role == "data" else trained["data"]
+    if role == "data":
+        shutil.copy(trained["data"], data)
+    spec = d / name if role == "spec" else tmp_path / "toy.fair"
+    spec.write_text(trained["spec"].read_text().replace(str(trained["data"]), str(data)))
+    before = files_of(d)
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(d), "-q"], capsys)
+    assert code == 1 and f"{d / name}: error: the run's {role} file is in the way" in err
+    assert files_of(d) == before
+
+
+def test_report_does_not_replace_a_report_fairspec_did_not_write(trained, tmp_path, capsys):
+    d = tmp_path / "run"
+    shutil.copytree(trained["tmp"] / "single", d)
+    (d / "report.html").write_text("<p>my notes</p>")
+    code, _, err = run(["report", str(d)], capsys)
+    assert code == 1 and "a file fairspec did not write is in the way" in err
+    assert (d / "report.html").read_text() == "<p>my notes</p>"
+    (d / "report.html").unlink()
+    assert run(["report", str(d)], capsys)[0] == 0 and run(["report", str(d)], capsys)[0] == 0
 
 
 def test_shorter_sweep_removes_the_points_beyond_it(trained, tmp_path):
