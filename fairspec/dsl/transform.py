@@ -45,6 +45,11 @@ MISSING_STATEMENT_HINTS = {
 
 _DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 NUMBER_TOO_LONG = "number {start}... has {digits:,} digits, more than the {limit:,} a number may have"
+#: what an escape may spell but no path, column value or name can hold: the NUL character
+#: (an operating system ends a name there) and lone UTF-16 surrogates (not characters at all;
+#: they cannot be printed or encoded)
+STRING_CANNOT_HOLD = ("this string holds {what}, which no file name or data value can hold; "
+                      "check the escapes (\\u....) in it")
 BLOCKS_TOO_DEEP = ("blocks nested more than {limit} deep: a parameter block holds at most one more "
                    "(as in model tree {{ forest {{ trees 50 }} }})")
 #: deeper nesting is never valid, and the transformer recurses once per level
@@ -111,6 +116,16 @@ def parse_string(text: str) -> str:
         return text[1:-1]
 
 
+def _unholdable(value: str) -> str | None:
+    """How to name the first character of ``value`` that no name can hold, or None."""
+    for c in value:
+        if c == "\0":
+            return "the NUL character (U+0000)"
+        if "\ud800" <= c <= "\udfff":
+            return f"a lone surrogate (U+{ord(c):04X}), not a character"
+    return None
+
+
 def parse_duration(text: str) -> ast.Duration:
     return ast.Duration(float(text[:-1]) * _DURATION_UNITS[text[-1]])
 
@@ -148,6 +163,9 @@ class SpecTransformer(Transformer):
                 value = 0
         elif tok.type == "STRING":
             value = parse_string(text)
+            what = _unholdable(value)
+            if what:
+                self.syntax_problems.append(Diagnostic(STRING_CANNOT_HOLD.format(what=what), token_span(tok)))
         elif tok.type == "DURATION":
             value = parse_duration(text)
         elif tok.type in ("TRUE", "FALSE"):

@@ -267,3 +267,13 @@ def test_names_in_any_script_and_windows_line_endings():
     assert spec.target.column == N("étiquette")
     assert spec.features == (ast.Feature(N("âge"), "numeric"),)
     assert spec.features[0].name.span == Span(5, 12, 5, 15)
+
+
+@pytest.mark.parametrize("escaped, named", [(r"\u0000", "NUL character"), (r"\ud800", "lone surrogate (U+D800)")])
+def test_a_string_escape_no_name_can_hold_is_a_syntax_error_at_the_string(escaped, named):
+    # output "out/x\u0000y" crashed at mkdir after training (exit 70), and a lone surrogate
+    # crashed printing the plan (found in review)
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(spec_text(output=f'output "out/x{escaped}y"'))
+    (diagnostic,) = info.value.diagnostics
+    assert named in diagnostic.message and diagnostic.span.line == 7 and diagnostic.span.column == 8

@@ -38,6 +38,14 @@ def test_defaults(table, tmp_path):
     assert plan.fairness == () and str(plan.output_dir) == "reports/s"
 
 
+def test_an_output_under_the_home_folder_is_expanded_as_data_is(table, tmp_path, monkeypatch):
+    # output "~/x" made a folder named "~" in the current directory (found in review)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + 'model tree\noutput "~/runs/s"\n', table)
+    assert plan.output_dir == tmp_path / "home" / "runs" / "s"
+
+
 def test_baseline_defaults_to_median_imputation(table, tmp_path):
     table.to_csv(tmp_path / "d.csv", index=False)
     plan = plan_of(BASE.format(path=tmp_path / "d.csv") + "model baseline\n", table)
