@@ -48,6 +48,25 @@ class Diagnostic:
 _BREAKS_AS_SPACES = {ord(c): " " for c in "\r\f\v\x85\u2028\u2029"}
 
 
+#: longest source line quoted whole; a longer one is cut to a window around the caret
+QUOTED_LINE_WIDTH = 100
+#: most diagnostics one error lists; the count of the others follows them
+MAX_DIAGNOSTICS = 20
+
+
+def _window(text: str, start: int, width: int) -> tuple[str, int, int]:
+    """``text`` cut to about :data:`QUOTED_LINE_WIDTH` characters around ``start`` (0-based),
+    with ``...`` where it was cut; returns the text, the caret's offset in it, and its width.
+    A spec line of 20,000 values quoted whole under each of its errors made 50 MB of output."""
+    if len(text) <= QUOTED_LINE_WIDTH:
+        return text, start, width
+    lo = max(0, min(start - QUOTED_LINE_WIDTH // 3, len(text) - QUOTED_LINE_WIDTH))
+    hi = lo + QUOTED_LINE_WIDTH
+    head = "..." if lo > 0 else ""
+    tail = "..." if hi < len(text) else ""
+    return head + text[lo:hi] + tail, len(head) + start - lo, max(1, min(width, hi - start))
+
+
 def render_diagnostic(diag: Diagnostic, source: str | None, filename: str) -> str:
     """``FILE:LINE:COL: error: message`` + the source line + a caret + ``hint: ...``."""
     if diag.span is None:
@@ -64,8 +83,9 @@ def render_diagnostic(diag: Diagnostic, source: str | None, filename: str) -> st
             width = 1
             if diag.span.end_line == line and diag.span.end_column and diag.span.end_column > col:
                 width = diag.span.end_column - col
+            text, offset, width = _window(text, col - 1, width)
             out.append(f"  {text}")
-            out.append("  " + " " * (col - 1) + "^" * width)
+            out.append("  " + " " * offset + "^" * width)
     if diag.hint:
         out.append(f"  hint: {diag.hint}")
     return "\n".join(out)
@@ -81,7 +101,13 @@ class SpecError(FairspecError):
         super().__init__(self.render())
 
     def render(self) -> str:
-        return "\n".join(render_diagnostic(d, self.source, self.filename) for d in self.diagnostics)
+        shown = [render_diagnostic(d, self.source, self.filename) for d in self.diagnostics[:MAX_DIAGNOSTICS]]
+        if len(self.diagnostics) > MAX_DIAGNOSTICS:
+            more = self.diagnostics[MAX_DIAGNOSTICS:]
+            errors = sum(d.severity == "error" for d in more)
+            shown.append(f"{self.filename}: ... and {len(more)} more ({errors} errors) not shown; "
+                         f"fix these and check again")
+        return "\n".join(shown)
 
 
 class SpecSyntaxError(SpecError):

@@ -7,7 +7,7 @@ import pytest
 
 from fairspec.dsl import ast, parse_spec
 from fairspec.dsl.grammar import get_parser, grammar_text
-from fairspec.errors import Span, SpecSemanticError, SpecSyntaxError
+from fairspec.errors import Diagnostic, Span, SpecSemanticError, SpecSyntaxError, render_diagnostic
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 
@@ -277,3 +277,22 @@ def test_a_string_escape_no_name_can_hold_is_a_syntax_error_at_the_string(escape
         parse_spec(spec_text(output=f'output "out/x{escaped}y"'))
     (diagnostic,) = info.value.diagnostics
     assert named in diagnostic.message and diagnostic.span.line == 7 and diagnostic.span.column == 8
+
+
+def test_a_long_line_is_quoted_around_the_caret_and_many_errors_are_counted_not_listed():
+    # each of 2,000 filter values that match nothing reprinted the whole line: 50 MB on stderr
+    # (found in review)
+    values = ", ".join(f'"v{i}"' for i in range(2000))
+    text = spec_text(data=f"data \"d.csv\" where race in [{values}]")
+    diagnostics = [Diagnostic(f"value v{i} matches nothing", Span(2, col, 2, col + len(f'"v{i}"')))
+                   for i, col in ((i, text.split("\n")[1].index(f'"v{i}"') + 1) for i in range(0, 2000, 50))]
+    rendered = render_diagnostic(diagnostics[-1], text, "t.fair").split("\n")
+    quoted, caret = rendered[1], rendered[2]
+    assert len(quoted) < 120 and quoted.startswith("  ...") and quoted.endswith("...")
+    assert quoted[caret.index("^"):caret.rindex("^") + 1] == '"v1950"'
+    message = SpecSemanticError(diagnostics, text, "t.fair").render()
+    assert message.count("matches nothing") == 20 and message.endswith("and 20 more (20 errors) not shown; "
+                                                                       "fix these and check again")
+    short = spec_text()
+    caret_line = render_diagnostic(Diagnostic("x", Span(2, 6, 2, 11)), short, "t.fair").split("\n")[2]
+    assert caret_line == "  " + " " * 5 + "^" * 5  # a short line is quoted whole, as before
