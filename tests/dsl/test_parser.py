@@ -296,3 +296,21 @@ def test_a_long_line_is_quoted_around_the_caret_and_many_errors_are_counted_not_
     short = spec_text()
     caret_line = render_diagnostic(Diagnostic("x", Span(2, 6, 2, 11)), short, "t.fair").split("\n")[2]
     assert caret_line == "  " + " " * 5 + "^" * 5  # a short line is quoted whole, as before
+
+
+@pytest.mark.parametrize("statements, run_on, column", [
+    ({"header": "specbase"}, "'spec' runs into 'base'", 1),
+    ({"target": "target y positive1"}, "'positive' runs into '1'", 10),
+    ({"protected": "protectedsex"}, "'protected' runs into 'sex'", 1),
+    ({"model": "modelbaseline"}, "'model' runs into 'baseline'", 1),
+    ({"header": "specs base"}, "'spec' runs into 's'", 1),  # the parse fails later, at 'base'
+])
+def test_a_keyword_run_into_the_next_word_is_a_syntax_error(statements, run_on, column):
+    # where the grammar expects a keyword the lexer split "specbase" into "spec base" and
+    # accepted it (found in review)
+    header = statements.pop("header", "spec s")
+    text = header + spec_text(**statements).removeprefix("spec s")
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text)
+    (diagnostic,) = info.value.diagnostics
+    assert run_on in diagnostic.message and diagnostic.span.column == column
