@@ -81,6 +81,8 @@ UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
 PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
+SWEEP_VALUE_REPEATED = ("fairness {form} {value:g} is listed twice in the sweep: the two points would train the same "
+                        "model twice")
 PENALTY_NOT_FINITE = "fairness penalty {value:g} is not a finite number: a penalty weighs the gap in the objective"
 CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
 FAMILY_ENFORCES_NOTHING = "'{family}' enforces no criterion (it can only audit one)"
@@ -403,6 +405,11 @@ class _Checker:
                 self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
             elif not math.isfinite(penalty):
                 self.add(PENALTY_NOT_FINITE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
+        for form, values in (("bound", fairness.bounds), ("penalty", fairness.penalties)):
+            for i, value in enumerate(values):
+                if value in values[:i]:
+                    self.add(SWEEP_VALUE_REPEATED.format(form=form, value=value),
+                             self.loc((f"fairness.{form}", i), fairness.span))
         form = "bound" if fairness.bounds else "penalty" if fairness.penalties else "audit"
         family = self.family
         if not known or family is None or family.can_enforce(name, form):

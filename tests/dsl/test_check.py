@@ -191,6 +191,14 @@ def test_bound_sweep_reports_each_bad_point_at_its_position():
     assert [(d.span.line, d.span.column) for d in diags] == [(7, 37), (7, 40)]
 
 
+@pytest.mark.parametrize("line, value, column", [("fairness equal_opportunity <= [0.1, 0.05, 0.1]", "bound 0.1", 43),
+                                                 ("fairness equal_opportunity penalty [1, 1.0]", "penalty 1", 40)])
+def test_a_sweep_value_given_twice_is_an_error_at_the_repeat(line, value, column):
+    # [0.1, 0.1] trained the same model twice, as point-0 and point-1 (found in review)
+    (diag,) = problems(spec(line, model="model tree"))
+    assert diag.message.startswith(f"fairness {value} is listed twice") and (diag.span.line, diag.span.column) == (7, column)
+
+
 def test_unknown_criterion_and_family_suggest_names():
     (crit,) = problems(spec("fairness demographic_parit"))
     assert crit.message == check.UNKNOWN_CRITERION.format(name="demographic_parit")
