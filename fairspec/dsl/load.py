@@ -6,6 +6,7 @@ path so the ``data`` file can be found next to the spec.
 from __future__ import annotations
 
 import pathlib
+import re
 from dataclasses import dataclass, field
 
 from lark.exceptions import UnexpectedInput
@@ -18,6 +19,7 @@ from fairspec.errors import Diagnostic, Span, SpecError, SpecSemanticError, Spec
 
 SPEC_UNREADABLE = "cannot read the spec file: {reason}"
 SPEC_NOT_UTF8 = "the spec file is not UTF-8 text: {reason}"
+_LONE_CR = re.compile(r"\r(?!\n)")
 KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
 KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
 DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
@@ -62,6 +64,10 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
     :func:`fairspec.dsl.check.check_spec`.
     """
     path = pathlib.Path(path) if path is not None else None
+    # a line that ends in a carriage return alone (classic Mac OS) is a line: the grammar's
+    # comments and the error messages break lines at "\n" only, and a comment on the first
+    # line swallowed the whole file
+    text = _LONE_CR.sub("\n", text)
     if filename == "<spec>" and path is not None:
         filename = str(path)
     parser = get_parser()

@@ -314,3 +314,12 @@ def test_a_keyword_run_into_the_next_word_is_a_syntax_error(statements, run_on, 
         parse_spec(text)
     (diagnostic,) = info.value.diagnostics
     assert run_on in diagnostic.message and diagnostic.span.column == column
+
+
+def test_classic_mac_line_endings_are_line_breaks():
+    # "# comment\rspec s\r..." read as one comment line: "found end of file" (found in review)
+    text = ("# a comment\n" + spec_text(target="target y positive 1  # the label")).replace("\n", "\r")
+    assert parse_spec(text).spec.target.positive == 1
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text.replace("model baseline", "model baseline {"))
+    assert info.value.diagnostics[0].span.line == 7  # the unclosed block, counted in CR-ended lines
