@@ -48,9 +48,10 @@ def test_rendered_semantic_error_snapshot():
     )
 
 
-@pytest.mark.parametrize("odd", ["\r", "\f", "\x85", "\u2028"])
+@pytest.mark.parametrize("odd", ["\f", "\x85", "\u2028"])
 def test_an_error_quotes_the_line_it_names_whatever_other_line_breaks_a_comment_holds(odd):
     # the parser counts "\n" alone; the quoted line had been counted with str.splitlines()
+    # (a lone "\r" is a line break since classic Mac files were read: test_parser.py)
     text = f"spec people # a note{odd}more\ndata \"people.csv\"\ntarget label positive 1\n  protectd sex\n"
     with pytest.raises(SpecSyntaxError) as info:
         parse_spec(text, "people.fair")
