@@ -92,6 +92,27 @@ def _check_emit_path(path: str | None) -> None:
     from fairspec.pipeline.files import check_writable_dir
 
     check_writable_dir(target.parent, [target.name, pricing_path(target).name])
+    sibling = pricing_path(target)
+    if os.path.isfile(sibling) and not _emitted_model_file(sibling):
+        raise UsageError(f"fairspec compile: error: argument --emit-model: the pricing problem goes to {sibling}, "
+                         f"which exists and is not a model file fairspec wrote; it would be overwritten: "
+                         f"give another path, or delete it first")
+
+
+#: how the LP and MPS files Pyomo writes begin (what --emit-model wrote before)
+_EMITTED_MARKS = (b"\\* Source Pyomo model", b"* Source:     Pyomo MPS Writer")
+
+
+def _emitted_model_file(path: Path) -> bool:
+    """Whether ``path`` is empty or begins as an LP or MPS file written through Pyomo: the
+    pricing file beside an ``--emit-model`` path is a name the user never gave, so only an
+    earlier one is replaced."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return True  # unreadable: writing it fails next, with its own error
+    return head == b"" or head.startswith(_EMITTED_MARKS)
 
 
 def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:

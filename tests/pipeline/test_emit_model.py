@@ -95,3 +95,24 @@ def test_features_that_give_no_condition_are_a_clear_error_not_a_crash(tmp_path,
     err = capsys.readouterr().err
     assert code == 1 and f"{spec}: error: the features give no condition" in err
     assert not list(tmp_path.glob("m*.lp"))
+
+
+def test_the_pricing_file_beside_the_named_one_replaces_only_an_earlier_model_file(tmp_path, capsys):
+    # --emit-model m.lp wrote m.pricing.lp over whatever file had that name, though the user
+    # never named it (found in review)
+    data = sample_csv("compas", 400, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(data=data))
+    target, pricing = tmp_path / "m.lp", tmp_path / "m.pricing.lp"
+    pricing.write_text("my notes on pricing\n")
+    assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 2
+    assert "m.pricing.lp, which exists and is not a model file fairspec wrote" in capsys.readouterr().err
+    assert pricing.read_text() == "my notes on pricing\n" and not target.exists()
+    pricing.unlink()
+    for _ in range(2):  # an earlier emitted pricing file is replaced
+        assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 0
+    assert pricing.read_text().startswith("\\* Source Pyomo model name=faircg_pricing")
+    mps = tmp_path / "m.mps"
+    for _ in range(2):
+        assert main(["compile", str(spec), "--emit-model", str(mps), "-q"]) == 0
+    capsys.readouterr()
