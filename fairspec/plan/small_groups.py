@@ -16,6 +16,8 @@ them for cross-validation (the kept model is refitted on every row) and for ``no
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 
@@ -50,6 +52,32 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     if plan.missing.strategy == "drop":
         frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
     return target_vector(frame, plan.data.target, plan.data.positive), group_labels(frame, list(plan.data.protected))
+
+
+#: fewest hold-out rows without a warning: a test accuracy over n rows has a standard error of
+#: up to 0.5/√n, 0.05 at 100 rows (a larger error than most differences a reviewer compares)
+MIN_TEST_ROWS = 100
+SMALL_TEST = ("the hold-out keeps {n_test} of the {n} rows for testing: a test accuracy over so few rows "
+              "is uncertain by up to ±{se:.2f} (one standard error), and a group's test rates by more")
+SMALL_TEST_HINT = "hold out a larger share, or use cross-validation (`evaluate { cv 5 }`), which tests on every row"
+
+
+def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """A warning when the hold-out has fewer than :data:`MIN_TEST_ROWS` rows (``holdout
+    0.0001`` left one test row, and the run reported its test accuracy as 0.000 without a
+    word)."""
+    if plan.evaluation.kind != "holdout":
+        return []
+    y, _ = kept_rows(plan, table)
+    n_test = math.ceil(plan.evaluation.test_size * len(y))  # as split_rows draws it
+    if len(y) == 0 or n_test >= MIN_TEST_ROWS:
+        return []
+    where = doc.spec.evaluate.span if doc.spec.evaluate is not None else None
+    for param in doc.spec.evaluate.params if doc.spec.evaluate is not None else ():
+        if param.name == "holdout":
+            where = doc.locations.get(("param.value", param.span), param.span)
+    return [Diagnostic(SMALL_TEST.format(n_test=n_test, n=len(y), se=0.5 / math.sqrt(max(n_test, 1))), where,
+                       SMALL_TEST_HINT, severity="warning")]
 
 
 def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:

@@ -112,7 +112,8 @@ NUMBERS = "age,sex,label\n" + "".join(f"{20 + i},{'FM'[i % 2]},{i % 2}\n" for i 
 def test_an_untyped_feature_read_as_text_for_a_stray_cell_is_a_warning(tmp_path):
     path = tmp_path / "t.csv"
     path.write_text(NUMBERS.replace("\n27,", "\n2?,"))  # 17 numbers and "2?" on line 9
-    text = 'spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+    text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+            'evaluate { none }\n')  # 18 rows: a hold-out would add a warning of its own
     doc, table = parse_spec(text, "t.fair"), read_table(path)
     check_spec(doc, table)  # a warning, not an error
     (warning,) = check.inference_warnings(doc, table)

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from fairspec.dsl.load import parse_spec
-from fairspec.plan.compile import compile_spec
+from fairspec.plan.compile import compile_spec, compile_with_table
 from fairspec.plan.fairness import EqualOpportunity, EqualizedOdds
 
 
@@ -44,6 +44,25 @@ def test_an_output_under_the_home_folder_is_expanded_as_data_is(table, tmp_path,
     table.to_csv(tmp_path / "d.csv", index=False)
     plan = plan_of(BASE.format(path=tmp_path / "d.csv") + 'model tree\noutput "~/runs/s"\n', table)
     assert plan.output_dir == tmp_path / "home" / "runs" / "s"
+
+
+@pytest.mark.parametrize("evaluate, n_test", [("evaluate { holdout 0.001 }", 1), ("", 60),
+                                              ("evaluate { holdout 0.5 }", None), ("evaluate { cv 5 }", None)])
+def test_a_hold_out_of_fewer_than_100_rows_is_a_warning(table, tmp_path, evaluate, n_test):
+    # holdout 0.0001 left one test row and the run reported its test accuracy without a word
+    # (found in review)
+    table.to_csv(tmp_path / "d.csv", index=False)
+    doc = parse_spec(BASE.format(path=tmp_path / "d.csv") + "model tree\n" + evaluate + "\n", "t.fair")
+    plan, _ = compile_with_table(doc, table)
+    small = [w for w in plan.warnings if "for testing" in w.message]
+    if n_test is None:
+        assert small == []
+    else:
+        (warning,) = small
+        assert warning.severity == "warning" and warning.message.startswith(f"the hold-out keeps {n_test} of the 200")
+        assert (warning.span is None) == (evaluate == "")  # at the holdout value when one is written
+        if evaluate:
+            assert (warning.span.line, warning.span.column) == (7, 20)
 
 
 def test_baseline_defaults_to_median_imputation(table, tmp_path):
