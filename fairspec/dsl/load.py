@@ -18,7 +18,10 @@ from fairspec.dsl.transform import SpecTransformer, too_deep_block
 from fairspec.errors import Diagnostic, Span, SpecError, SpecSemanticError, SpecSyntaxError
 
 SPEC_UNREADABLE = "cannot read the spec file: {reason}"
-SPEC_NOT_UTF8 = "the spec file is not UTF-8 text: {reason}"
+SPEC_NOT_UTF8_AT = ("the spec file is not UTF-8 text: byte 0x{byte:02x} here is not UTF-8 (a Latin-1 or "
+                    "Windows-1252 accent, say)")
+SPEC_UTF16 = "the spec file is UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8"
+SPEC_ENCODING_HINT = "save the spec as UTF-8 (most editors offer it under 'Save as' or 'Encoding')"
 _LONE_CR = re.compile(r"\r(?!\n)")
 KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
 KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
@@ -126,11 +129,25 @@ def load_spec(path: str | pathlib.Path) -> SpecDocument:
         raw = path.read_bytes()
     except OSError as error:
         raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason=error.strerror or error))], None, str(path)) from None
+    if raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SpecError([Diagnostic(SPEC_UTF16, None, SPEC_ENCODING_HINT)], None, str(path))
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
-        raise SpecError([Diagnostic(SPEC_NOT_UTF8.format(reason=error))], None, str(path)) from None
+        raise SpecError([_not_utf8(raw, error)], raw.decode("utf-8-sig", errors="replace"), str(path)) from None
     return parse_spec(text, str(path), path)
+
+
+def _not_utf8(raw: bytes, error: UnicodeDecodeError) -> Diagnostic:
+    """The decoding error at the line and column of the first byte that is not UTF-8 (columns
+    counted in characters, as the parser counts them; the byte offset alone sent the user
+    counting bytes)."""
+    start = raw.rfind(b"\n", 0, error.start) + 1
+    line = raw.count(b"\n", 0, error.start) + 1
+    before = raw[start:error.start].decode("utf-8-sig", errors="replace")
+    byte = raw[error.start]
+    return Diagnostic(SPEC_NOT_UTF8_AT.format(byte=byte), Span(line, len(before) + 1, line, len(before) + 2),
+                      SPEC_ENCODING_HINT)
 
 
 def resolve_data_path(doc: SpecDocument) -> pathlib.Path:

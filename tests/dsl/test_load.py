@@ -110,3 +110,17 @@ def test_example_spec_parses_and_checks_against_its_data(path):
     doc = load_spec(path)
     assert doc.spec.name.value
     check_spec(doc, pd.read_csv(resolve_data_path(doc)))
+
+
+def test_a_spec_that_is_not_utf8_is_named_at_the_line_and_column_of_the_first_bad_byte(tmp_path):
+    # the message gave "position 12", a byte offset into the file (found in review)
+    path = tmp_path / "latin1.fair"
+    path.write_bytes("spec s\n# café and thé\n".encode("latin-1"))
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    assert info.value.render().split("\n")[:3] == [
+        f"{path}:2:6: error: the spec file is not UTF-8 text: byte 0xe9 here is not UTF-8 (a Latin-1 or "
+        "Windows-1252 accent, say)", "  # caf\ufffd and th\ufffd", "       ^"]
+    path.write_bytes("spec s\n".encode("utf-16"))
+    with pytest.raises(SpecError, match="is UTF-16 text"):
+        load_spec(path)
