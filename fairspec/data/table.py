@@ -6,6 +6,7 @@ import csv
 import gzip
 import hashlib
 import lzma
+import unicodedata
 import zlib
 from pathlib import Path
 from typing import Sequence
@@ -70,6 +71,19 @@ def read_table(path: Path) -> pd.DataFrame:
         # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
         # each record is one line and no line is blank; otherwise the index carries the line
         frame.index = pd.Index(lines - 2)
+    # one spelling per text: a header or cell saved on macOS may spell "ç" as "c" and a
+    # combining cedilla (NFD), which looks the same as the spec's "ç" (NFC) but is not equal to
+    # it, so the column was "unknown", with the hint "did you mean 'raçe'?" (parse_spec
+    # normalises the spec's text the same way)
+    names = [unicodedata.normalize("NFC", n) if isinstance(n, str) else n for n in names]
+    frame.columns = [unicodedata.normalize("NFC", c) if isinstance(c, str) else c for c in frame.columns]
+    for column in frame.columns:
+        if pd.api.types.is_string_dtype(frame[column]):  # object under pandas 2, str under pandas 3
+            respelt = {v: unicodedata.normalize("NFC", v) for v in frame[column].dropna().unique()
+                       if isinstance(v, str) and not v.isascii()}
+            respelt = {v: w for v, w in respelt.items() if v != w}
+            if respelt:  # the distinct values only: most columns are ASCII and cost one pass
+                frame[column] = frame[column].replace(respelt)
     repeated = sorted({str(n) for n in names if names.count(n) > 1})
     if repeated:
         # pandas would rename the second one "month.1" and the spec would silently read the first

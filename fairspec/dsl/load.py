@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pathlib
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from lark.exceptions import UnexpectedInput
@@ -71,6 +72,10 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
     # comments and the error messages break lines at "\n" only, and a comment on the first
     # line swallowed the whole file
     text = _LONE_CR.sub("\n", text)
+    # one spelling per text: "é" typed as "e" and a combining accent (NFD, as macOS may save
+    # it) is not a name character for the grammar, and would not equal the data's "é"
+    # (read_table normalises the data's header and cells the same way)
+    text = unicodedata.normalize("NFC", text)
     if filename == "<spec>" and path is not None:
         filename = str(path)
     parser = get_parser()

@@ -124,3 +124,24 @@ def test_a_spec_that_is_not_utf8_is_named_at_the_line_and_column_of_the_first_ba
     path.write_bytes("spec s\n".encode("utf-16"))
     with pytest.raises(SpecError, match="is UTF-16 text"):
         load_spec(path)
+
+
+def test_names_and_values_match_whichever_unicode_form_the_spec_and_the_data_were_saved_in(tmp_path):
+    # a CSV header saved in NFD ("c" + combining cedilla) gave "unknown column 'raçe' ... did you
+    # mean 'raçe'?", and a spec saved in NFD did not parse (found in review)
+    import unicodedata
+
+    nfc, nfd = (lambda t: unicodedata.normalize("NFC", t)), (lambda t: unicodedata.normalize("NFD", t))
+    rows = "".join(f"{a},{g},{y}\n" for a, g, y in [(30, "Française", 1), (40, "Suédoise", 0)] * 10)
+    text = ('spec accentué\ndata "d.csv" where raçe in ["Française", "Suédoise"]\ntarget y positive 1\n'
+            'protected raçe\nfeatures { âge numeric }\nmodel baseline\nevaluate { none }\n')
+    for spec_form, data_form in [(nfc, nfd), (nfd, nfc)]:
+        (tmp_path / "d.csv").write_text(data_form("âge,raçe,y\n" + rows), encoding="utf-8")
+        (tmp_path / "s.fair").write_text(spec_form(text), encoding="utf-8")
+        assert nfd(text) != nfc(text)
+        doc = load_spec(tmp_path / "s.fair")
+        assert doc.spec.name.value == nfc("accentué")
+        from fairspec.data.table import read_table
+        table = read_table(tmp_path / "d.csv")
+        check_spec(doc, table)
+        assert sorted(table["raçe"].unique()) == ["Française", "Suédoise"]
