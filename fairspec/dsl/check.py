@@ -641,7 +641,7 @@ class _Checker:
         classes = _distinct(series)
         if len(classes) != 2:
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
-                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=name))
+                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=ast.written_name(name)))
         if not value_mask(series, "==", [target.positive]).any():
             self.add(POSITIVE_ABSENT.format(positive=target.positive, column=name, values=_values_text(classes)),
                      self.loc(("target.positive",), target.span))
@@ -653,7 +653,7 @@ class _Checker:
             self.add(PROTECTED_HAS_MISSING.format(column=attribute.value, count=int(missing.sum()),
                                                   line=line_of(series, int(np.flatnonzero(missing)[0]))),
                      attribute.span,
-                     HINT_PROTECTED_MISSING.format(column=attribute.value, groups=_values_text(groups, _quote)))
+                     HINT_PROTECTED_MISSING.format(column=ast.written_name(attribute.value), groups=_values_text(groups, _quote)))
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
 
@@ -666,6 +666,8 @@ class _Checker:
         y = value_mask(rows[target.column.value], "==", [target.positive]).astype(int)
         if rows[columns].isna().any(axis=None):
             return  # reported by check_protected
+        if len(np.unique(y)) < 2:
+            return  # no positive (or no negative) row at all: check_target says so, once
         keys = group_labels(rows, columns)
         groups = list(np.unique(keys))
         if len(groups) < 2:
@@ -684,7 +686,8 @@ class _Checker:
                                               column=" & ".join(columns), label=label,
                                               target=target.column.value, op=op, positive=target.positive),
                      fairness.criterion.span,
-                     HINT_GROUP_LACKS_LABEL.format(column=columns[0], kept=kept) if len(columns) == 1 else None)
+                     HINT_GROUP_LACKS_LABEL.format(column=ast.written_name(columns[0]), kept=kept)
+                     if len(columns) == 1 and kept else None)
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
         """Text in a numeric column, or an infinite value: the families would each fail (or

@@ -24,6 +24,7 @@ import pandas as pd
 from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import apply_filters
+from fairspec.dsl.ast import written_name
 from fairspec.dsl.load import SpecDocument
 from fairspec.errors import Diagnostic
 from fairspec.plan.plan import Plan
@@ -141,7 +142,7 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
                 hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
             else:
                 hint = ONE_ROW_HOLDOUT_HINT
-            errors.append(Diagnostic(message, where, hint.format(column=plan.data.protected[0], row=kind)))
+            errors.append(Diagnostic(message, where, hint.format(column=written_name(plan.data.protected[0]), row=kind)))
     return errors
 
 
@@ -182,5 +183,5 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: n
                    f"by more than {bound:g} ({counted}; {trained}), so the bound holds only if every other "
                    f"group's {what} stays within {bound:g} of {'its' if len(small) == 1 else 'each of theirs'} "
                    "(often: a model that predicts almost every row alike)")
-        warnings.append(Diagnostic(message, where, HINT.format(column=plan.data.protected[0]), severity="warning"))
+        warnings.append(Diagnostic(message, where, HINT.format(column=written_name(plan.data.protected[0])), severity="warning"))
     return warnings

@@ -138,3 +138,26 @@ def test_no_inference_warning_when_the_text_is_no_stray_cell(tmp_path, body, fea
     path.write_text(body)
     text = f'spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures {{ {features} }}\nmodel baseline\n'
     assert check.inference_warnings(parse_spec(text, "t.fair"), read_table(path)) == []
+
+
+def test_a_hint_quotes_a_column_name_as_a_spec_must_write_it(tmp_path):
+    # the hint said `where c-charge degree in [...]`, which does not parse (found in review)
+    body = "age,c-charge degree,label\n25,F,1\n32,,0\n47,M,1\n51,F,0\n"
+    (diag,) = file_diagnostics(tmp_path, body, protected="`c-charge degree`")
+    assert diag.hint == 'drop those rows with a where filter, e.g. where `c-charge degree` in ["F", "M"]'
+    assert parse_spec(f'spec t\ndata "t.csv" {diag.hint.split("e.g. ")[1]}\ntarget label positive 1\n'
+                      'protected sex\nfeatures { age }\nmodel baseline\n')  # the hint pastes as it reads
+
+
+def test_a_target_without_positive_rows_is_one_error_not_one_more_per_group(tmp_path):
+    # positive 2 on a 0/1 target added "group ... has no positive rows" with the hint
+    # `where sex in []`, which does not parse (found in review)
+    body = "\n".join(ROWS).format(v="4.0", w="2.0") + "\n"
+    path = tmp_path / "t.csv"
+    path.write_text(body)
+    text = ('spec t\ndata "t.csv"\ntarget label positive 2\nprotected sex\nfeatures { age }\n'
+            'fairness equal_opportunity <= 0.1\nmodel tree\n')
+    with pytest.raises(SpecSemanticError) as info:
+        check_spec(parse_spec(text, "t.fair"), read_table(path))
+    (diag,) = info.value.diagnostics
+    assert diag.message.startswith("positive class 2 does not occur in target 'label'")
