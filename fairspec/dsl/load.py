@@ -24,6 +24,9 @@ SPEC_NOT_UTF8_AT = ("the spec file is not UTF-8 text: byte 0x{byte:02x} here is 
 SPEC_UTF16 = "the spec file is UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8"
 SPEC_ENCODING_HINT = "save the spec as UTF-8 (most editors offer it under 'Save as' or 'Encoding')"
 _LONE_CR = re.compile(r"\r(?!\n)")
+NUMBER_RUNS_ON = "number '{number}' runs into '{next}' with no space between them"
+NUMBER_RUNS_ON_DURATION_HINT = ("a duration is a number of seconds, minutes or hours with a lowercase s, m or h "
+                                "(120s, 2m, 1.5h), and is never negative")
 KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
 KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
 DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
@@ -101,7 +104,8 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
 
 
 def _keyword_run_on(parser, text: str) -> Diagnostic | None:
-    """The first keyword run into the next word, up to where the parse stops; None if none.
+    """The first keyword (or number) run into the next word, up to where the parse stops;
+    None if none.
 
     The contextual lexer offers only the terminals the grammar expects next, so where a
     keyword is expected it matches the keyword's letters even when more letters follow:
@@ -112,11 +116,17 @@ def _keyword_run_on(parser, text: str) -> Diagnostic | None:
     previous = None
     try:
         for token in parser.parse_interactive(text).iter_parse():
-            if (previous is not None and previous.type in keywords and token.start_pos == previous.end_pos
+            if (previous is not None and token.start_pos == previous.end_pos
                     and (text[token.start_pos].isalnum() or text[token.start_pos] == "_")):
-                return Diagnostic(KEYWORD_RUNS_ON.format(keyword=previous, next=token),
-                                  Span(previous.line, previous.column, token.end_line, token.end_column),
-                                  KEYWORD_RUNS_ON_HINT.format(keyword=previous, next=token))
+                span = Span(previous.line, previous.column, token.end_line, token.end_column)
+                if previous.type in keywords:
+                    return Diagnostic(KEYWORD_RUNS_ON.format(keyword=previous, next=token), span,
+                                      KEYWORD_RUNS_ON_HINT.format(keyword=previous, next=token))
+                if previous.type == "NUMBER":
+                    # "2M" or "-5s": a duration with a capital letter or a sign, read as the number
+                    # and then a parameter named "M"
+                    hint = NUMBER_RUNS_ON_DURATION_HINT if token.type == "NAME" and len(token) == 1 else None
+                    return Diagnostic(NUMBER_RUNS_ON.format(number=previous, next=token), span, hint)
             previous = token
     except UnexpectedInput:
         pass

@@ -304,6 +304,9 @@ def test_a_long_line_is_quoted_around_the_caret_and_many_errors_are_counted_not_
     ({"protected": "protectedsex"}, "'protected' runs into 'sex'", 1),
     ({"model": "modelbaseline"}, "'model' runs into 'baseline'", 1),
     ({"header": "specs base"}, "'spec' runs into 's'", 1),  # the parse fails later, at 'base'
+    # a duration with a capital or a sign: "unknown parameter 'M'", the 2 read as 2 seconds
+    ({"solver": "solver { time_limit 2M }"}, "number '2' runs into 'M'", 21),
+    ({"solver": "solver { time_limit -5s }"}, "number '-5' runs into 's'", 21),
 ])
 def test_a_keyword_run_into_the_next_word_is_a_syntax_error(statements, run_on, column):
     # where the grammar expects a keyword the lexer split "specbase" into "spec base" and
@@ -314,6 +317,7 @@ def test_a_keyword_run_into_the_next_word_is_a_syntax_error(statements, run_on, 
         parse_spec(text)
     (diagnostic,) = info.value.diagnostics
     assert run_on in diagnostic.message and diagnostic.span.column == column
+    assert ("duration" in (diagnostic.hint or "")) == run_on.startswith("number")
 
 
 def test_classic_mac_line_endings_are_line_breaks():
