@@ -792,6 +792,8 @@ def _got_text(value) -> str:
         return f"the duration {value.seconds:g}s"
     if isinstance(value, tuple):
         return "a block"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return f"the number {value:.1f}"  # "expects a whole number, got 3" when 3.0 was written
     if isinstance(value, (int, float)):
         return f"the number {value:g}" if isinstance(value, float) else f"the number {value}"
     return f"'{value}'"

@@ -240,6 +240,8 @@ def test_unenforceable_criterion_says_what_the_family_supports():
         name="depth", owner="model 'tree'", bounds="between 1 and 30", value=31)),
     ("model tree { depth 2.5 }", check.PARAM_WRONG_TYPE.format(
         name="depth", owner="model 'tree'", expected="a whole number", got="the number 2.5")),
+    ("model tree { depth 3.0 }", check.PARAM_WRONG_TYPE.format(  # it said "got the number 3"
+        name="depth", owner="model 'tree'", expected="a whole number", got="the number 3.0")),
     ("model tree { depth }", check.PARAM_WRONG_TYPE.format(
         name="depth", owner="model 'tree'", expected="a whole number", got="no value")),
     ("model tree { criterion gain }", check.PARAM_NOT_A_CHOICE.format(
