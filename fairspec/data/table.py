@@ -6,6 +6,7 @@ import csv
 import gzip
 import hashlib
 import lzma
+import re
 import unicodedata
 import zlib
 from pathlib import Path
@@ -36,6 +37,12 @@ def read_table(path: Path) -> pd.DataFrame:
         # follow it, and a .tar or .zip can hold several files
         raise DataError(f"{path}: error: fairspec reads CSV files, plain or compressed as .gz, .bz2 or .xz, "
                         f"not {suffix} files")
+    # a compressed file under a plain name (data.csv holding gzip bytes) would be read as text
+    # and fail on its "fields"; its first bytes say what it is
+    magic = _compression_of(path)
+    if magic is not None and suffix not in _OPENERS:
+        raise DataError(f"{path}: error: the file is {magic[0]}-compressed, but its name does not end in "
+                        f"{magic[1]}: rename it (data.csv{magic[1]}), or decompress it")
     # the fields of every record are counted first: pandas reads a record with one more field
     # than the header (a delimiter at the end of each line) by making the first column the row
     # index, so every column after it shifts one place, and pads a short record with missing values
@@ -97,6 +104,23 @@ LEADING_ZERO = r"[+-]?0\d"
 
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _UNREAD_SUFFIXES = {".zip", ".zst", ".tar", ".7z", ".z", ".lz4", ".br"}
+
+
+#: first bytes of each compressed format read_table reads: (name, suffix)
+#: (bzip2's "BZh" could begin a header; its block magic "1AY&SY" follows the level digit)
+_MAGIC = {b"\x1f\x8b": ("gzip", ".gz"), b"\xfd7zXZ\x00": ("xz", ".xz")}
+_BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
+
+
+def _compression_of(path: Path) -> tuple[str, str] | None:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(10)
+    except OSError:
+        return None  # reading fails next, with its own error
+    if _BZIP2.match(head):
+        return "bzip2", ".bz2"
+    return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
 
 
 def _record_lines(path: Path) -> np.ndarray:

@@ -1,7 +1,9 @@
 """Reading a data file: only an empty cell is a missing value."""
 from __future__ import annotations
 
+import bz2
 import gzip
+import lzma
 
 import pytest
 
@@ -87,6 +89,18 @@ def test_a_compressed_file_with_a_blank_line_names_the_line_too(tmp_path):
         fh.write("age,city\n25,x\n\n\nNA,z\n")
     with pytest.raises(DataError, match=r"column 'age', line 5: 'NA' is not a number"):
         FeatureEncoder(["age"], ["numeric"], [None]).transform(read_table(path), source=str(path))
+
+
+@pytest.mark.parametrize("compress, kind", [(gzip.compress, "gzip"), (bz2.compress, "bzip2"),
+                                            (lzma.compress, "xz")])
+def test_a_compressed_file_under_a_plain_name_is_named_as_compressed(tmp_path, compress, kind):
+    # it said "line 2: 4 fields, the header has 1" of the compressed bytes (found in review)
+    path = tmp_path / "t.csv"
+    path.write_bytes(compress(b"a,b\n1,2\n"))
+    with pytest.raises(DataError, match=f"the file is {kind}-compressed, but its name does not end in"):
+        read_table(path)
+    path.write_text("BZh91AY,b\n1,2\n")  # text that begins like bzip2's magic is still text
+    assert read_table(path).columns.tolist() == ["BZh91AY", "b"]
 
 
 @pytest.mark.parametrize("body, message", [
