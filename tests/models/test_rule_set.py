@@ -358,7 +358,8 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
 
 def test_the_same_rows_in_another_order_give_the_same_fair_rule_set():
     X, y, g, rng, kw = priced_problem()
-    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False}  # two fits compared: work limits only
+    # two fits compared: work limits only; with folds, which must not depend on the order either
+    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False, "fairness_folds": 2}
     order = rng.permutation(len(y))
     a = FairRuleSetClassifier(**kw).fit(X, y, g)
     b = FairRuleSetClassifier(**kw).fit(X[order], y[order], g[order])
@@ -374,7 +375,8 @@ def test_the_same_rows_in_another_order_give_the_same_fair_rule_set():
 
 def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_model_file():
     X, y, g, rng, kw = priced_problem()
-    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False}  # two fits compared: work limits only
+    # two fits compared: work limits only; with folds, which must not depend on the order either
+    kw = {**kw, "time_limit": 3.0, "max_complexity": 6, "clock_cap": False, "fairness_folds": 2}
     # "yes" sorts after "no": it is the positive class, the one a rule covers and the bound is on
     labels = np.where(y == 1, "yes", "no")
     a = FairRuleSetClassifier(**kw).fit(X, labels, g)
@@ -616,7 +618,8 @@ def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
     logit = 1.4 * X[:, 0] + np.nan_to_num(X[:, 1], nan=1.0) - 0.3 * X[:, 2]
     y = (rng.random(n) < 1 / (1 + np.exp(-logit))).astype(int)
     est = FairRuleSetClassifier(criterion=make_criterion("equalized_odds", 0.02), categorical_features=(2,),
-                                max_complexity=12, time_limit=3.0, random_state=1, clock_cap=False).fit(X, y, g)
+                                max_complexity=12, time_limit=3.0, random_state=1, clock_cap=False,
+                                fairness_folds=2).fit(X, y, g)
     assert est.fit_log_["selected_from"] == "all_positive"
     assert est.predict(X).all() and (est.predict(X) == y).mean() == pytest.approx(y.mean())
     assert len(est.rules_) == 2 and est.fit_log_["complexity"] == 4  # x <= t OR x > t
