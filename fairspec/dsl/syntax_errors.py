@@ -18,6 +18,10 @@ SYNTAX_FOUND_EXPECTED = "found {found}, expected {expected}"
 SYNTAX_BAD_CHARACTER = "unexpected character {char!r}, expected {expected}"
 SYNTAX_UNTERMINATED_STRING = "unterminated string: a text value must end with a double quote on the same line"
 SYNTAX_UNTERMINATED_NAME = "unterminated `quoted name`: it must end with a backquote on the same line"
+SYNTAX_EMPTY_NAME = "empty quoted name ``: a name in backquotes needs at least one character"
+HINT_NAME_CHARACTERS = ("a bare name is letters, digits and _: write a column name with other characters in "
+                        "backquotes ({quoted})")
+HINT_SPEC_NAME_CHARACTERS = "a spec's name is letters, digits and _, e.g. spec {underscored}"
 
 HINT_DID_YOU_MEAN = "did you mean '{keyword}'?"
 HINT_QUOTE_TEXT = 'text values are written in double quotes, e.g. "{word}"'
@@ -135,6 +139,23 @@ def _expected_at_failure(parser: Lark, text: str) -> set[str]:
     return set(interactive.accepts())
 
 
+def _name_characters_hint(text: str, pos: int) -> str | None:
+    """When the bad character continues a word (``compas-rules``, ``c-charge``), what a name
+    may hold; None when it stands apart."""
+    start = pos
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    if start == pos or text[pos].isspace():
+        return None
+    end = pos
+    while end < len(text) and not text[end].isspace() and text[end] not in '{}[],"`#':
+        end += 1
+    word = text[start:end]
+    if text[:start].split()[-1:] == ["spec"]:
+        return HINT_SPEC_NAME_CHARACTERS.format(underscored="".join(c if c.isalnum() else "_" for c in word))
+    return HINT_NAME_CHARACTERS.format(quoted=f"`{word}`")
+
+
 def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Diagnostic:
     """One diagnostic at the offending token, saying what was found and what was expected."""
     if isinstance(error, UnexpectedCharacters):
@@ -143,9 +164,12 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
         if char == '"':
             return Diagnostic(SYNTAX_UNTERMINATED_STRING, span)
         if char == "`":
+            if text.startswith("``", error.pos_in_stream):
+                return Diagnostic(SYNTAX_EMPTY_NAME, Span(error.line, error.column, error.line, error.column + 2))
             return Diagnostic(SYNTAX_UNTERMINATED_NAME, span)
         expected = _expected_at_failure(parser, text)
-        return Diagnostic(SYNTAX_BAD_CHARACTER.format(char=char, expected=describe_expected(parser, expected)), span)
+        return Diagnostic(SYNTAX_BAD_CHARACTER.format(char=char, expected=describe_expected(parser, expected)), span,
+                          _name_characters_hint(text, error.pos_in_stream))
 
     if isinstance(error, UnexpectedToken):
         token = error.token

@@ -327,3 +327,18 @@ def test_classic_mac_line_endings_are_line_breaks():
     with pytest.raises(SpecSyntaxError) as info:
         parse_spec(text.replace("model baseline", "model baseline {"))
     assert info.value.diagnostics[0].span.line == 7  # the unclosed block, counted in CR-ended lines
+
+
+@pytest.mark.parametrize("statements, message, hint", [
+    ({"header": "spec compas-rules"}, "unexpected character '-'", "e.g. spec compas_rules"),
+    ({"features": "features { c-age numeric }"}, "unexpected character '-'", "backquotes (`c-age`)"),
+    ({"header": "spec ``"}, "empty quoted name ``", None),
+])
+def test_a_name_with_other_characters_says_what_a_name_may_hold(statements, message, hint):
+    # "compas-rules" got no word on what a name may hold; "``" was called unterminated (found in review)
+    header = statements.pop("header", "spec s")
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(header + spec_text(**statements).removeprefix("spec s"))
+    (diagnostic,) = info.value.diagnostics
+    assert diagnostic.message.startswith(message)
+    assert (diagnostic.hint is None) if hint is None else diagnostic.hint.endswith(hint)
