@@ -624,7 +624,9 @@ class _Checker:
                 continue
             if values is None:
                 values = _distinct(series)
-            close = difflib.get_close_matches(str(value), [str(v) for v in values], n=1, cutoff=0.6)
+            # spelling is a text's: 1 is no typo of 71, and the hint lists the values instead
+            close = [] if isinstance(value, (int, float)) else difflib.get_close_matches(
+                str(value), [str(v) for v in values], n=1, cutoff=0.6)
             hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
                     else HINT_FILTER_VALUES.format(values=_values_text(values)))
             self.add(FILTER_VALUE_ABSENT.format(value=_plain(value), column=flt.column.value),
