@@ -95,6 +95,9 @@ FAMILY_NOT_IMPLEMENTED = "model family '{family}' is not implemented yet in fair
 UNKNOWN_PARAM = "unknown parameter '{name}' for {owner}"
 HINT_ALLOWED_PARAMS = "{owner} takes: {names}"
 HINT_NO_PARAMS = "{owner} takes no parameters"
+FLAG_TAKES_NAME = ("'{name}' of {owner} is written without a value and is followed by parameter '{next}', "
+                   "which is read as its value")
+HINT_FLAG_TAKES_NAME = "write {name} true {next} ..."
 DUPLICATE_PARAM = "parameter '{name}' is given twice in {owner}"
 PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
 PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
@@ -266,7 +269,10 @@ class _Checker:
     def check_block(self, params, allowed, owner: str) -> None:
         given = {p.name: p.value for p in params}
         seen = set()
-        for param in params:
+        skip = self.flags_without_value(params, allowed, owner)
+        for k, param in enumerate(params):
+            if k in skip:
+                continue
             if param.name in seen:
                 self.add(DUPLICATE_PARAM.format(name=param.name, owner=owner), param.span)
                 continue
@@ -294,6 +300,26 @@ class _Checker:
                              param.span)
                     continue
             self.check_value(param, spec, owner)
+
+    def flags_without_value(self, params, allowed, owner: str) -> set[int]:
+        """``forest { bootstrap max_features log2 }``: a true-or-false parameter written bare
+        (as a flag) and followed by another parameter's name takes that name as its value, and
+        the next value is left as a parameter of its own.  One error says so, at the flag, and
+        the positions of the two misread parameters are returned so no follow-on error is added
+        (it gave "expects true or false, got 'max_features'" and "unknown parameter 'log2'")."""
+        names = {p.name: p for p in allowed}
+        skip = set()
+        for k, param in enumerate(params):
+            spec = names.get(param.name)
+            if (spec is None or spec.kind != "bool" or not isinstance(param.value, str)
+                    or param.value not in names or k in skip):
+                continue
+            self.add(FLAG_TAKES_NAME.format(name=param.name, owner=owner, next=param.value), param.span,
+                     HINT_FLAG_TAKES_NAME.format(name=param.name, next=param.value))
+            skip.add(k)
+            if k + 1 < len(params) and params[k + 1].value is True and params[k + 1].name not in names:
+                skip.add(k + 1)  # the next parameter's value, read as a flag
+        return skip
 
     def check_value(self, param: ast.Param, spec: fam.Param, owner: str) -> None:
         value = param.value

@@ -267,6 +267,17 @@ def test_model_parameters_are_checked_against_the_registry(model, expected):
     assert messages(spec(model=model)) == ([] if expected is None else [expected])
 
 
+def test_a_flag_followed_by_another_parameter_is_one_error_at_the_flag():
+    # "bootstrap max_features log2" gave "expects true or false, got 'max_features'" and
+    # "unknown parameter 'log2'", without saying to write bootstrap true (found in review)
+    (diag,) = problems(spec(model="model tree { forest { bootstrap max_features log2 } }"))
+    assert diag.message == check.FLAG_TAKES_NAME.format(name="bootstrap", owner="block 'forest' of model 'tree'",
+                                                        next="max_features")
+    assert diag.hint == "write bootstrap true max_features ..."
+    assert problems(spec(model="model tree { forest { bootstrap true max_features log2 } }")) == []
+    assert problems(spec(model="model tree { forest { max_features log2 bootstrap } }")) == []
+
+
 def test_unknown_model_parameter_hint_lists_allowed_names():
     (diag,) = problems(spec(model="model rule_set { max_rules 3 }"))
     assert diag.hint == "model 'rule_set' takes: max_complexity, max_conditions, thresholds, complexity_cost"
