@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from lark.exceptions import UnexpectedInput
 
 from fairspec.dsl import ast
-from fairspec.dsl.grammar import get_parser, keyword_terminals
-from fairspec.dsl.syntax_errors import diagnostic_from_lark
+from fairspec.dsl.grammar import get_parser
+from fairspec.dsl.syntax_errors import diagnostic_from_lark, word_run_on
 from fairspec.dsl.transform import SpecTransformer, too_deep_block
 from fairspec.errors import Diagnostic, Span, SpecError, SpecSemanticError, SpecSyntaxError
 
@@ -24,11 +24,6 @@ SPEC_NOT_UTF8_AT = ("the spec file is not UTF-8 text: byte 0x{byte:02x} here is 
 SPEC_UTF16 = "the spec file is UTF-16 text (it starts with a UTF-16 byte-order mark), not UTF-8"
 SPEC_ENCODING_HINT = "save the spec as UTF-8 (most editors offer it under 'Save as' or 'Encoding')"
 _LONE_CR = re.compile(r"\r(?!\n)")
-NUMBER_RUNS_ON = "number '{number}' runs into '{next}' with no space between them"
-NUMBER_RUNS_ON_DURATION_HINT = ("a duration is a number of seconds, minutes or hours with a lowercase s, m or h "
-                                "(120s, 2m, 1.5h), and is never negative")
-KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
-KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
 DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
 DATA_IS_A_DIRECTORY = "data path {path} is a directory, not a CSV file"
 DATA_NOT_FOUND_ABSOLUTE = "data file '{path}' not found"
@@ -86,9 +81,9 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
         tree = parser.parse(text)
     except UnexpectedInput as error:
         # "specs base" fails at "base" after reading a spec named "s": the run-on is the cause
-        run_on = _keyword_run_on(parser, text)
+        run_on = word_run_on(parser, text)
         raise SpecSyntaxError([run_on or diagnostic_from_lark(error, parser, text)], text, filename) from None
-    run_on = _keyword_run_on(parser, text)
+    run_on = word_run_on(parser, text)
     if run_on is not None:
         raise SpecSyntaxError([run_on], text, filename)
     deep = too_deep_block(tree)
@@ -101,36 +96,6 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
     if transformer.structure_problems:
         raise SpecSemanticError(transformer.structure_problems, text, filename)
     return SpecDocument(spec, text, path, transformer.locations, filename)
-
-
-def _keyword_run_on(parser, text: str) -> Diagnostic | None:
-    """The first keyword (or number) run into the next word, up to where the parse stops;
-    None if none.
-
-    The contextual lexer offers only the terminals the grammar expects next, so where a
-    keyword is expected it matches the keyword's letters even when more letters follow:
-    ``specbase`` read as ``spec base`` and ``positive1`` as ``positive 1``.  A keyword must end
-    where a word does; the tokens are read again one at a time to check that (a second pass:
-    the interactive parser's errors describe its state less well than ``parse``'s)."""
-    keywords = keyword_terminals()
-    previous = None
-    try:
-        for token in parser.parse_interactive(text).iter_parse():
-            if (previous is not None and token.start_pos == previous.end_pos
-                    and (text[token.start_pos].isalnum() or text[token.start_pos] == "_")):
-                span = Span(previous.line, previous.column, token.end_line, token.end_column)
-                if previous.type in keywords:
-                    return Diagnostic(KEYWORD_RUNS_ON.format(keyword=previous, next=token), span,
-                                      KEYWORD_RUNS_ON_HINT.format(keyword=previous, next=token))
-                if previous.type == "NUMBER":
-                    # "2M" or "-5s": a duration with a capital letter or a sign, read as the number
-                    # and then a parameter named "M"
-                    hint = NUMBER_RUNS_ON_DURATION_HINT if token.type == "NAME" and len(token) == 1 else None
-                    return Diagnostic(NUMBER_RUNS_ON.format(number=previous, next=token), span, hint)
-            previous = token
-    except UnexpectedInput:
-        pass
-    return None
 
 
 def load_spec(path: str | pathlib.Path) -> SpecDocument:

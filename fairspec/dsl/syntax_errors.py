@@ -23,6 +23,11 @@ HINT_NAME_CHARACTERS = ("a bare name is letters, digits and _: write a column na
                         "backquotes ({quoted})")
 HINT_SPEC_NAME_CHARACTERS = "a spec's name is letters, digits and _, e.g. spec {underscored}"
 
+NUMBER_RUNS_ON = "number '{number}' runs into '{next}' with no space between them"
+NUMBER_RUNS_ON_DURATION_HINT = ("a duration is a number of seconds, minutes or hours with a lowercase s, m or h "
+                                "(120s, 2m, 1.5h), and is never negative")
+KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
+KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
 HINT_DID_YOU_MEAN = "did you mean '{keyword}'?"
 HINT_QUOTE_TEXT = 'text values are written in double quotes, e.g. "{word}"'
 HINT_INTERSECTION = "join protected attributes with '*' for intersectional groups, e.g. protected {prev} * {word}"
@@ -154,6 +159,36 @@ def _name_characters_hint(text: str, pos: int) -> str | None:
     if text[:start].split()[-1:] == ["spec"]:
         return HINT_SPEC_NAME_CHARACTERS.format(underscored="".join(c if c.isalnum() else "_" for c in word))
     return HINT_NAME_CHARACTERS.format(quoted=f"`{word}`")
+
+
+def word_run_on(parser: Lark, text: str) -> Diagnostic | None:
+    """The first keyword (or number) run into the next word, up to where the parse stops;
+    None if none.
+
+    The contextual lexer offers only the terminals the grammar expects next, so where a
+    keyword is expected it matches the keyword's letters even when more letters follow:
+    ``specbase`` read as ``spec base`` and ``positive1`` as ``positive 1``.  A keyword must end
+    where a word does; the tokens are read again one at a time to check that (a second pass:
+    the interactive parser's errors describe its state less well than ``parse``'s)."""
+    keywords = keyword_terminals()
+    previous = None
+    try:
+        for token in parser.parse_interactive(text).iter_parse():
+            if (previous is not None and token.start_pos == previous.end_pos
+                    and (text[token.start_pos].isalnum() or text[token.start_pos] == "_")):
+                span = Span(previous.line, previous.column, token.end_line, token.end_column)
+                if previous.type in keywords:
+                    return Diagnostic(KEYWORD_RUNS_ON.format(keyword=previous, next=token), span,
+                                      KEYWORD_RUNS_ON_HINT.format(keyword=previous, next=token))
+                if previous.type == "NUMBER":
+                    # "2M" or "-5s": a duration with a capital letter or a sign, read as the number
+                    # and then a parameter named "M"
+                    hint = NUMBER_RUNS_ON_DURATION_HINT if token.type == "NAME" and len(token) == 1 else None
+                    return Diagnostic(NUMBER_RUNS_ON.format(number=previous, next=token), span, hint)
+            previous = token
+    except UnexpectedInput:
+        pass
+    return None
 
 
 def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Diagnostic:
