@@ -10,6 +10,11 @@ import math
 import numpy as np
 
 
+def holdout_test_rows(test_size: float, n: int) -> int:
+    """How many of ``n`` rows a hold-out of ``test_size`` tests on (scikit-learn's rounding)."""
+    return math.ceil(test_size * n)
+
+
 def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
     """``(splits, stratified_by)``: index arrays [(train, test)] for holdout, k pairs for cv,
     [(all, empty)] for none; and what the split was stratified by.
@@ -36,7 +41,7 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
                 return list(folds.split(np.zeros(n), labels)), by
         folds = KFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
         return list(folds.split(np.zeros(n))), None
-    n_test = math.ceil(ev.test_size * n)
+    n_test = holdout_test_rows(ev.test_size, n)
     for by, labels in choices:
         cells, counts = np.unique(labels, return_counts=True)
         if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):

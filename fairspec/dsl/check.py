@@ -20,6 +20,7 @@ from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
+from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import LEADING_ZERO, column_kind, value_mask
 from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text
 from fairspec.plan import families as fam
@@ -633,7 +634,7 @@ class _Checker:
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1:
             return  # reported by check_evaluate
         # the split needs a training side of two rows (room for both classes) and a test row
-        test = math.ceil(value * n)
+        test = holdout_test_rows(value, n)
         if n - test < 2 or test < 1:
             where = (self.loc(("param.value", holdout.span), holdout.span) if holdout is not None
                      else spec.evaluate.span if spec.evaluate else spec.data.span)

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
-from fairspec.data.split import split_rows, training_sides
+from fairspec.data.split import holdout_test_rows, split_rows, training_sides
 from fairspec.data.table import apply_filters
 from fairspec.dsl.ast import written_name
 from fairspec.dsl.load import SpecDocument
@@ -70,7 +70,7 @@ def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> li
     if plan.evaluation.kind != "holdout":
         return []
     y, _ = kept_rows(plan, table)
-    n_test = math.ceil(plan.evaluation.test_size * len(y))  # as split_rows draws it
+    n_test = holdout_test_rows(plan.evaluation.test_size, len(y))
     if len(y) == 0 or n_test >= MIN_TEST_ROWS:
         return []
     where = doc.spec.evaluate.span if doc.spec.evaluate is not None else None
