@@ -103,16 +103,23 @@ def _check_emit_path(path: str | None) -> None:
 _EMITTED_MARKS = (b"\\* Source Pyomo model", b"* Source:     Pyomo MPS Writer")
 
 
+def _replaceable(path: Path, size: int, written_by_us) -> bool:
+    """Whether ``path`` may be replaced by a file fairspec writes under a name it was not
+    asked to overwrite: it is empty, or its first ``size`` bytes begin as ``written_by_us``
+    recognises, or it cannot be read (writing it then fails, with its own error)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(size)
+    except OSError:
+        return True
+    return head == b"" or written_by_us(head)
+
+
 def _emitted_model_file(path: Path) -> bool:
     """Whether ``path`` is empty or begins as an LP or MPS file written through Pyomo: the
     pricing file beside an ``--emit-model`` path is a name the user never gave, so only an
     earlier one is replaced."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(64)
-    except OSError:
-        return True  # unreadable: writing it fails next, with its own error
-    return head == b"" or head.startswith(_EMITTED_MARKS)
+    return _replaceable(path, 64, lambda head: head.startswith(_EMITTED_MARKS))
 
 
 def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
@@ -234,12 +241,8 @@ PREDICTION_HEADER = ",".join(PREDICTION_COLUMNS)
 
 def _replaceable_predictions(path: Path) -> bool:
     """Whether ``path`` is empty or starts as a file ``fairspec predict`` writes."""
-    try:
-        with open(path, "rb") as fh:
-            head = fh.read(len(PREDICTION_HEADER) + 2)
-    except OSError:
-        return True  # unreadable: writing it fails next, with its own error
-    return head == b"" or head.split(b"\n")[0].rstrip(b"\r") == PREDICTION_HEADER.encode()
+    return _replaceable(path, len(PREDICTION_HEADER) + 2,
+                        lambda head: head.split(b"\n")[0].rstrip(b"\r") == PREDICTION_HEADER.encode())
 
 
 def cmd_predict(args, out, err) -> int:
