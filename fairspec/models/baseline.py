@@ -17,8 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from fairspec.models.inputs import binary_labels, feature_matrix, refuse_missing, seed_of
-from fairspec.models.model_file import check_tree_links, class_labels, is_integer, labels_to_json, number, show
+from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, refuse_missing, seed_of
+from fairspec.models.model_file import (check_tree_links, class_labels, feature_names_to_json, is_integer, labels_to_json,
+                                        number, params_to_json, restore_feature_names, show)
+from fairspec.models.readout import category_text, number_text
 
 
 class BaselineClassifier(ClassifierMixin, BaseEstimator):
@@ -71,7 +73,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         X = self._complete(feature_matrix(X, self, reset=True))
         self.classes_, y = binary_labels(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
-        categorical = set(int(j) for j in self.categorical_features)
+        categorical = set(categorical_indices(self.categorical_features, self, X.shape[1]))
         self.layout_ = []
         for j in range(X.shape[1]):
             if j in categorical:
@@ -144,9 +146,12 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
 
     # -- model file ---------------------------------------------------------------
     def to_json(self) -> dict:
-        doc = {"kind": "baseline", "params": self.get_params(), "layout": self.layout_,
-               "n_features_in": self.n_features_in_, "classes": labels_to_json(self.classes_)}
-        doc["params"]["categorical_features"] = [int(j) for j in self.categorical_features]
+        check_is_fitted(self, "layout_")
+        doc = {"kind": "baseline", "params": params_to_json(self.get_params(deep=False)), "layout": self.layout_,
+               "n_features_in": self.n_features_in_, **feature_names_to_json(self),
+               "classes": labels_to_json(self.classes_)}
+        doc["params"]["categorical_features"] = list(categorical_indices(self.categorical_features, self,
+                                                                         self.n_features_in_))
         doc["params"]["random_state"] = getattr(self, "seed_", self.random_state)  # a RandomState is no JSON
         if self.learner == "tree":
             doc["tree"] = self.tree_
@@ -155,14 +160,18 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         return doc
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
-        def column_name(k):
+        """The tree's branches or the logistic score's terms; columns named by ``feature_names``,
+        else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
+        check_is_fitted(self, "layout_")
+        if feature_names is None:
+            feature_names = getattr(self, "feature_names_in_", None)
+
+        def column_name(k, op="=="):
             e = self.layout_[k]
             name = feature_names[e["column"]] if feature_names is not None else f"x{e['column']}"
             if e["code"] is None:
                 return name
-            cats = (categories or {}).get(e["column"])
-            value = cats[int(e["code"])] if cats else e["code"]
-            return f"{name} == {value}"
+            return f"{name} {op} {category_text(e['code'], (categories or {}).get(e['column']))}"
 
         if self.learner == "logistic":
             lines = [f"logistic score = {self.linear_['intercept']:+.4f}"]
@@ -183,10 +192,10 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             k = t["feature"][node]
             e = self.layout_[k]
             if e["code"] is None:
-                below, above = f"{column_name(k)} <= {t['threshold'][node]:.6g}", f"{column_name(k)} > {t['threshold'][node]:.6g}"
+                cut = number_text(t["threshold"][node])  # the cut applied, not a rounding of it
+                below, above = f"{column_name(k)} <= {cut}", f"{column_name(k)} > {cut}"
             else:  # a one-hot column: left is "not this category"
-                above = column_name(k)
-                below = above.replace(" == ", " != ", 1)
+                below, above = column_name(k, "!="), column_name(k)
             lines.append(pad + below)
             walk(t["left"][node], indent + 1)
             lines.append(pad + above)
@@ -230,6 +239,7 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         raise ValueError(f"params: {exc}") from None
     est.layout_ = _layout_from_json(doc.get("layout"), n_features, set(categorical))
     est.n_features_in_ = n_features
+    restore_feature_names(est, doc, n_features)
     est.classes_ = class_labels(doc.get("classes"))
     width = len(est.layout_)
     if est.learner == "tree":

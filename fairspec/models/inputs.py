@@ -77,6 +77,43 @@ def feature_matrix(X, estimator, *, reset: bool) -> np.ndarray:
     return X
 
 
+def categorical_indices(categorical_features, estimator, n_features: int) -> tuple[int, ...]:
+    """The column indices ``categorical_features`` names, sorted, for a fit on ``n_features``
+    columns (call it after :func:`feature_matrix`, which records ``feature_names_in_``).
+
+    Accepted as scikit-learn's ``HistGradientBoostingClassifier`` accepts them: indices, a
+    boolean mask with one entry per column, or column names of a DataFrame fitted on.  Each
+    is checked: ``int(True)`` is 1, so a mask read as indices made columns 0 and 1 categorical
+    whatever it said, and an index out of range was dropped without a word."""
+    if categorical_features is None:
+        return ()
+    values = list(np.ravel(np.asarray(categorical_features, dtype=object)))
+    if not values:
+        return ()
+    if all(isinstance(v, (bool, np.bool_)) for v in values):
+        if len(values) != n_features:
+            raise ValueError(f"categorical_features as a boolean mask needs one entry per feature ({n_features}), "
+                             f"got {len(values)}")
+        return tuple(int(j) for j in np.flatnonzero(np.asarray(values, dtype=bool)))
+    if all(isinstance(v, str) for v in values):
+        names = getattr(estimator, "feature_names_in_", None)
+        if names is None:
+            raise ValueError("categorical_features names columns, but X has no column names: pass indices, "
+                             "or a DataFrame")
+        where = {str(n): j for j, n in enumerate(names)}
+        unknown = [v for v in values if v not in where]
+        if unknown:
+            raise ValueError(f"categorical_features names {unknown[0]!r}, which is not a column of X")
+        return tuple(sorted({where[v] for v in values}))
+    if all(isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) for v in values):
+        outside = [int(v) for v in values if not 0 <= v < n_features]
+        if outside:
+            raise ValueError(f"categorical feature index {outside[0]} is outside 0..{n_features - 1}")
+        return tuple(sorted({int(v) for v in values}))
+    raise ValueError("categorical_features must be column indices, a boolean mask or column names "
+                     f"(one kind), got {categorical_features!r}")
+
+
 def refuse_missing(X: np.ndarray, what: str, instead: str) -> np.ndarray:
     """``X`` when it has no ``NaN``; otherwise a :class:`DataError` naming the first missing
     cell, ``what`` saying why this model cannot take one and ``instead`` what to do."""

@@ -84,3 +84,35 @@ def class_labels(value) -> np.ndarray:
     if isinstance(value[0], float) and not all(np.isfinite(value)):
         raise ValueError(f"classes must be finite numbers, got {show(value)}")
     return np.asarray(value)
+
+
+def params_to_json(params: dict) -> dict:
+    """``get_params()`` as JSON values: a grid search hands over numpy scalars (``np.int64``),
+    which ``json.dumps`` refuses, and tuples read back as lists anyway."""
+    def plain(value):
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple, np.ndarray)):
+            return [plain(v) for v in value]
+        return value.item() if isinstance(value, np.generic) else value
+    return plain(params)
+
+
+def feature_names_to_json(estimator) -> dict:
+    """``{"feature_names": [...]}`` for an estimator fitted on a DataFrame, ``{}`` otherwise.
+
+    Without the names a loaded model cannot refuse a DataFrame whose columns come in another
+    order, and would apply its rules to the wrong columns (the fitted one refuses it)."""
+    names = getattr(estimator, "feature_names_in_", None)
+    return {} if names is None else {"feature_names": [str(n) for n in names]}
+
+
+def restore_feature_names(estimator, doc: dict, n_features: int) -> None:
+    """Set ``feature_names_in_`` from a model file's ``feature_names`` when it has them."""
+    names = doc.get("feature_names")
+    if names is None:
+        return
+    if not (isinstance(names, list) and len(names) == n_features and all(isinstance(n, str) for n in names)
+            and len(set(names)) == n_features):
+        raise ValueError(f"feature_names must be a list of {n_features} distinct column names, got {show(names)}")
+    estimator.feature_names_in_ = np.asarray(names, dtype=object)

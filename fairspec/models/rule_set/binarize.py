@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fairspec.models.model_file import integer, number
+from fairspec.models.model_file import integer, number, show
+from fairspec.models.readout import category_text, number_text
 
 #: comparison operators and how each renders
 OPS = ("<=", ">", "==", "!=", "is_missing", "is_present")
@@ -71,13 +72,9 @@ class Literal:
         if self.op == "is_present":
             return f"{name} is present"
         if self.op in ("==", "!="):
-            cats = (categories or {}).get(self.feature)
-            code = int(self.value)
-            value = str(cats[code]) if cats is not None and 0 <= code < len(cats) else f"{code}"
+            value = category_text(self.value, (categories or {}).get(self.feature))
         else:
-            # the shortest text that reads back as the same float: what the reviewer reads is
-            # the cut the model applies (``:g`` wrote 1234567 as 1.23457e+06)
-            value = np.format_float_positional(self.value, trim="-")
+            value = number_text(self.value)  # what the reviewer reads is the cut the model applies
         text = f"{name} {self.op} {value}"
         if self.missing_true:
             text += " (or missing)"
@@ -92,8 +89,12 @@ class Literal:
         if doc["op"] not in OPS:
             raise ValueError(f"unknown literal operator {doc['op']!r}")
         value = None if doc.get("value") is None else number(doc["value"], "a condition's value")
-        return cls(integer(doc["feature"], "a condition's feature", 0), str(doc["op"]), value,
-                   doc.get("missing") == "true")
+        # read strictly: any other spelling (JSON true, "True", an absent key) had silently
+        # turned "(or missing)" off, and with it the predictions on rows missing this feature
+        missing = doc.get("missing")
+        if missing not in ("true", "false"):
+            raise ValueError(f"a condition's 'missing' must be \"true\" or \"false\", got {show(missing)}")
+        return cls(integer(doc["feature"], "a condition's feature", 0), str(doc["op"]), value, missing == "true")
 
 
 def quantile_thresholds(values: np.ndarray, bins: int) -> np.ndarray:

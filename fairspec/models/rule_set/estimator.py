@@ -95,14 +95,16 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
-from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, seed_of
-from fairspec.models.model_file import class_labels, integer, labels_to_json, number
+from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, group_labels, seed_of
+from fairspec.models.model_file import (class_labels, feature_names_to_json, integer, labels_to_json, number,
+                                        params_to_json, restore_feature_names, show)
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.warm_start import complement_map, tree_rules
+from fairspec.plan.fairness import Criterion
 from fairspec.solvers.highs import TIME_LIMIT_NO_SOLUTION, HighsSession, seconds_to_solve, stopped_by_clock
 
 FORMAT_VERSION = 1
@@ -238,6 +240,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         A bound this family cannot enforce is an error, not a silent audit: the spec checker
         says the same for specs, and a Python caller deserves it too."""
         c = self.criterion
+        if c is not None and not isinstance(c, Criterion):
+            raise TypeError(f"criterion must be a fairspec criterion such as EqualOpportunity(bound=0.05) "
+                            f"(fairspec.plan.fairness), got {c!r}")
         if c is None or (c.bound is None and c.penalty is None):
             return None
         if c.bound is None or not set(c.rates) <= {"tpr", "fpr"}:
@@ -252,6 +257,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.classes_, y = binary_labels(y, X.shape[0], self)
         self.seed_ = seed_of(self.random_state)
         criterion = self._enforced_criterion()
+        # a rule needs a condition, and one bin has no cut: either left every rule out silently
+        for name, least in (("max_conditions", 1), ("thresholds", 2)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+                raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
+        categorical = categorical_indices(self.categorical_features, self, X.shape[1])
         if sensitive_features is None:
             if criterion is not None:
                 raise DataError(f"{criterion.label()} is enforced but no sensitive_features were given to fit")
@@ -260,7 +271,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             groups = group_labels(sensitive_features, len(y))
             if criterion is not None:
                 criterion.require_every_rate(y, groups)
-        binarizer = Binarizer(self.thresholds, self.missing, self.categorical_features).fit(X)
+        binarizer = Binarizer(self.thresholds, self.missing, categorical).fit(X)
         literal_matrix = binarizer.transform(X)
         folds = None
         if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:
@@ -707,10 +718,13 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 out[:, k] &= lit.evaluate(X)
         return out
 
-    def _check_X(self, X):
+    def _check_fitted(self):
         if not hasattr(self, "rules_"):
             from sklearn.exceptions import NotFittedError
             raise NotFittedError("this FairRuleSetClassifier is not fitted yet")
+
+    def _check_X(self, X):
+        self._check_fitted()
         return feature_matrix(X, self, reset=False)
 
     def _covered(self, X: np.ndarray) -> np.ndarray:
@@ -745,7 +759,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------ read out
     def describe(self, feature_names=None, categories=None) -> list[str]:
         """``IF age <= 25 AND priors_count > 3 THEN 1`` ... ``ELSE 0``: the labels ``predict``
-        returns (``classes_``), as the trees' leaves show them."""
+        returns (``classes_``), as the trees' leaves show them.  Columns are named by
+        ``feature_names``, else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
+        self._check_fitted()
+        if feature_names is None:
+            feature_names = getattr(self, "feature_names_in_", None)
         negative, positive = self.classes_
         if not self.rules_:
             return [f"ALWAYS {negative} (empty rule set)"]
@@ -758,16 +776,19 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return lines
 
     def to_json(self) -> dict:
-        params = self.get_params()
+        self._check_fitted()
+        params = params_to_json(self.get_params(deep=False))
         params["random_state"] = getattr(self, "seed_", params["random_state"])  # a RandomState is no JSON
         crit = params.pop("criterion")
-        params["categorical_features"] = [int(c) for c in params["categorical_features"]]
+        params["categorical_features"] = list(categorical_indices(params["categorical_features"], self,
+                                                                  self.n_features_in_))
         return {
             "kind": "rule_set",
             "format_version": FORMAT_VERSION,
             "params": params,
             "criterion": None if crit is None else {"name": crit.name, "bound": crit.bound, "penalty": crit.penalty},
             "n_features_in": int(self.n_features_in_),
+            **feature_names_to_json(self),
             "classes": labels_to_json(self.classes_),
             "rules": [{"conditions": [lit.to_json() for lit in rule], "precision": p, "support": s}
                       for rule, p, s in zip(self.rules_, self.rule_precision_, self.rule_support_)],
@@ -777,35 +798,74 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def from_json(cls, doc: dict) -> "FairRuleSetClassifier":
+        """The fitted estimator :meth:`to_json` wrote.  A model file comes from outside: a document
+        of another kind or version is a ``ModelFileError``, one whose content ``to_json`` could
+        not have written a ``ValueError`` saying what is wrong, here at load, never a crash or a
+        wrong score at predict time."""
         from fairspec.errors import ModelFileError
-        from fairspec.plan.fairness import make_criterion
 
-        if doc.get("kind") != "rule_set":
-            raise ModelFileError(f"not a rule_set model (kind={doc.get('kind')!r})")
-        if doc.get("format_version") != FORMAT_VERSION:
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        if kind != "rule_set":
+            raise ModelFileError(f"not a rule_set model (kind={kind!r})")
+        if doc.get("format_version") != FORMAT_VERSION or isinstance(doc.get("format_version"), bool):
             raise ModelFileError(f"rule_set model format {doc.get('format_version')!r} is not {FORMAT_VERSION}")
+        # content errors are ValueErrors, as the baseline's loader raises them (the pipeline
+        # names either kind as a damaged model file); a missing entry or a value of the wrong
+        # type says so instead of surfacing as a KeyError or TypeError from deep inside
+        try:
+            return cls._from_document(doc)
+        except KeyError as exc:
+            raise ValueError(f"malformed rule_set model: no {exc.args[0]!r} entry") from None
+        except (TypeError, AttributeError, ArithmeticError) as exc:
+            raise ValueError(f"malformed rule_set model: {exc}") from None
+
+    @classmethod
+    def _from_document(cls, doc: dict) -> "FairRuleSetClassifier":
+        from fairspec.plan.fairness import CRITERIA, make_criterion
+
+        n_features = integer(doc["n_features_in"], "n_features_in", 1)
+        params = doc["params"]
+        if not isinstance(params, dict):
+            raise ValueError("'params' must be an object")
+        params = dict(params)
+        categorical = params.get("categorical_features", [])
+        if not (isinstance(categorical, list) and all(isinstance(j, int) and not isinstance(j, bool)
+                                                      and 0 <= j < n_features for j in categorical)):
+            raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
+        params["categorical_features"] = tuple(categorical)
         crit = doc.get("criterion")
-        params = dict(doc["params"])
-        params["categorical_features"] = tuple(params.get("categorical_features", ()))
-        est = cls(**params, criterion=None if crit is None else make_criterion(crit["name"], crit["bound"],
-                                                                                crit["penalty"]))
-        est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in doc["rules"]]
-        # what predict_proba returns is read from these: a score outside [0, 1] must not come out
-        n_features = integer(doc["n_features_in"], "n_features_in", 0)
+        if crit is not None:
+            if not isinstance(crit, dict):
+                raise ValueError("'criterion' must be an object or null")
+            if crit.get("name") not in CRITERIA:
+                raise ValueError(f"unknown criterion {show(crit.get('name'))}")
+            crit = make_criterion(crit["name"], *(None if crit[k] is None else number(crit[k], f"the criterion's {k}")
+                                                  for k in ("bound", "penalty")))
+        est = cls(**params, criterion=crit)
+        rules = doc["rules"]
+        if not (isinstance(rules, list) and all(isinstance(r, dict) and isinstance(r.get("conditions"), list)
+                                                for r in rules)):
+            raise ValueError("'rules' must be a list of objects, each with a list of 'conditions'")
+        if any(len(r["conditions"]) == 0 for r in rules):
+            raise ValueError("a rule without conditions")
+        est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in rules]
         for lit in (lit for rule in est.rules_ for lit in rule):
             # a tampered index would read another column, or fail only at predict time
             if not 0 <= lit.feature < n_features:
                 raise ValueError(f"a rule reads feature {lit.feature}, but the model has {n_features}")
             if lit.op not in ("is_missing", "is_present") and (lit.value is None or not np.isfinite(lit.value)):
                 raise ValueError(f"a rule compares feature {lit.feature} with {lit.value!r}, not a number")
-        if any(len(r["conditions"]) == 0 for r in doc["rules"]):
-            raise ValueError("a rule without conditions")
-        est.rule_precision_ = [number(r["precision"], "a rule's precision", 0.0, 1.0) for r in doc["rules"]]
-        est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in doc["rules"]]
+        # what predict_proba returns is read from these: a score outside [0, 1] must not come out
+        est.rule_precision_ = [number(r["precision"], "a rule's precision", 0.0, 1.0) for r in rules]
+        est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in rules]
         est.uncovered_positive_rate_ = number(doc["uncovered_positive_rate"], "uncovered_positive_rate", 0.0, 1.0)
         est.n_features_in_ = n_features
+        restore_feature_names(est, doc, n_features)
         est.classes_ = class_labels(doc.get("classes"))
-        est.fit_log_ = dict(doc.get("fit_log", {}))
+        fit_log = doc.get("fit_log", {})
+        if not isinstance(fit_log, dict):
+            raise ValueError("'fit_log' must be an object")
+        est.fit_log_ = dict(fit_log)
         return est
 
 

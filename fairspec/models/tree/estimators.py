@@ -31,8 +31,10 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.inputs import binary_labels, feature_matrix, group_labels, numeric_target, seed_of
-from fairspec.models.model_file import class_labels
+from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, group_labels, numeric_target,
+                                   seed_of)
+from fairspec.models.model_file import class_labels, feature_names_to_json, params_to_json, restore_feature_names
+from fairspec.models.readout import category_text, number_text
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -101,11 +103,7 @@ class _TreeParams:
 
     def _categorical_mask(self, p):
         mask = np.zeros(p, dtype=bool)
-        cats = [] if self.categorical_features is None else list(self.categorical_features)
-        for j in cats:
-            if not 0 <= int(j) < p:
-                raise DataError(f"categorical feature index {j} is outside 0..{p - 1}")
-            mask[int(j)] = True
+        mask[list(categorical_indices(self.categorical_features, self, p))] = True
         return mask
 
     def _prepare(self, X, y, sensitive_features):
@@ -322,7 +320,8 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, feature_names, categories, classes=self.classes_)
+        return describe_tree(self.tree_, feature_names if feature_names is not None
+                             else getattr(self, "feature_names_in_", None), categories, classes=self.classes_)
 
 
 class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
@@ -366,7 +365,8 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, feature_names, categories, classification=False)
+        return describe_tree(self.tree_, feature_names if feature_names is not None
+                             else getattr(self, "feature_names_in_", None), categories, classification=False)
 
 
 def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
@@ -470,7 +470,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "trees_")
         lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
-        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names, categories, classes=self.classes_)]
+        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names if feature_names is not None
+                             else getattr(self, "feature_names_in_", None), categories, classes=self.classes_)]
         return lines
 
 
@@ -481,15 +482,17 @@ _KINDS = {"missing_aware_tree_classifier": MissingAwareTreeClassifier,
 
 
 def _base_doc(est, kind):
-    params = est.get_params()
+    params = params_to_json(est.get_params(deep=False))
     params["random_state"] = getattr(est, "seed_", params["random_state"])  # a RandomState is no JSON
     if "fairness" in params:
         params["fairness"] = _criterion_to_json(params["fairness"])
     if params.get("categorical_features") is not None:
-        params["categorical_features"] = [int(j) for j in params["categorical_features"]]
+        params["categorical_features"] = list(categorical_indices(params["categorical_features"], est,
+                                                                  est.n_features_in_))
     classes = getattr(est, "classes_", None)
     return {"kind": kind, "format_version": FORMAT_VERSION, "params": params,
             "n_features_in": int(est.n_features_in_),
+            **feature_names_to_json(est),
             "classes": None if classes is None else [c.item() if hasattr(c, "item") else c for c in classes],
             "fit_log": est.fit_log_}
 
@@ -527,6 +530,7 @@ def estimator_from_json(doc: dict):
         if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
             raise ValueError(f"n_features_in must be a positive integer, got {n_features!r}")
         est.n_features_in_ = n_features
+        restore_feature_names(est, doc, n_features)
         categorical = params.get("categorical_features")
         if categorical is not None:
             if not isinstance(categorical, list) or not all(
@@ -587,11 +591,7 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
 
     def cat_names(j, codes):
         names = categories.get(j) or categories.get(name(j)) if isinstance(categories, dict) else None
-        out = []
-        for c in codes:
-            c = int(c)
-            out.append(str(names[c]) if names is not None and 0 <= c < len(names) else str(c))
-        return "{" + ", ".join(out) + "}"
+        return "{" + ", ".join(category_text(c, names) for c in codes) + "}"
 
     def walk(i, indent):
         pad = "  " * indent
@@ -611,7 +611,9 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
                 conds = (f"{name(j)} in {cat_names(j, tree.left_codes[i])}",
                          f"{name(j)} in {cat_names(j, tree.right_codes[i])}")
             else:
-                conds = (f"{name(j)} < {_fmt(tree.threshold[i])}", f"{name(j)} >= {_fmt(tree.threshold[i])}")
+                # the cut the tree applies, not a rounding of it (:.6g printed 1234567.5 as 1.23457e+06)
+                cut = number_text(tree.threshold[i])
+                conds = (f"{name(j)} < {cut}", f"{name(j)} >= {cut}")
             if ROUTE_NAMES[route] == "left":
                 notes = ("   (or missing)", "")
             elif ROUTE_NAMES[route] == "right":

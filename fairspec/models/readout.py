@@ -1,0 +1,31 @@
+"""How the families print a value in a rule or a branch that a reviewer reads.
+
+What a reviewer reads must be what the model applies: a category is shown by its name only
+when the model compares with that name's integer code, and any other number is shown whole.
+"""
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+
+#: a category name shown bare: letters, digits and ``_ . + -`` (``African-American``, ``F``);
+#: anything else (a space, ``OR``, an operator, nothing at all) is quoted
+_BARE = re.compile(r"[\w.+\-]+")
+
+
+def number_text(value: float) -> str:
+    """The shortest text that reads back as the same float (``:g`` wrote 1234567 as 1.23457e+06)."""
+    return np.format_float_positional(float(value), trim="-")
+
+
+def category_text(code: float, names=None) -> str:
+    """A categorical value as a condition shows it: its name when ``code`` is a whole number
+    naming one of ``names``, quoted unless it is one plain word; otherwise the number itself
+    (``int(1.5)`` printed 1, or the name of category 1, for a model that tests 1.5)."""
+    code = float(code)
+    if code.is_integer() and names is not None and 0 <= int(code) < len(names):
+        text = str(names[int(code)])
+        return text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+    return number_text(code)

@@ -1,0 +1,180 @@
+"""What every family's estimator promises a Python caller beyond scikit-learn's checks: a
+model file that keeps the column names it was fitted on, ``categorical_features`` read as
+scikit-learn reads it, and a read-out that prints the values the model applies."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.exceptions import NotFittedError
+
+from fairspec.models import baseline
+from fairspec.models.missing_tree import MissingAwareTreeClassifier, estimator_from_json
+from fairspec.models.readout import category_text
+from fairspec.models.rule_set import FairRuleSetClassifier
+from fairspec.plan.fairness import EqualOpportunity
+
+#: small work limits: these tests are about the estimator's contract, not the fit's quality
+FAST_RULES = dict(time_limit=2.0, clock_cap=False, max_rounds=3, search_iterations=20)
+
+FAMILIES = {
+    "rule_set": (lambda **kw: FairRuleSetClassifier(**FAST_RULES, **kw), FairRuleSetClassifier.from_json),
+    "tree": (lambda **kw: MissingAwareTreeClassifier(max_depth=3, **kw), estimator_from_json),
+    "baseline": (lambda **kw: baseline.BaselineClassifier(learner="tree", depth=3, **kw), baseline.estimator_from_json),
+}
+
+
+def _frame(n=160, seed=0):
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"age": rng.integers(18, 70, n).astype(float),
+                      "priors": rng.integers(0, 10, n).astype(float),
+                      "colour": rng.integers(0, 3, n).astype(float)})
+    y = ((X.age < 30) | (X.priors > 6) | (X.colour == 2)).astype(int).to_numpy()
+    return X, np.where(rng.random(n) < 0.1, 1 - y, y)
+
+
+def _round_trip(est, load):
+    return load(json.loads(json.dumps(est.to_json())))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_loaded_model_refuses_columns_in_another_order_as_the_fitted_one_does(family):
+    make, load = FAMILIES[family]
+    X, y = _frame()
+    est = make(categorical_features=[2]).fit(X, y)
+    loaded = _round_trip(est, load)
+    assert list(loaded.feature_names_in_) == ["age", "priors", "colour"]
+    assert np.array_equal(loaded.predict(X), est.predict(X))
+    reordered = X[["priors", "age", "colour"]]
+    for model in (est, loaded):  # the loaded one had applied its rules to the wrong columns
+        with pytest.raises(ValueError, match="feature names"):
+            model.predict(reordered)
+    # and its read-out names the columns, as the fitted one's does
+    assert loaded.describe() == est.describe()
+    assert "age" in "\n".join(loaded.describe()) or "priors" in "\n".join(loaded.describe())
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_categorical_features_as_a_mask_or_names_mean_the_same_columns_as_indices(family):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    by_index = make(categorical_features=[2]).fit(X, y)
+    for spelled in ([False, False, True], np.array([False, False, True]), ["colour"], [np.int64(2)]):
+        other = make(categorical_features=spelled).fit(X, y)
+        # int(True) == 1 had made columns 0 and 1 categorical for the mask
+        assert other.describe() == by_index.describe(), spelled
+        assert other.to_json()["params"]["categorical_features"] == [2]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("bad, message", [
+    ([3], "index 3 is outside 0..2"),
+    ([-1], "index -1 is outside 0..2"),
+    ([True, False], "one entry per feature"),
+    (["color"], "'color', which is not a column"),
+    ([0, "colour"], "one kind"),
+])
+def test_categorical_features_out_of_range_or_mixed_is_an_error(family, bad, message):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    with pytest.raises(ValueError, match=message):
+        make(categorical_features=bad).fit(X, y)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_numpy_parameters_from_a_grid_search_still_write_a_json_model(family):
+    make, load = FAMILIES[family]
+    X, y = _frame()
+    est = make(categorical_features=(np.int64(2),), random_state=np.int64(3)).fit(X, y)
+    text = json.dumps(est.to_json())  # np.int64 had raised TypeError here
+    assert np.array_equal(load(json.loads(text)).predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_an_unfitted_estimator_has_no_model_file_or_read_out(family):
+    make, _ = FAMILIES[family]
+    for method in ("to_json", "describe"):
+        with pytest.raises(NotFittedError):
+            getattr(make(), method)()
+
+
+def test_category_text_shows_the_value_the_model_compares_with():
+    names = ["F", "M", "red OR blue", ""]
+    assert category_text(0.0, names) == "F"
+    assert category_text(2.0, names) == '"red OR blue"'  # unquoted it read as two values
+    assert category_text(3.0, names) == '""'
+    assert category_text(1.5, names) == "1.5"  # int(1.5) had printed M, the name of code 1
+    assert category_text(7.0, names) == "7"
+    assert category_text(2.0) == "2"
+
+
+def test_a_rule_on_a_non_integer_code_prints_that_code():
+    from fairspec.models.rule_set.binarize import Literal
+
+    names = {0: ["one", "two"]}
+    assert Literal(0, "==", 1.5).describe(["c"], names) == "c == 1.5"  # it printed "c == two"
+    assert Literal(0, "!=", 1.0).describe(["c"], names) == "c != two"
+    assert Literal(0, "==", 0.0, True).describe(["c"], {0: ["a b"]}) == 'c == "a b" (or missing)'
+
+
+def _rule_set_doc():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2))
+    X[rng.random(200) < 0.3, 0] = np.nan
+    y = ((np.nan_to_num(X[:, 0], nan=1.0) > 0) ^ (rng.random(200) < 0.05)).astype(int)
+    est = FairRuleSetClassifier(**FAST_RULES).fit(X, y)
+    return est, json.loads(json.dumps(est.to_json())), X
+
+
+def test_a_rule_sets_missing_flag_is_read_strictly():
+    est, doc, X = _rule_set_doc()
+    cond = next(c for r in doc["rules"] for c in r["conditions"] if c["op"] in ("<=", ">", "==", "!="))
+    for spelled in (True, "True", 1, None):
+        bad = json.loads(json.dumps(doc))
+        target = next(c for r in bad["rules"] for c in r["conditions"] if c == cond)
+        if spelled is None:
+            del target["missing"]
+        else:
+            target["missing"] = spelled
+        # each of these had been read as "false": "(or missing)" silently dropped
+        with pytest.raises(ValueError, match="'missing' must be \"true\" or \"false\""):
+            FairRuleSetClassifier.from_json(bad)
+    assert np.array_equal(FairRuleSetClassifier.from_json(doc).predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: d.pop("rules"), "no 'rules' entry"),
+    (lambda d: d.pop("params"), "no 'params' entry"),
+    (lambda d: d.update(rules={"a": 1}), "'rules' must be a list"),
+    (lambda d: d.update(criterion={"name": "parity", "bound": 0.1, "penalty": None}), "unknown criterion 'parity'"),
+    (lambda d: d.update(criterion={"name": "equal_opportunity", "bound": "0.1", "penalty": None}),
+     "the criterion's bound must be a number"),
+    (lambda d: d["params"].update(categorical_features=[9]), "categorical_features must be a list of feature"),
+    (lambda d: d.update(feature_names=["a"]), "feature_names must be a list of 2 distinct"),
+    (lambda d: d.update(fit_log=[1]), "'fit_log' must be an object"),
+])
+def test_a_damaged_rule_set_document_is_a_value_error_saying_what_is_wrong(damage, message):
+    _, doc, _ = _rule_set_doc()
+    damage(doc)
+    with pytest.raises(ValueError, match=message):
+        FairRuleSetClassifier.from_json(doc)
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(criterion="equal_opportunity"), "criterion must be a fairspec criterion"),
+    (dict(max_conditions=0), "max_conditions must be a whole number of at least 1"),
+    (dict(thresholds=1), "thresholds must be a whole number of at least 2"),
+])
+def test_rule_set_parameters_that_would_silently_drop_every_rule_are_errors(params, message):
+    X, y = _frame()
+    with pytest.raises((TypeError, ValueError), match=message):
+        FairRuleSetClassifier(**FAST_RULES, **params).fit(X, y, sensitive_features=X.colour > 0)
+
+
+def test_a_criterion_object_is_still_accepted():
+    X, y = _frame()
+    est = FairRuleSetClassifier(criterion=EqualOpportunity(bound=0.2), **FAST_RULES)
+    est.fit(X, y, sensitive_features=np.where(X.colour > 0, "a", "b"))
+    assert est.fit_log_["bound_met_on_train"]
