@@ -271,6 +271,31 @@ def test_tilted_phases_run_only_when_the_bound_binds(bound, tilted):
     assert ("tilts_skipped" in est.fit_log_) != tilted
 
 
+def test_the_final_ip_runs_without_highs_probing(monkeypatch):
+    # probing the exactness rows took 20 s of a 16 s limit on a compas IP, clock unread
+    # (FINAL_IP_OPTIONS): the option must reach the HiGHS object that solves the final IP
+    from fairspec.models.rule_set import estimator as module
+
+    seen = []
+
+    class Recording(HighsSession):
+        def solve(self, model, **kw):
+            result = super().solve(model, **kw)
+            seen.append((self.max_checkpoints, self.highs.getOptionValue("presolve_rule_off")[1]))
+            return result
+
+    monkeypatch.setattr(module, "HighsSession", Recording)
+    rng = np.random.default_rng(10)
+    n = 300
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + 0.7 * g, rng.normal(size=n)])
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + X[:, 1])))).astype(int)
+    FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=12, max_rounds=5,
+                          max_ip_columns=40, time_limit=4.0).fit(X, y, sensitive_features=g)
+    assert seen and all(rule_off & (1 << 15) for checkpoints, rule_off in seen if checkpoints is not None)
+    assert any(checkpoints is not None for checkpoints, _ in seen)  # the final IP did run
+
+
 @pytest.mark.parametrize("suffix", [".lp", ".mps"])
 def test_export_round_trips_through_highs(tmp_path, suffix):
     X, y, g = tiny_problem(6, n=80)
