@@ -18,8 +18,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, refuse_missing, seed_of
-from fairspec.models.model_file import (check_tree_links, class_labels, feature_names_to_json, is_integer, labels_to_json,
-                                        number, params_to_json, restore_feature_names, show)
+from fairspec.models.model_file import (check_tree_links, class_labels, feature_names_to_json, is_integer, json_values,
+                                        labels_to_json, number, restore_feature_names, show)
 from fairspec.models.readout import category_text, number_text
 
 
@@ -147,7 +147,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
     # -- model file ---------------------------------------------------------------
     def to_json(self) -> dict:
         check_is_fitted(self, "layout_")
-        doc = {"kind": "baseline", "params": params_to_json(self.get_params(deep=False)), "layout": self.layout_,
+        doc = {"kind": "baseline", "params": json_values(self.get_params(deep=False)), "layout": self.layout_,
                "n_features_in": self.n_features_in_, **feature_names_to_json(self),
                "classes": labels_to_json(self.classes_)}
         doc["params"]["categorical_features"] = list(categorical_indices(self.categorical_features, self,

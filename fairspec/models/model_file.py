@@ -86,16 +86,15 @@ def class_labels(value) -> np.ndarray:
     return np.asarray(value)
 
 
-def params_to_json(params: dict) -> dict:
-    """``get_params()`` as JSON values: a grid search hands over numpy scalars (``np.int64``),
-    which ``json.dumps`` refuses, and tuples read back as lists anyway."""
-    def plain(value):
-        if isinstance(value, dict):
-            return {str(k): plain(v) for k, v in value.items()}
-        if isinstance(value, (list, tuple, np.ndarray)):
-            return [plain(v) for v in value]
-        return value.item() if isinstance(value, np.generic) else value
-    return plain(params)
+def json_values(value):
+    """``value`` with numpy scalars and arrays made plain JSON values, and tuples lists: a grid
+    search hands ``get_params()`` numpy scalars (``np.int64``), which ``json.dumps`` refuses,
+    and a fit log holds numpy numbers."""
+    if isinstance(value, dict):
+        return {str(k): json_values(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [json_values(v) for v in value]
+    return value.item() if isinstance(value, np.generic) else value
 
 
 def feature_names_to_json(estimator) -> dict:

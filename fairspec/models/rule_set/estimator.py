@@ -96,8 +96,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, group_labels, seed_of
-from fairspec.models.model_file import (class_labels, feature_names_to_json, integer, labels_to_json, number,
-                                        params_to_json, restore_feature_names, show)
+from fairspec.models.model_file import (class_labels, feature_names_to_json, integer, json_values, labels_to_json,
+                                        number, restore_feature_names, show)
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
@@ -791,7 +791,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     def to_json(self) -> dict:
         self._check_fitted()
-        params = params_to_json(self.get_params(deep=False))
+        params = json_values(self.get_params(deep=False))
         params["random_state"] = getattr(self, "seed_", params["random_state"])  # a RandomState is no JSON
         crit = params.pop("criterion")
         params["categorical_features"] = list(categorical_indices(params["categorical_features"], self,
@@ -807,7 +807,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "rules": [{"conditions": [lit.to_json() for lit in rule], "precision": p, "support": s}
                       for rule, p, s in zip(self.rules_, self.rule_precision_, self.rule_support_)],
             "uncovered_positive_rate": self.uncovered_positive_rate_,
-            "fit_log": _jsonable(getattr(self, "fit_log_", {})),
+            "fit_log": json_values(getattr(self, "fit_log_", {})),
         }
 
     @classmethod
@@ -931,16 +931,3 @@ def _stratified_folds(literal_matrix, y, groups, n_folds, seed) -> np.ndarray:
         folds[rows] = np.arange(len(rows)) % n_folds
     return folds
 
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, (np.integer,)):
-        return int(obj)
-    if isinstance(obj, (np.floating,)):
-        return float(obj)
-    if isinstance(obj, np.bool_):
-        return bool(obj)
-    return obj

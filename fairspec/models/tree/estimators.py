@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, group_labels, numeric_target,
                                    seed_of)
-from fairspec.models.model_file import class_labels, feature_names_to_json, params_to_json, restore_feature_names
+from fairspec.models.model_file import class_labels, feature_names_to_json, json_values, restore_feature_names
 from fairspec.models.readout import category_text, number_text
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
@@ -482,7 +482,7 @@ _KINDS = {"missing_aware_tree_classifier": MissingAwareTreeClassifier,
 
 
 def _base_doc(est, kind):
-    params = params_to_json(est.get_params(deep=False))
+    params = json_values(est.get_params(deep=False))
     params["random_state"] = getattr(est, "seed_", params["random_state"])  # a RandomState is no JSON
     if "fairness" in params:
         params["fairness"] = _criterion_to_json(params["fairness"])
