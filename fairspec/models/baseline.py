@@ -18,9 +18,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, refuse_missing, seed_of
-from fairspec.models.model_file import (check_tree_links, class_labels, feature_names_to_json, is_integer, json_values,
-                                        labels_to_json, number, restore_feature_names, show)
-from fairspec.models.readout import category_text, number_text
+from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
+                                        is_integer, json_values, labels_to_json, number, restore_feature_names, show)
+from fairspec.models.readout import category_text, column_names, number_text
 
 
 class BaselineClassifier(ClassifierMixin, BaseEstimator):
@@ -163,8 +163,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         """The tree's branches or the logistic score's terms; columns named by ``feature_names``,
         else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
         check_is_fitted(self, "layout_")
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
+        feature_names = column_names(self, feature_names)
 
         def column_name(k, op="=="):
             e = self.layout_[k]
@@ -229,10 +228,8 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
     n_features = doc.get("n_features_in")
     if not is_integer(n_features) or n_features < 1:
         raise ValueError(f"n_features_in must be a positive integer, got {show(n_features)}")
-    categorical = params.get("categorical_features", ())
-    if not isinstance(categorical, (list, tuple)) or not all(is_integer(j) and 0 <= j < n_features for j in categorical):
-        raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
-    params["categorical_features"] = tuple(categorical)
+    categorical = feature_indices(params.get("categorical_features", []), "categorical_features", n_features)
+    params["categorical_features"] = categorical
     try:
         est = BaselineClassifier(**params)
     except TypeError as exc:  # a parameter this version does not have

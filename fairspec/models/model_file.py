@@ -86,6 +86,13 @@ def class_labels(value) -> np.ndarray:
     return np.asarray(value)
 
 
+def feature_indices(value, what: str, n_features: int) -> tuple[int, ...]:
+    """A model file's list of column indices (``categorical_features``), each in 0..n_features-1."""
+    if not (isinstance(value, list) and all(is_integer(j) and 0 <= j < n_features for j in value)):
+        raise ValueError(f"{what} must be a list of feature indices 0..{n_features - 1}")
+    return tuple(value)
+
+
 def json_values(value):
     """``value`` with numpy scalars and arrays made plain JSON values, and tuples lists: a grid
     search hands ``get_params()`` numpy scalars (``np.int64``), which ``json.dumps`` refuses,

@@ -15,6 +15,12 @@ import numpy as np
 _BARE = re.compile(r"[\w.+\-]+")
 
 
+def column_names(estimator, feature_names=None):
+    """The names a read-out gives the columns: ``feature_names`` when given, else the
+    DataFrame's that ``fit`` saw (``feature_names_in_``), else None (``x0``, ``x1``, ...)."""
+    return feature_names if feature_names is not None else getattr(estimator, "feature_names_in_", None)
+
+
 def number_text(value: float) -> str:
     """The shortest text that reads back as the same float (``:g`` wrote 1234567 as 1.23457e+06)."""
     return np.format_float_positional(float(value), trim="-")

@@ -96,8 +96,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, group_labels, seed_of
-from fairspec.models.model_file import (class_labels, feature_names_to_json, integer, json_values, labels_to_json,
-                                        number, restore_feature_names, show)
+from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
+                                        labels_to_json, number, restore_feature_names, show)
+from fairspec.models.readout import column_names
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
@@ -776,8 +777,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         returns (``classes_``), as the trees' leaves show them.  Columns are named by
         ``feature_names``, else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
         self._check_fitted()
-        if feature_names is None:
-            feature_names = getattr(self, "feature_names_in_", None)
+        feature_names = column_names(self, feature_names)
         negative, positive = self.classes_
         if not self.rules_:
             return [f"ALWAYS {negative} (empty rule set)"]
@@ -842,11 +842,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(params, dict):
             raise ValueError("'params' must be an object")
         params = dict(params)
-        categorical = params.get("categorical_features", [])
-        if not (isinstance(categorical, list) and all(isinstance(j, int) and not isinstance(j, bool)
-                                                      and 0 <= j < n_features for j in categorical)):
-            raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
-        params["categorical_features"] = tuple(categorical)
+        params["categorical_features"] = feature_indices(params.get("categorical_features", []), "categorical_features",
+                                                         n_features)
         crit = doc.get("criterion")
         if crit is not None:
             if not isinstance(crit, dict):

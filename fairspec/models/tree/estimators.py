@@ -33,8 +33,9 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, group_labels, numeric_target,
                                    seed_of)
-from fairspec.models.model_file import class_labels, feature_names_to_json, json_values, restore_feature_names
-from fairspec.models.readout import category_text, number_text
+from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
+                                        restore_feature_names)
+from fairspec.models.readout import category_text, column_names, number_text
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -320,8 +321,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, feature_names if feature_names is not None
-                             else getattr(self, "feature_names_in_", None), categories, classes=self.classes_)
+        return describe_tree(self.tree_, column_names(self, feature_names), categories, classes=self.classes_)
 
 
 class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
@@ -365,8 +365,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
 
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, feature_names if feature_names is not None
-                             else getattr(self, "feature_names_in_", None), categories, classification=False)
+        return describe_tree(self.tree_, column_names(self, feature_names), categories, classification=False)
 
 
 def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
@@ -470,8 +469,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def describe(self, feature_names=None, categories=None) -> list[str]:
         check_is_fitted(self, "trees_")
         lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
-        lines += ["  " + s for s in describe_tree(self.trees_[0], feature_names if feature_names is not None
-                             else getattr(self, "feature_names_in_", None), categories, classes=self.classes_)]
+        first = describe_tree(self.trees_[0], column_names(self, feature_names), categories, classes=self.classes_)
+        lines += ["  " + s for s in first]
         return lines
 
 
@@ -533,10 +532,8 @@ def estimator_from_json(doc: dict):
         restore_feature_names(est, doc, n_features)
         categorical = params.get("categorical_features")
         if categorical is not None:
-            if not isinstance(categorical, list) or not all(
-                    isinstance(j, int) and not isinstance(j, bool) and 0 <= j < n_features for j in categorical):
-                raise ValueError(f"categorical_features must be a list of feature indices 0..{n_features - 1}")
-            est.categorical_features = tuple(categorical)
+            categorical = feature_indices(categorical, "categorical_features", n_features)
+            est.categorical_features = categorical
         classes = doc.get("classes")
         if cls._task_kind == "classification":
             # class_labels reads an absent list as 0/1, for the other families' files written
