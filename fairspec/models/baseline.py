@@ -19,8 +19,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, refuse_missing, seed_of
 from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
-                                        is_integer, json_values, labels_to_json, number, restore_feature_names, show)
+                                        is_integer, json_values, labels_to_json, number, params_at_fit, record_params,
+                                        restore_feature_names, show)
 from fairspec.models.readout import category_text, column_names, number_text
+
+#: the model file's layout; a loader refuses any other (files without the entry are version 1)
+FORMAT_VERSION = 1
 
 
 class BaselineClassifier(ClassifierMixin, BaseEstimator):
@@ -112,13 +116,14 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         # scikit-learn's tree (seeded) and lbfgs logistic regression never look at the clock
         self.fit_log_ = {"status": "fitted", "mip_gap": None, "seconds": round(time.perf_counter() - start, 3),
                          "learner": self.learner, "reproducible": True, "cut_by_clock": []}
+        record_params(self)
         return self
 
     def predict_proba(self, X):
         check_is_fitted(self, "layout_")
         X = self._complete(feature_matrix(X, self, reset=False))
         Z = self._expand(X)
-        if self.learner == "tree":
+        if self.fitted_params_["learner"] == "tree":
             t = self.tree_
             node = np.zeros(len(Z), dtype=int)
             left, right = np.array(t["left"]), np.array(t["right"])
@@ -147,13 +152,14 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
     # -- model file ---------------------------------------------------------------
     def to_json(self) -> dict:
         check_is_fitted(self, "layout_")
-        doc = {"kind": "baseline", "params": json_values(self.get_params(deep=False)), "layout": self.layout_,
+        params = json_values(params_at_fit(self))
+        params["categorical_features"] = list(categorical_indices(params["categorical_features"], self,
+                                                                  self.n_features_in_))
+        params["random_state"] = getattr(self, "seed_", params["random_state"])  # a RandomState is no JSON
+        doc = {"kind": "baseline", "format_version": FORMAT_VERSION, "params": params, "layout": self.layout_,
                "n_features_in": self.n_features_in_, **feature_names_to_json(self),
                "classes": labels_to_json(self.classes_)}
-        doc["params"]["categorical_features"] = list(categorical_indices(self.categorical_features, self,
-                                                                         self.n_features_in_))
-        doc["params"]["random_state"] = getattr(self, "seed_", self.random_state)  # a RandomState is no JSON
-        if self.learner == "tree":
+        if params["learner"] == "tree":
             doc["tree"] = self.tree_
         else:
             doc["linear"] = self.linear_
@@ -172,7 +178,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
                 return name
             return f"{name} {op} {category_text(e['code'], (categories or {}).get(e['column']))}"
 
-        if self.learner == "logistic":
+        if self.fitted_params_["learner"] == "logistic":
             lines = [f"logistic score = {self.linear_['intercept']:+.4f}"]
             order = np.argsort(-np.abs(self.linear_["coef"]))
             for k in order:
@@ -220,6 +226,10 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
     """
     if not isinstance(doc, dict) or doc.get("kind") != "baseline":
         raise ValueError(f"not a baseline model: kind {doc.get('kind') if isinstance(doc, dict) else None!r}")
+    # files written before the baseline recorded its version have none: they are version 1
+    version = doc.get("format_version", FORMAT_VERSION)
+    if not is_integer(version) or version != FORMAT_VERSION:
+        raise ValueError(f"baseline model format {show(version)} is not {FORMAT_VERSION}")
     if not isinstance(doc.get("params"), dict):
         raise ValueError("'params' must be an object")
     params = dict(doc["params"])
@@ -251,6 +261,7 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         est.linear_ = {"coef": [number(c, "linear.coef") for c in coef],
                        "intercept": number(linear.get("intercept"), "linear.intercept")}
     est.fit_log_ = {}
+    record_params(est)
     return est
 
 

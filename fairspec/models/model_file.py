@@ -6,6 +6,8 @@ ends).
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 
 
@@ -91,6 +93,21 @@ def feature_indices(value, what: str, n_features: int) -> tuple[int, ...]:
     if not (isinstance(value, list) and all(is_integer(j) and 0 <= j < n_features for j in value)):
         raise ValueError(f"{what} must be a list of feature indices 0..{n_features - 1}")
     return tuple(value)
+
+
+def record_params(estimator) -> None:
+    """Keep the parameters a fit used, as ``fitted_params_``.
+
+    scikit-learn lets ``set_params`` change an estimator after it is fitted; the model file
+    must still name the parameters that produced its rules or trees, not ones written beside
+    them later (a reviewer reads the file as the recipe of the model in it).  A deep copy, as
+    the caller may also change a list it passed (``categorical_features``) in place."""
+    estimator.fitted_params_ = copy.deepcopy(estimator.get_params(deep=False))
+
+
+def params_at_fit(estimator) -> dict:
+    """The parameters :func:`record_params` kept, as a new dict the caller may change."""
+    return dict(estimator.fitted_params_)
 
 
 def json_values(value):

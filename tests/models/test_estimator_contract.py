@@ -92,6 +92,44 @@ def test_numpy_parameters_from_a_grid_search_still_write_a_json_model(family):
     assert np.array_equal(load(json.loads(text)).predict(X), est.predict(X))
 
 
+#: a parameter each family reads while fitting, and a value other than its own
+CHANGED_AFTER_FIT = {"rule_set": dict(max_complexity=7), "tree": dict(max_depth=1), "baseline": dict(depth=1)}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_the_model_file_names_the_parameters_that_fitted_it_not_later_ones(family):
+    make, load = FAMILIES[family]
+    X, y = _frame()
+    categorical = [2]
+    est = make(categorical_features=categorical).fit(X, y)
+    written = json.dumps(est.to_json())
+    est.set_params(**CHANGED_AFTER_FIT[family], categorical_features=[0])
+    categorical.append(1)  # a caller's list changed in place after the fit
+    # the file had said max_complexity 7 beside rules fitted under 30
+    assert json.dumps(est.to_json()) == written
+    assert np.array_equal(load(json.loads(written)).predict(X), est.predict(X))
+
+
+def test_a_baseline_predicts_with_the_learner_it_fitted():
+    X, y = _frame()
+    est = baseline.BaselineClassifier(learner="tree", depth=3, categorical_features=[2]).fit(X, y)
+    before = est.predict_proba(X)
+    est.set_params(learner="logistic")  # had raised AttributeError: no linear_
+    assert np.array_equal(est.predict_proba(X), before)
+    assert est.describe()[0].startswith(("age", "priors", "colour"))
+
+
+def test_a_baseline_model_file_has_a_version_and_a_loader_refuses_another():
+    X, y = _frame()
+    doc = baseline.BaselineClassifier(learner="tree", depth=2).fit(X, y).to_json()
+    assert doc["format_version"] == baseline.FORMAT_VERSION
+    older = {k: v for k, v in doc.items() if k != "format_version"}  # written before it had one
+    assert np.array_equal(baseline.estimator_from_json(older).predict(X), baseline.estimator_from_json(doc).predict(X))
+    for version in (2, "1", True):
+        with pytest.raises(ValueError, match="baseline model format"):
+            baseline.estimator_from_json({**doc, "format_version": version})
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_an_unfitted_estimator_has_no_model_file_or_read_out(family):
     make, _ = FAMILIES[family]

@@ -97,7 +97,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from fairspec.errors import DataError
 from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, group_labels, seed_of
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
-                                        labels_to_json, number, restore_feature_names, show)
+                                        labels_to_json, number, params_at_fit, record_params,
+                                        restore_feature_names, show)
 from fairspec.models.readout import column_names
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
@@ -459,6 +460,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             log["note"] = ("no non-empty rule set found meets the bound on the training data; "
                            "returned the empty rule set (all negative, gap 0)")
         self.fit_log_ = log
+        record_params(self)
         return self
 
     @staticmethod
@@ -791,7 +793,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     def to_json(self) -> dict:
         self._check_fitted()
-        params = json_values(self.get_params(deep=False))
+        params = json_values(params_at_fit(self))
         params["random_state"] = getattr(self, "seed_", params["random_state"])  # a RandomState is no JSON
         crit = params.pop("criterion")
         params["categorical_features"] = list(categorical_indices(params["categorical_features"], self,
@@ -877,6 +879,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not isinstance(fit_log, dict):
             raise ValueError("'fit_log' must be an object")
         est.fit_log_ = dict(fit_log)
+        record_params(est)
         return est
 
 

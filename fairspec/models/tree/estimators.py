@@ -34,7 +34,7 @@ from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, group_labels, numeric_target,
                                    seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
-                                        restore_feature_names)
+                                        params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, number_text
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
@@ -220,6 +220,7 @@ class _TreeParams:
         _log_reproducibility(log, self.clock_cap)
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
+        record_params(self)
 
     @staticmethod
     def _vote(rows, leaves, w, trees, n):
@@ -350,6 +351,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
                          "reproducible": True, "cut_by_clock": [],
                          "missing": self.missing, "nodes": self.tree_.n_nodes,
                          "leaves": int(len(self.tree_.leaves())), "seconds": round(time.perf_counter() - start, 3)}
+        record_params(self)
         return self
 
     def predict(self, X):
@@ -481,7 +483,7 @@ _KINDS = {"missing_aware_tree_classifier": MissingAwareTreeClassifier,
 
 
 def _base_doc(est, kind):
-    params = json_values(est.get_params(deep=False))
+    params = json_values(params_at_fit(est))
     params["random_state"] = getattr(est, "seed_", params["random_state"])  # a RandomState is no JSON
     if "fairness" in params:
         params["fairness"] = _criterion_to_json(params["fairness"])
@@ -568,6 +570,7 @@ def estimator_from_json(doc: dict):
         raise ModelFileError(f"malformed tree model: no {exc.args[0]!r} entry") from None
     except (TypeError, ValueError, ArithmeticError) as exc:
         raise ModelFileError(f"malformed tree model: {exc}") from None
+    record_params(est)
     return est
 
 
