@@ -12,6 +12,7 @@ own estimators use (``check_estimator`` holds the families to them).
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import scipy.sparse as sp
 from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
@@ -188,8 +189,17 @@ def numeric_target(y, n_rows: int, estimator) -> np.ndarray:
 
 def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
     """One string label per row: the group.  Several protected columns (a 2-D array) make
-    intersectional groups, their values joined by ``|``; ``None`` is the label ``"None"``."""
+    intersectional groups, their values joined by ``|``.
+
+    A missing label (``None``, NaN, ``pd.NA``) is an error, as a missing protected value is
+    for a spec: as the text ``"None"`` or ``"nan"`` it had become a group of its own, so a
+    bound was imposed on a group nobody named and the rows' real groups went unconstrained."""
     s = np.asarray(sensitive_features, dtype=object)
+    missing = np.asarray(pd.isna(s), dtype=bool) if s.ndim in (1, 2) else np.zeros(0, dtype=bool)
+    if missing.any():
+        row = int(np.argwhere(missing)[0][0])
+        raise DataError(f"sensitive_features has a missing value (row {row}): every row needs its group; "
+                        f"give rows of unknown group a label of their own (e.g. 'unknown') if they are one")
     if s.ndim == 2:
         s = np.array(["|".join(map(str, row)) for row in s], dtype=object)
     if s.ndim != 1 or len(s) != n_rows:

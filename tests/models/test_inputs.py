@@ -116,9 +116,22 @@ def test_several_protected_columns_are_intersectional_groups_in_every_family():
     for make in (lambda: small_rule_set(criterion=EO), lambda: MissingAwareTreeClassifier(max_depth=3, fairness=EO)):
         a, b = make().fit(X, y, two), make().fit(X, y, joined)
         assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
-    with_none = np.where(g == "a", None, g)  # None is a label like any other ("None")
-    model = small_rule_set(criterion=EO).fit(X, y, with_none)
-    assert model.fit_log_["train_gap"] <= 0.1 + 1e-12
+
+
+@pytest.mark.parametrize("missing", [None, np.nan, pd.NA])
+@pytest.mark.parametrize("make", [lambda: small_rule_set(criterion=EO),
+                                  lambda: MissingAwareTreeClassifier(max_depth=3, fairness=EO),
+                                  lambda: MissingAwareForestClassifier(n_estimators=2, max_depth=2, fairness=EO)])
+def test_a_missing_group_label_is_an_error_naming_its_row(make, missing):
+    X, y, g, h = data()
+    first = int(np.flatnonzero(g == "a")[0])
+    unknown = g.astype(object)
+    unknown[g == "a"] = missing  # had become a group called "None" or "nan"
+    with pytest.raises(DataError, match=f"sensitive_features has a missing value \\(row {first}\\)"):
+        make().fit(X, y, unknown)
+    two = np.column_stack([unknown, h])  # intersectional: a missing part is missing too
+    with pytest.raises(DataError, match=f"row {first}"):
+        make().fit(X, y, two)
 
 
 @pytest.mark.parametrize("make", [
