@@ -279,6 +279,10 @@ def cmd_predict(args, out, err) -> int:
     model = load_model(args.model)
     frame = read_table(Path(args.data))
     labels, scores = model.predict(frame, source=args.data)
+    for column, (rows, values) in model.encoder.unseen_categories(frame).items():
+        shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+        err.write(f"{args.data}: warning: column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} "
+                  f"a category never seen in training ({shown}); the model reads it as a missing value\n")
     text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False, float_format="%.6g")
     if args.output:
         try:

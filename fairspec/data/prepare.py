@@ -119,6 +119,22 @@ class FeatureEncoder:
                 X[:, j] = values
         return X
 
+    def unseen_categories(self, frame: pd.DataFrame) -> dict[str, tuple[int, list[str]]]:
+        """Per categorical feature of ``frame`` with values training never saw (which
+        :meth:`transform` reads as missing): how many rows hold one, and the distinct values
+        in order of first appearance.  A scorer says so: a rule printed ``color != red`` is
+        false on a missing value, so ``purple`` is not scored as the text reads."""
+        found = {}
+        for name, kind, cats in zip(self.names, self.kinds, self.categories):
+            if kind != "categorical" or name not in frame.columns:
+                continue
+            lookup = _category_lookup(cats)
+            texts = [category_text(v) for v in frame[name].to_numpy(dtype=object) if not pd.isna(v)]
+            unseen = [t for t in texts if t not in lookup]
+            if unseen:
+                found[name] = (len(unseen), list(dict.fromkeys(unseen)))
+        return found
+
     def to_json(self) -> dict:
         return {"names": self.names, "kinds": self.kinds, "categories": self.categories}
 
@@ -235,10 +251,15 @@ def group_labels(frame: pd.DataFrame, protected: list[str]) -> np.ndarray:
     ``x`` / ``y & z`` and another ``x & y`` / ``z`` both would read ``x & y & z``.  In an
     intersectional label a value holding ``&`` or ``"`` is therefore written in double quotes
     (a ``"`` inside doubled): ``x & "y & z"`` and ``"x & y" & z``."""
-    parts = [frame[c].astype(str).to_numpy() for c in protected]
+    return joined_labels([frame[c].astype(str).to_numpy() for c in protected])
+
+
+def joined_labels(parts: list[np.ndarray]) -> np.ndarray:
+    """Per row, the values of ``parts`` (string arrays, one per protected column) joined into
+    one group label, quoted as :func:`group_labels` says, so no two combinations share a label."""
     if len(parts) > 1:
         parts = [np.array([_quoted_if_ambiguous(v) for v in p], dtype=object) for p in parts]
-    labels = parts[0].astype(object)
+    labels = np.asarray(parts[0]).astype(object)
     for p in parts[1:]:
         labels = labels + " & " + p
     return labels.astype(str)

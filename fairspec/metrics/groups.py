@@ -26,6 +26,7 @@ import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from fairspec.metrics.roc import abroca
+from fairspec.plan.fairness import MET_TOLERANCE
 
 #: the rates of :data:`GROUP_RATES` each gap compares (equalized_odds: the larger of two)
 GAP_RATES: dict[str, tuple[str, ...]] = {
@@ -36,8 +37,6 @@ GAP_RATES: dict[str, tuple[str, ...]] = {
     "accuracy_parity": ("accuracy",),
 }
 GROUP_RATES = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
-#: metrics.json tolerance for ``met``: a gap equal to the bound up to float noise meets it
-MET_TOLERANCE = 1e-9
 
 
 def group_labels(groups) -> np.ndarray:
@@ -210,7 +209,7 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
     def met(value):
         if criterion.bound is None or value is None:
             return None
-        return bool(value <= criterion.bound + MET_TOLERANCE)
+        return criterion.meets(value)
 
     train_gap, test_gap = achieved(train_block), achieved(test_block)
     unmeasured = []

@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
+from fairspec.data.prepare import joined_labels
 from fairspec.errors import DataError
 
 
@@ -189,7 +190,10 @@ def numeric_target(y, n_rows: int, estimator) -> np.ndarray:
 
 def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
     """One string label per row: the group.  Several protected columns (a 2-D array) make
-    intersectional groups, their values joined by ``|``.
+    intersectional groups, labelled as the pipeline labels them (``a & b``, a value holding
+    ``&`` quoted: :func:`fairspec.data.prepare.joined_labels`); joined by ``|`` unquoted, the
+    groups ``("a|b", "c")`` and ``("a", "b|c")`` had been one, and the bound not imposed
+    between them.
 
     A missing label (``None``, NaN, ``pd.NA``) is an error, as a missing protected value is
     for a spec: as the text ``"None"`` or ``"nan"`` it had become a group of its own, so a
@@ -201,7 +205,7 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
         raise DataError(f"sensitive_features has a missing value (row {row}): every row needs its group; "
                         f"give rows of unknown group a label of their own (e.g. 'unknown') if they are one")
     if s.ndim == 2:
-        s = np.array(["|".join(map(str, row)) for row in s], dtype=object)
+        s = joined_labels([s[:, j].astype(str) for j in range(s.shape[1])])
     if s.ndim != 1 or len(s) != n_rows:
         raise DataError(f"sensitive_features must have one entry per row of X ({n_rows}); got shape {s.shape}")
     return s.astype(str)

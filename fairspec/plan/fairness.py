@@ -58,6 +58,12 @@ def group_rate(rate: str, y_true: np.ndarray, y_pred: np.ndarray, mask: np.ndarr
     return float((w[rows] * value[rows]).sum() / total)
 
 
+#: float noise allowed when a gap is compared with its bound.  Rates are shares of a group's
+#: rows, so a gap exactly equal to ε (9/10 against 10/10 at ε = 0.1) is common with round
+#: bounds, and its float difference may land a few ulps either side of ε; it meets the bound.
+MET_TOLERANCE = 1e-9
+
+
 @dataclass(frozen=True)
 class Criterion:
     """A fairness criterion with its form: ``bound`` (ε) or ``penalty`` (λ) or neither."""
@@ -79,6 +85,12 @@ class Criterion:
         if self.penalty is not None:
             return "penalty"
         return "audit"
+
+    def meets(self, gap: float) -> bool:
+        """Whether ``gap`` is within the bound (``gap <= ε``, up to :data:`MET_TOLERANCE`)."""
+        if self.bound is None:
+            raise ValueError(f"{self.label()} has no bound to meet")
+        return bool(gap <= self.bound + MET_TOLERANCE)
 
     def label(self) -> str:
         """Short printable form, e.g. ``equal_opportunity <= 0.025``."""

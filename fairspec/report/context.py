@@ -115,6 +115,8 @@ class ModelView:
     text: str  # model.text joined by newlines, shown in a <pre>
     missing: str
     impute_values: tuple[KeyValue, ...]
+    #: how the text above reads a row with a missing value or an unseen category
+    reading: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -632,7 +634,24 @@ def _model(model_doc: dict) -> ModelView:
         missing=missing_text,
         impute_values=tuple(KeyValue(str(k), fmt_value(v))
                             for k, v in sorted((prep.get("impute_values") or {}).items())),
+        reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}),
     )
+
+
+def _reading_notes(family: str, strategy, schema: dict) -> tuple[str, ...]:
+    """What the model's text leaves unsaid about rows it scores: a rule's condition on a
+    missing value, and a category training never saw, which the encoder reads as missing
+    (``fairspec.data.prepare``).  A reviewer evaluating ``color != red`` on ``purple`` by hand
+    would otherwise expect the opposite of the score."""
+    notes = []
+    if family == "rule_set" and strategy not in ("impute", "drop"):
+        notes.append('A condition on a missing value is false unless it says "(or missing)".')
+    if any(f.get("kind") == "categorical" for f in schema.get("features") or []):
+        unseen = "A category not seen in the training rows is read as a missing value"
+        notes.append({"impute": unseen + ", and filled in as one (the imputed values below).",
+                      "drop": unseen + ": as a row with a missing value, such a row cannot be scored."}
+                     .get(strategy, unseen + "."))
+    return tuple(notes)
 
 
 def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:

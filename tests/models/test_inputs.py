@@ -7,6 +7,7 @@ import pytest
 from scipy import sparse
 
 from fairspec.errors import DataError
+from fairspec.models.inputs import group_labels
 from fairspec.models.baseline import BaselineClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
@@ -111,11 +112,24 @@ def test_a_fairness_criterion_counts_the_second_class_as_positive():
 
 def test_several_protected_columns_are_intersectional_groups_in_every_family():
     X, y, g, h = data()
-    joined = np.array([f"{a}|{b}" for a, b in zip(g, h)])
+    joined = np.array([f"{a} & {b}" for a, b in zip(g, h)])
     two = np.column_stack([g, h])
     for make in (lambda: small_rule_set(criterion=EO), lambda: MissingAwareTreeClassifier(max_depth=3, fairness=EO)):
         a, b = make().fit(X, y, two), make().fit(X, y, joined)
         assert np.array_equal(a.predict_proba(X), b.predict_proba(X))
+
+
+def test_intersectional_groups_whose_values_hold_the_separator_stay_apart():
+    # ("a|b", "c") and ("a", "b|c") had both been "a|b|c": one group, and no bound between them
+    X, y, _, _ = data()
+    n = len(y)
+    first = np.where(np.arange(n) % 2 == 0, "a|b", "a")
+    second = np.where(np.arange(n) % 2 == 0, "c", "b|c")
+    labels = group_labels(np.column_stack([first, second]), n)
+    assert len(set(labels)) == 2
+    amp = group_labels(np.column_stack([np.where(np.arange(n) % 2 == 0, "x & y", "x"),
+                                        np.where(np.arange(n) % 2 == 0, "z", "y & z")]), n)
+    assert len(set(amp)) == 2
 
 
 @pytest.mark.parametrize("missing", [None, np.nan, pd.NA])

@@ -255,6 +255,22 @@ def test_bound_holds_on_the_returned_classifier(seed, name, bound, groups):
     assert crit.gap(y, unconstrained.predict(X), g) > bound
 
 
+@pytest.mark.parametrize("name", ["equal_opportunity", "equalized_odds"])
+def test_a_rule_set_whose_gap_is_exactly_the_bound_meets_it(name):
+    # two groups of 10 positives and 10 negatives: x > 0 errs once, TPR 10/10 against 9/10,
+    # a gap of exactly 0.1; it had been refused as 1e-9 over (the solver's shifted bound),
+    # leaving the empty rule set's 20 errors
+    x = np.array([1] * 10 + [0] * 10 + [1] * 9 + [0] + [0] * 10, dtype=float)
+    y = np.array([1] * 10 + [0] * 10 + [1] * 10 + [0] * 10)
+    g = np.array(["A"] * 20 + ["B"] * 20)
+    crit = make_criterion(name, 0.1)
+    est = FairRuleSetClassifier(criterion=crit, max_complexity=6, max_conditions=2, time_limit=5.0, clock_cap=False)
+    est.fit(x[:, None], y, sensitive_features=g)
+    assert (est.predict(x[:, None]) != y).sum() == 1
+    assert est.fit_log_["train_gap"] == pytest.approx(0.1) and est.fit_log_["bound_met_on_train"]
+    assert est.fit_log_["enumerated"] and est.fit_log_["selected_from"] != "empty"
+
+
 @pytest.mark.parametrize("bound, tilted", [(0.05, True), (1.0, False)])
 def test_tilted_phases_run_only_when_the_bound_binds(bound, tilted):
     # the tilts price for a fairness multiplier λ ≠ 0; a slack bound (λ = 0) skips them

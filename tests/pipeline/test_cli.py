@@ -169,6 +169,22 @@ def test_predict_does_not_need_protected_or_target_columns(toy, capsys, tmp_path
     assert code == 0 and len(csv.splitlines()) == 401
 
 
+def test_predict_warns_of_categories_never_seen_in_training(toy, capsys, tmp_path):
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    frame = pd.read_csv(data)[["x1", "x2", "color"]].head(6)
+    frame["color"] = ["purple", "red", "purple", "teal", None, "green"]
+    frame.to_csv(tmp_path / "new.csv", index=False)
+    code, csv, err = run(["-q", "predict", str(tmp / "run"), str(tmp_path / "new.csv")], capsys)
+    # read as missing values (the report says so), which a reader of "color != red" would not expect
+    assert code == 0 and len(csv.splitlines()) == 7
+    assert ("warning: column 'color': 3 rows hold a category never seen in training ('purple', 'teal'); "
+            "the model reads it as a missing value") in err
+    pd.read_csv(data)[["x1", "x2", "color"]].to_csv(tmp_path / "seen.csv", index=False)
+    assert "warning" not in run(["predict", str(tmp / "run"), str(tmp_path / "seen.csv")], capsys)[2]
+
+
 def test_bad_number_in_data_names_column_and_line(toy, capsys, tmp_path):
     spec, data, tmp = toy
     assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0

@@ -379,6 +379,30 @@ def test_report_says_whether_the_protected_attribute_is_a_model_input():
     assert "it is not a model input" not in page
 
 
+@pytest.mark.parametrize("family, strategy, categorical, expected", [
+    ("rule_set", "mia", True, ['A condition on a missing value is false unless it says "(or missing)".',
+                               "A category not seen in the training rows is read as a missing value."]),
+    ("rule_set", "impute", True, ["A category not seen in the training rows is read as a missing value, "
+                                  "and filled in as one (the imputed values below)."]),
+    ("tree", "drop", True, ["A category not seen in the training rows is read as a missing value: as a row "
+                            "with a missing value, such a row cannot be scored."]),
+    ("rule_set", "mia", False, ['A condition on a missing value is false unless it says "(or missing)".']),
+    ("tree", "mia", False, []),
+])
+def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category(family, strategy, categorical,
+                                                                                expected):
+    # "IF color != red THEN 1" scores purple 0: purple was never seen, so it is missing, and
+    # the condition is false on a missing value; a reviewer reading the rule by hand said 1
+    model_doc, metrics_doc = make_docs()
+    model_doc["model"]["family"] = family
+    model_doc["preprocessing"]["missing"]["strategy"] = strategy
+    if not categorical:
+        model_doc["schema"]["features"] = [f for f in model_doc["schema"]["features"] if f["kind"] != "categorical"]
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    reading = re.search(r'<p class="reading">(.*?)</p>', page, re.S)
+    assert (reading.group(1) if reading else "") == " ".join(expected)
+
+
 @pytest.mark.parametrize("reproducible, cut, clock_cap, expected", [
     (True, [], True, "yes: the clock stopped no stage; the same spec, data and seed give this model again"),
     (True, [], False, "yes: the clock stopped no stage and could stop none (clock_cap false); the same"),

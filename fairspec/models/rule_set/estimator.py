@@ -445,7 +445,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "phases": [] if generator is None else [p.__dict__ for p in generator.phases],
             "selected_from": source, "candidates": len(candidates),
             "train_accuracy": float((yhat == y).mean()), "train_gap": train_gap,
-            "bound_met_on_train": None if criterion is None else bool(train_gap <= criterion.bound + 1e-12),
+            "bound_met_on_train": None if criterion is None else criterion.meets(train_gap),
             "n_rules": len(self.rules_), "complexity": int(sum(1 + len(r) for r in self.rules_)),
             "seconds": round(time.perf_counter() - start, 3),
             # every stage stopped by its work limit or by converging: the same data, parameters
@@ -890,7 +890,7 @@ def _gap_if_fair(covered: np.ndarray, patterns: Patterns, criterion, scorer: Rul
     if criterion is None:
         return 0.0
     gap = criterion.gap(patterns.y, covered.astype(int), patterns.group, sample_weight=patterns.count)
-    if gap > criterion.bound or scorer.score(covered[:, None])[0][0] > 1e-12:
+    if not criterion.meets(gap) or scorer.score(covered[:, None])[0][0] > 0:
         return None
     return gap
 

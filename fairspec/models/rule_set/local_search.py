@@ -15,6 +15,8 @@ import time
 
 import numpy as np
 
+from fairspec.plan.fairness import MET_TOLERANCE
+
 
 class RuleSetScorer:
     """Loss and fairness excess of many candidate coverages at once.
@@ -29,7 +31,8 @@ class RuleSetScorer:
         self.neg_w = np.where(y == 0, count, 0.0)
         # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
         self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
-        self.bounds = np.array([r.bound for r in rows]) if rows else None
+        # against ε itself, not the solver's shifted bound: a gap of exactly ε meets it
+        self.bounds = np.array([r.epsilon + MET_TOLERANCE for r in rows]) if rows else None
         #: objective cost of a unit of complexity (:attr:`.master.MasterProblem.complexity_cost`)
         self.complexity_cost = complexity_cost
         #: (pattern, candidate) cells scored so far: the search's work, counted the same on every run

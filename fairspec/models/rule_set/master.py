@@ -67,10 +67,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyomo.environ as pyo
 
-#: slack subtracted from ε in the fairness rows.  It only absorbs float noise: a gap exactly
-#: equal to ε is allowed (rates are multiples of 1/|P_g|, so a real violation exceeds ε by
-#: far more than HiGHS's tolerances once w is integral), and every rule set the fit returns
-#: is re-measured with ``Criterion.gap`` and rejected if it exceeds ε
+#: slack subtracted from ε in the solver's fairness rows.  It only absorbs float noise: a gap
+#: exactly equal to ε is allowed (rates are multiples of 1/|P_g|, so a real violation exceeds ε
+#: by far more than HiGHS's tolerances once w is integral).  Only HiGHS sees the shifted
+#: bound: a rule set is judged against ε itself (:attr:`FairnessRow.epsilon`, and
+#: ``Criterion.meets`` on its re-measured gap), else a gap of exactly ε, which the IP finds,
+#: would be refused as 1e-9 over
 EPS_SAFETY = 1e-9
 
 
@@ -155,7 +157,8 @@ class FairnessRow:
     name: str
     rate: str  # "fnr" (on positives: the TPR gap) or "fpr" (on negatives)
     coef: np.ndarray  # shape (n_patterns,), zero outside the two groups' rows
-    bound: float
+    bound: float  # the solver's: ε less EPS_SAFETY
+    epsilon: float  # the criterion's ε, which a rule set's gap is judged against
 
 
 def fairness_rows(patterns: Patterns, criterion) -> list[FairnessRow]:
@@ -205,7 +208,7 @@ def _pair_rows(patterns: Patterns, criterion, subset: np.ndarray, suffix: str) -
                 sel_b = in_rate & (patterns.group == b)
                 coef[sel_a] = patterns.count[sel_a] / sizes[a]
                 coef[sel_b] = -patterns.count[sel_b] / sizes[b]
-                rows.append(FairnessRow(f"{name}_{a}_{b}{suffix}", name, coef, bound))
+                rows.append(FairnessRow(f"{name}_{a}_{b}{suffix}", name, coef, bound, float(criterion.bound)))
     return rows
 
 
