@@ -143,6 +143,67 @@ def test_unseen_category_routes_like_a_missing_value():
     assert m.predict_proba([[7.0]])[0, 1] == m.predict_proba([[nan]])[0, 1]
 
 
+def test_present_means_any_training_category_even_one_the_node_did_not_see():
+    # category 1 ("b") occurs only under x1 >= 0.5; under x1 < 0.5 the split "c is present"
+    # had sent it down the branch printed "c is missing"
+    c = [nan, nan, nan, nan, nan, nan, 1.0, 0.0, 1.0, nan, 0.0, nan]
+    x1 = [0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.0]
+    y = [1, 1, 1, 1, 0, 1, 1, 1, 1, 0, 0, 1]
+    m = MissingAwareTreeClassifier(max_depth=2, missing="mia", categorical_features=[0]).fit(np.column_stack([c, x1]), y)
+    lines = m.describe(["c", "x1"], {0: ["a", "b"]})
+    assert lines[:5] == ["x1 < 0.5   (or missing)", "  c is present", "    leaf: 0  (p=0.50, n=2)",
+                         "  c is missing", "    leaf: 1  (p=1.00, n=6)"]
+    assert list(m.predict([[1.0, 0.0], [0.0, 0.0], [nan, 0.0]])) == [0, 0, 1]
+
+
+def test_a_categorical_split_says_where_an_unlisted_category_goes():
+    # categories 0/1 positive, 2 negative; category 3 never reaches the split's rows
+    X = np.array([[0], [0], [1], [1], [2], [2], [nan]], dtype=float)
+    y = np.array([1, 1, 1, 1, 0, 0, 1])
+    m = MissingAwareTreeClassifier(max_depth=1, missing="mia", categorical_features=[0]).fit(X, y)
+    names = ["a", "b", "c", "d"]
+    lines = m.describe(["k"], {0: names})
+    missing_side = next(line for line in lines if "(or missing" in line)
+    assert missing_side.endswith("(or missing, or another category)")
+    assert m.predict_proba([[3.0]])[0, 1] == m.predict_proba([[nan]])[0, 1]  # as it says
+    # every category listed: nothing else can arrive but a missing value
+    assert all("another category" not in line for line in m.describe(["k"], {0: names[:3]}))
+
+
+def test_fractional_weights_are_printed_exactly():
+    # 251 rows left, 249 right: a missing value is 0.502 left, not the 0.50 a rounding printed,
+    # which made this row's predicted 1 read as a tie (ties go to 0)
+    x = np.concatenate([-np.ones(251), np.ones(249), np.full(10, nan)])
+    y = np.concatenate([np.ones(251), np.zeros(249), np.array([1, 0] * 5)]).astype(int)
+    m = MissingAwareTreeClassifier(max_depth=1, missing="fractional").fit(x[:, None], y)
+    lines = m.describe(["x"])
+    assert lines[0] == "x < 0   (missing: weight 0.502)" and lines[2] == "x >= 0   (missing: weight 0.498)"
+    assert m.predict([[nan]])[0] == 1
+
+
+def test_majority_routing_finds_the_best_partition_of_categories():
+    # the missing rows join the heavier side, so which side gets them depends on the partition,
+    # and the positive-rate ordering's contiguous cuts missed the best one
+    x = np.array([1.0, 0.0, nan, nan, 2.0, nan, 2.0, nan, nan, nan, nan, 2.0, 2.0, 0.0, nan, 0.0, 0.0])
+    y = np.array([0, 0, 0, 1, 0, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1])
+
+    def gini(labels):
+        p = labels.mean() if len(labels) else 0.0
+        return len(labels) * 2 * p * (1 - p)
+
+    def routed_loss(left):
+        L = np.isin(x, left)
+        R = ~np.isnan(x) & ~L
+        L, R = (L | np.isnan(x), R) if L.sum() >= R.sum() else (L, R | np.isnan(x))
+        return gini(y[L]) + gini(y[R])
+
+    best = min(routed_loss(left) for left in ([0.0], [1.0], [2.0]))
+    m = MissingAwareTreeClassifier(max_depth=1, missing="majority", categorical_features=[0]).fit(x[:, None], y)
+    rows, leaves, _ = m.tree_.route_rows(x[:, None])
+    got = sum(gini(y[rows[leaves == leaf]]) for leaf in np.unique(leaves))
+    assert got == pytest.approx(best)
+
+
 def test_matches_sklearn_without_missing_values():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, 5))
@@ -325,7 +386,7 @@ def test_describe_trinary_and_fractional_routes():
         "  leaf: 1  (p=0.67, n=6)",
     ]
     frac = MissingAwareTreeClassifier(max_depth=1, missing="fractional").fit(X_ONE, Y_ONE)
-    assert frac.describe(["x"])[0] == "x < 2.5   (missing: weight 0.50)"
+    assert frac.describe(["x"])[0] == "x < 2.5   (missing: weight 0.5)"
 
 
 def test_forest_penalty_reduces_the_gap():

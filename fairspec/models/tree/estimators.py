@@ -589,9 +589,19 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
     def name(j):
         return feature_names[j] if feature_names is not None else f"x{j}"
 
+    def names_of(j):
+        return categories.get(j) or categories.get(name(j)) if isinstance(categories, dict) else None
+
     def cat_names(j, codes):
-        names = categories.get(j) or categories.get(name(j)) if isinstance(categories, dict) else None
-        return "{" + ", ".join(category_text(c, names) for c in codes) + "}"
+        return "{" + ", ".join(category_text(c, names_of(j)) for c in codes) + "}"
+
+    def others_unlisted(j, *listed) -> bool:
+        """Whether a category outside ``listed`` can reach this split: one the node's training
+        rows did not hold (routed as a missing value), or, without the category names, any
+        code the caller may pass."""
+        names = names_of(j)
+        shown = {float(c) for codes in listed for c in codes}
+        return names is None or any(float(c) not in shown for c in range(len(names)))
 
     def walk(i, indent):
         pad = "  " * indent
@@ -603,11 +613,16 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
             return
         j = tree.feature[i]
         route = tree.route[i]
+        categorical = tree.left_codes[i] is not None
+        # a category the split does not list goes where a missing value goes
+        other = categorical and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
+        missing = "missing, or another category" if other else "missing"
         if tree.present_vs_missing[i]:
-            conds = (f"{name(j)} is present", f"{name(j)} is missing")
+            present = f"{name(j)} in {cat_names(j, tree.left_codes[i])}" if other else f"{name(j)} is present"
+            conds = (present, f"{name(j)} is {missing}")
             notes = ("", "")
         else:
-            if tree.left_codes[i] is not None:
+            if categorical:
                 conds = (f"{name(j)} in {cat_names(j, tree.left_codes[i])}",
                          f"{name(j)} in {cat_names(j, tree.right_codes[i])}")
             else:
@@ -615,12 +630,14 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
                 cut = number_text(tree.threshold[i])
                 conds = (f"{name(j)} < {cut}", f"{name(j)} >= {cut}")
             if ROUTE_NAMES[route] == "left":
-                notes = ("   (or missing)", "")
+                notes = (f"   (or {missing})", "")
             elif ROUTE_NAMES[route] == "right":
-                notes = ("", "   (or missing)")
+                notes = ("", f"   (or {missing})")
             elif ROUTE_NAMES[route] == "fractional":
+                # exact weights: rounded to 0.50 / 0.50, a row with p 0.99 / 0.01 read as a tie
+                # the model (weight 0.502) does not have
                 fl = tree.frac_left[i]
-                notes = (f"   (missing: weight {fl:.2f})", f"   (missing: weight {1 - fl:.2f})")
+                notes = (f"   ({missing}: weight {number_text(fl)})", f"   ({missing}: weight {number_text(1 - fl)})")
             else:
                 notes = ("", "")
         lines.append(pad + conds[0] + notes[0])
@@ -628,7 +645,7 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
         lines.append(pad + conds[1] + notes[1])
         walk(tree.right[i], indent + 1)
         if tree.middle[i] >= 0:
-            lines.append(f"{pad}{name(j)} is missing   (third child)")
+            lines.append(f"{pad}{name(j)} is {missing}   (third child)")
             walk(tree.middle[i], indent + 1)
 
     walk(0, 0)
