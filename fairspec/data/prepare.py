@@ -271,6 +271,16 @@ def _quoted_if_ambiguous(value: str) -> str:
     return value
 
 
+def class_names(column: pd.Series, y: np.ndarray, positive) -> tuple[str, str]:
+    """(negative, positive) as the data spells them, for a model's read-out: the positive
+    value, and the one other value of the column, or ``not <positive>`` when it has several.
+    Estimators are fitted on ``y`` (1 = positive); printed as 0/1, a tree's ``leaf: 1`` under
+    ``target credit positive 0`` had read as credit 1, the opposite of what it predicts."""
+    shown = category_text(positive)
+    others = sorted({category_text(v) for v in column.to_numpy(dtype=object)[y == 0] if not pd.isna(v)})
+    return (others[0] if len(others) == 1 else f"not {shown}"), shown
+
+
 def target_vector(frame: pd.DataFrame, target: str, positive) -> np.ndarray:
     from fairspec.data.table import value_mask
 

@@ -21,7 +21,7 @@ from fairspec.models.inputs import binary_labels, categorical_indices, feature_m
 from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
                                         is_integer, json_values, labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
-from fairspec.models.readout import category_text, column_names, number_text
+from fairspec.models.readout import category_text, column_names, number_text, shown_classes, signed_number_text
 
 #: the model file's layout; a loader refuses any other (files without the entry are version 1)
 FORMAT_VERSION = 1
@@ -165,11 +165,17 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             doc["linear"] = self.linear_
         return doc
 
-    def describe(self, feature_names=None, categories=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
         """The tree's branches or the logistic score's terms; columns named by ``feature_names``,
-        else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
+        else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ...; classes by ``class_names``
+        (negative, positive), else ``classes_``.
+
+        Coefficients print exactly: a term in the data's units can be small and still decide
+        rows (``credit_amount``'s -3.35e-5 per unit, up to -0.62 on the score, had printed as
+        -0.0000, and the printed scorecard gave another decision on 36 of 1,000 rows)."""
         check_is_fitted(self, "layout_")
         feature_names = column_names(self, feature_names)
+        negative, positive = classes = shown_classes(self, class_names)
 
         def column_name(k, op="=="):
             e = self.layout_[k]
@@ -179,11 +185,11 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             return f"{name} {op} {category_text(e['code'], (categories or {}).get(e['column']))}"
 
         if self.fitted_params_["learner"] == "logistic":
-            lines = [f"logistic score = {self.linear_['intercept']:+.4f}"]
-            order = np.argsort(-np.abs(self.linear_["coef"]))
+            lines = [f"logistic score = {signed_number_text(self.linear_['intercept'])}"]
+            order = np.argsort(-np.abs(self.linear_["coef"]), kind="stable")
             for k in order:
-                lines.append(f"    {self.linear_['coef'][k]:+.4f} * [{column_name(k)}]")
-            lines.append("predict positive when score > 0")
+                lines.append(f"    {signed_number_text(self.linear_['coef'][k])} * [{column_name(k)}]")
+            lines.append(f"predict {positive} when score > 0, else {negative}")
             return lines
         t = self.tree_
         lines: list[str] = []
@@ -192,7 +198,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             pad = "  " * indent
             if t["left"][node] < 0:
                 p = t["p_positive"][node]
-                lines.append(f"{pad}leaf: {self.classes_[int(p > 0.5)]}  (p={p:.2f}, n={t['n'][node]})")
+                lines.append(f"{pad}leaf: {classes[int(p > 0.5)]}  (p={p:.2f}, n={t['n'][node]})")
                 return
             k = t["feature"][node]
             e = self.layout_[k]

@@ -15,6 +15,23 @@ import numpy as np
 _BARE = re.compile(r"[\w.+\-]+")
 
 
+def shown_classes(estimator, class_names=None) -> list:
+    """The two labels a read-out gives the classes, negative then positive: ``class_names``
+    when given (the pipeline's, as its data spells them: its estimators are fitted on 0/1),
+    else the classifier's ``classes_``, the labels ``predict`` returns."""
+    if class_names is None:
+        return list(estimator.classes_)
+    if len(class_names) != 2:
+        raise ValueError(f"class_names must be two labels, negative then positive; got {class_names!r}")
+    return list(class_names)
+
+
+def signed_number_text(value: float) -> str:
+    """:func:`number_text` with its sign: ``+0.5``, ``-0.00003351``."""
+    text = number_text(value)
+    return text if text.startswith("-") else "+" + text
+
+
 def column_names(estimator, feature_names=None):
     """The names a read-out gives the columns: ``feature_names`` when given, else the
     DataFrame's that ``fit`` saw (``feature_names_in_``), else None (``x0``, ``x1``, ...)."""

@@ -71,8 +71,10 @@ def _without_fit_timings(value):
 
 
 def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
-                   imputer: Imputer | None, estimator, criterion) -> dict:
-    """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md)."""
+                   imputer: Imputer | None, estimator, criterion,
+                   class_names: tuple[str, str] = ("0", "1")) -> dict:
+    """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
+    the classes by ``class_names`` (negative, positive), as the data spells them."""
     names, cats = encoder.names, encoder.category_names
     fit_log = _without_timings(dict(getattr(estimator, "fit_log_", {})))
     return {
@@ -104,7 +106,7 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "fairness": None if criterion is None else
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
-                  "text": estimator.describe(names, cats)},
+                  "text": estimator.describe(names, cats, class_names=list(class_names))},
         "training": {"seed": plan.solver.seed, "fit_log": fit_log},
     }
 

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from fairspec.data.prepare import FeatureEncoder, Imputer, group_labels, rows_without_missing, target_vector
+from fairspec.data.prepare import (FeatureEncoder, Imputer, class_names, group_labels, rows_without_missing,
+                                   target_vector)
 from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
@@ -130,6 +131,8 @@ class PreparedData:
     summary: dict
     #: "target and group", "target" (too few rows in some target-group cell), or None
     stratified_by: str | None = None
+    #: the classes as the data spells them, negative then positive (:func:`class_names`)
+    class_names: tuple[str, str] = ("0", "1")
 
 
 def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None) -> PreparedData:
@@ -155,7 +158,8 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
                             f"{'positive' if cls else 'negative'} rows left to learn from")
     splits, stratified_by = split_rows(plan.evaluation, y_all, groups_all)
     summary = _data_summary(plan, y_all, groups_all, splits, before_drop)
-    return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by)
+    return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by,
+                        class_names(frame[plan.data.target], y_all, plan.data.positive))
 
 
 def kept_model_rows(plan: Plan, splits) -> np.ndarray:
@@ -237,6 +241,7 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
             "training_log": fit_log,
         }
         model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                                   imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion)
+                                   imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion,
+                                   class_names=data.class_names)
         points.append(PointResult(criterion, model_doc, metrics_doc, fitted.estimator))
     return TrainingResult(plan, points)

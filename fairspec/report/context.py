@@ -634,23 +634,28 @@ def _model(model_doc: dict) -> ModelView:
         missing=missing_text,
         impute_values=tuple(KeyValue(str(k), fmt_value(v))
                             for k, v in sorted((prep.get("impute_values") or {}).items())),
-        reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}),
+        reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text),
     )
 
 
-def _reading_notes(family: str, strategy, schema: dict) -> tuple[str, ...]:
-    """What the model's text leaves unsaid about rows it scores: a rule's condition on a
-    missing value, and a category training never saw, which the encoder reads as missing
+def _reading_notes(family: str, strategy, schema: dict, text: list) -> tuple[str, ...]:
+    """What the model's text leaves unsaid: what a leaf's ``p`` is; a rule's condition on a
+    missing value; and a category training never saw, which the encoder reads as missing
     (``fairspec.data.prepare``).  A reviewer evaluating ``color != red`` on ``purple`` by hand
     would otherwise expect the opposite of the score."""
     notes = []
+    if any("leaf: " in str(line) and "(p=" in str(line) for line in text):
+        target = schema.get("target") or {}
+        positive = "" if "positive" not in target else f" ({target.get('name')} = {target.get('positive')})"
+        notes.append(f"A leaf shows the class it predicts; p is the share of the positive class{positive} "
+                     f"among its training rows, n their number.")
     if family == "rule_set" and strategy not in ("impute", "drop"):
         notes.append('A condition on a missing value is false unless it says "(or missing)".')
     if any(f.get("kind") == "categorical" for f in schema.get("features") or []):
         unseen = "A category not seen in the training rows is read as a missing value"
         notes.append({"impute": unseen + ", and filled in as one (the imputed values below).",
                       "drop": unseen + ": as a row with a missing value, such a row cannot be scored."}
-                     .get(strategy, unseen + "."))
+                     .get(strategy if isinstance(strategy, str) else "", unseen + "."))
     return tuple(notes)
 
 

@@ -96,3 +96,14 @@ def test_intersectional_labels_never_merge_two_groups():
     labels = group_labels(frame, ["a", "b"])
     assert list(labels) == ['x & "y & z"', '"x & y" & z', "x & w", '"q""" & w']
     assert list(group_labels(frame, ["a"])) == ["x", "x & y", "x", 'q"']  # one column: the value itself
+
+
+def test_class_names_are_the_datas_spelling_negative_first():
+    from fairspec.data.prepare import class_names
+
+    income = pd.Series(["<=50K", ">50K", "<=50K"])
+    assert class_names(income, np.array([0, 1, 0]), ">50K") == ("<=50K", ">50K")
+    credit = pd.Series([1.0, 0.0, 1.0])  # floats: a whole number reads as the category "1"
+    assert class_names(credit, np.array([0, 1, 0]), 0) == ("1", "0")
+    several = pd.Series(["a", "b", "c"])  # positive "a", the rest two values: no one name for them
+    assert class_names(several, np.array([1, 0, 0]), "a") == ("not a", "a")

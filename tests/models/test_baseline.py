@@ -138,3 +138,22 @@ def test_a_model_file_written_before_the_labels_were_recorded_reads_as_0_and_1()
     for bad in (["a"], [1, 1], [0, "1"], "01"):
         with pytest.raises(ValueError, match="classes must be a list of two distinct labels"):
             estimator_from_json({**doc, "classes": bad})
+
+
+def test_the_printed_scorecard_gives_the_models_decisions():
+    # a feature in large units has a small coefficient that still decides rows: printed with
+    # four decimals (-0.0000) the scorecard disagreed with predict
+    rng = np.random.default_rng(0)
+    amount = rng.uniform(250, 18000, 400)
+    months = rng.integers(6, 60, 400).astype(float)
+    y = (rng.random(400) < 1 / (1 + np.exp(-(2 - 0.0002 * amount + 0.01 * months)))).astype(int)
+    X = np.column_stack([amount, months])
+    est = BaselineClassifier(learner="logistic").fit(X, y)
+    lines = est.describe(["amount", "months"], class_names=["bad", "good"])
+    assert lines[-1] == "predict good when score > 0, else bad"
+    score = np.full(len(X), float(lines[0].split("= ")[1]))
+    for line in lines[1:-1]:
+        coef, column = line.split(" * ")
+        score += float(coef) * X[:, ["[amount]", "[months]"].index(column)]
+    assert np.array_equal(score > 0, est.predict(X) == 1)
+    assert all(float(line.split(" * ")[0]) != 0 for line in lines[1:-1])

@@ -185,6 +185,30 @@ def test_predict_warns_of_categories_never_seen_in_training(toy, capsys, tmp_pat
     assert "warning" not in run(["predict", str(tmp / "run"), str(tmp_path / "seen.csv")], capsys)[2]
 
 
+@pytest.mark.parametrize("model", ["baseline { learner tree  depth 2 }", "tree { depth 2 }",
+                                   "rule_set { max_complexity 6 }"])
+def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, model):
+    # the estimators fit on 0/1 (1 = positive); under "positive 0" a printed "leaf: 1" had
+    # meant y = 0, the opposite of what a reader takes it for
+    spec, data, tmp = toy
+    spec.write_text(spec.read_text().replace("positive 1", "positive 0").replace("fairness equal_opportunity\n", "")
+                    .replace("baseline { learner tree  depth 3 }", model))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    text = json.loads((tmp / "run" / "model.json").read_text())["model"]["text"]
+    frame = pd.read_csv(data)
+    code, csv, _ = run(["predict", str(tmp / "run"), str(data)], capsys)
+    positive_predicted = pd.read_csv(pd.io.common.StringIO(csv))["prediction"].to_numpy() == 1
+    if model.startswith("rule_set"):
+        assert text[-1] == "ELSE 1" and all(line.endswith("THEN 0") for line in text[:-1])
+    else:
+        shown = {line.split("leaf: ")[1][0]: float(line.split("p=")[1].split(",")[0])
+                 for line in text if "leaf: " in line}
+        # a leaf shown "0" holds a majority of y = 0 (p is the positive class's share), "1" the rest
+        assert all((p > 0.5) == (label == "0") for label, p in shown.items())
+    assert positive_predicted.any() and (frame.y[positive_predicted] == 0).mean() > 0.5
+
+
 def test_bad_number_in_data_names_column_and_line(toy, capsys, tmp_path):
     spec, data, tmp = toy
     assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0

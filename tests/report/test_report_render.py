@@ -403,6 +403,14 @@ def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category
     assert (reading.group(1) if reading else "") == " ".join(expected)
 
 
+def test_a_tree_read_out_says_what_a_leafs_p_is():
+    model_doc, metrics_doc = make_docs()
+    model_doc["model"]["text"] = ["age < 30", "  leaf: 0  (p=0.40, n=10)", "age >= 30", "  leaf: 1  (p=0.70, n=5)"]
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    assert ("A leaf shows the class it predicts; p is the share of the positive class (two_year_recid = 1) "
+            "among its training rows, n their number.") in page
+
+
 @pytest.mark.parametrize("reproducible, cut, clock_cap, expected", [
     (True, [], True, "yes: the clock stopped no stage; the same spec, data and seed give this model again"),
     (True, [], False, "yes: the clock stopped no stage and could stop none (clock_cap false); the same"),

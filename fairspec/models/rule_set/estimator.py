@@ -99,7 +99,7 @@ from fairspec.models.inputs import binary_labels, categorical_indices, feature_m
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
                                         labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
-from fairspec.models.readout import column_names
+from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.rule_set.binarize import Binarizer, Literal
 from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
@@ -774,13 +774,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p1, p1])
 
     # ------------------------------------------------------------ read out
-    def describe(self, feature_names=None, categories=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
         """``IF age <= 25 AND priors_count > 3 THEN 1`` ... ``ELSE 0``: the labels ``predict``
-        returns (``classes_``), as the trees' leaves show them.  Columns are named by
-        ``feature_names``, else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ..."""
+        returns (``classes_``), as the trees' leaves show them, or ``class_names`` (negative,
+        positive).  Columns are named by ``feature_names``, else by the DataFrame ``fit`` saw,
+        else ``x0``, ``x1``, ..."""
         self._check_fitted()
         feature_names = column_names(self, feature_names)
-        negative, positive = self.classes_
+        negative, positive = shown_classes(self, class_names)
         if not self.rules_:
             return [f"ALWAYS {negative} (empty rule set)"]
         lines = []

@@ -35,7 +35,7 @@ from fairspec.models.inputs import (binary_labels, categorical_indices, feature_
                                    seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
                                         params_at_fit, record_params, restore_feature_names)
-from fairspec.models.readout import category_text, column_names, number_text
+from fairspec.models.readout import category_text, column_names, number_text, shown_classes
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -320,9 +320,10 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return _tree_doc(self, "missing_aware_tree_classifier")
 
-    def describe(self, feature_names=None, categories=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, column_names(self, feature_names), categories, classes=self.classes_)
+        return describe_tree(self.tree_, column_names(self, feature_names), categories,
+                             classes=shown_classes(self, class_names))
 
 
 class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
@@ -365,7 +366,9 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return _tree_doc(self, "missing_aware_tree_regressor")
 
-    def describe(self, feature_names=None, categories=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+        """The tree; ``class_names`` is accepted as every family's read-out takes it, and unused:
+        a regressor's leaves are numbers."""
         check_is_fitted(self, "tree_")
         return describe_tree(self.tree_, column_names(self, feature_names), categories, classification=False)
 
@@ -468,10 +471,11 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         doc["trees"] = [{"relabelled": t.leaf_label is not None, "nodes": t.to_nodes()} for t in self.trees_]
         return doc
 
-    def describe(self, feature_names=None, categories=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
         check_is_fitted(self, "trees_")
         lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
-        first = describe_tree(self.trees_[0], column_names(self, feature_names), categories, classes=self.classes_)
+        first = describe_tree(self.trees_[0], column_names(self, feature_names), categories,
+                              classes=shown_classes(self, class_names))
         lines += ["  " + s for s in first]
         return lines
 
