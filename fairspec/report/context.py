@@ -632,10 +632,39 @@ def _model(model_doc: dict) -> ModelView:
         params=tuple(key_value(k, v) for k, v in sorted((model.get("params") or {}).items())),
         text="\n".join(str(line) for line in text) if text else "(the model family gave no readable form)",
         missing=missing_text,
-        impute_values=tuple(KeyValue(str(k), fmt_value(v))
-                            for k, v in sorted((prep.get("impute_values") or {}).items())),
+        impute_values=_impute_values(prep),
         reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text),
     )
+
+
+def _impute_values(prep: dict) -> tuple[KeyValue, ...]:
+    """The value ``impute(...)`` fills each feature with, as the data spells it: the fitted
+    imputer's ``fill`` (an encoded number: a category's code) named through the encoder.  The
+    report had read a key no run writes, so the section never showed, and a reviewer could not
+    score a row with a missing value by hand.  Numbers print exactly; under kNN a numeric
+    feature has no one value."""
+    imputer, encoder = prep.get("imputer"), prep.get("encoder")
+    if not (isinstance(imputer, dict) and isinstance(encoder, dict)):
+        return ()
+    fill, names, categories = imputer.get("fill"), encoder.get("names"), encoder.get("categories")
+    if not (isinstance(fill, list) and isinstance(names, list) and len(fill) == len(names)):
+        return ()
+    categories = categories if isinstance(categories, list) and len(categories) == len(names) else [None] * len(names)
+    rows = []
+    for name, value, cats in zip(names, fill, categories):
+        if isinstance(cats, list):
+            code = value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+            known = code is not None and float(code).is_integer() and 0 <= code < len(cats)
+            text = str(cats[int(code)]) if known else fmt_value(value)
+            text += " (the most frequent category)" if known else ""
+        elif imputer.get("method") == "knn":
+            text = f"the mean of its {fmt_value(imputer.get('k'))} nearest training rows (kNN)"
+        elif isinstance(value, float):
+            text = repr(value)  # exact: a hand-computed score uses it
+        else:
+            text = fmt_value(value)
+        rows.append(KeyValue(str(name), text))
+    return tuple(rows)
 
 
 def _reading_notes(family: str, strategy, schema: dict, text: list) -> tuple[str, ...]:

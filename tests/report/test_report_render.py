@@ -403,6 +403,18 @@ def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category
     assert (reading.group(1) if reading else "") == " ".join(expected)
 
 
+def test_the_imputed_values_are_shown_as_the_data_spells_them():
+    # the section read a key no run writes, so it never showed
+    page = html_lib.unescape(rendered())
+    section = page.split("Imputed values (learned on the training rows)")[1].split("</table>")[0]
+    cells = [c.strip() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", section, re.S)]
+    assert cells == ["age", "31.0", HOSTILE_COLUMN, "0.5", "c_charge_degree", "<M> (the most frequent category)"]
+    model_doc, metrics_doc = make_docs()
+    model_doc["preprocessing"]["imputer"]["method"] = "knn"
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    assert "the mean of its 5 nearest training rows (kNN)" in page
+
+
 def test_a_tree_read_out_says_what_a_leafs_p_is():
     model_doc, metrics_doc = make_docs()
     model_doc["model"]["text"] = ["age < 30", "  leaf: 0  (p=0.40, n=10)", "age >= 30", "  leaf: 1  (p=0.70, n=5)"]
