@@ -5,6 +5,8 @@ path so the ``data`` file can be found next to the spec.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import pathlib
 import re
 import unicodedata
@@ -47,6 +49,17 @@ class SpecDocument:
     path: pathlib.Path | None = None
     locations: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
     display_name: str | None = field(default=None, compare=False, repr=False)
+    #: SHA-256 of the file's bytes (None for text that came from no file): what ``sha256sum``
+    #: prints, which the text's own hash is not when reading it dropped a byte-order mark,
+    #: turned lone carriage returns into newlines or composed Unicode (NFC)
+    file_sha256: str | None = field(default=None, compare=False, repr=False)
+    #: whether :attr:`text` differs from the file's bytes decoded (one of those three changes)
+    normalised: bool = field(default=False, compare=False, repr=False)
+
+    @property
+    def sha256(self) -> str:
+        """The spec's identity: the file's SHA-256, else that of the text (UTF-8)."""
+        return self.file_sha256 or hashlib.sha256(self.text.encode()).hexdigest()
 
     @property
     def filename(self) -> str:
@@ -115,7 +128,8 @@ def load_spec(path: str | pathlib.Path) -> SpecDocument:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise SpecError([_not_utf8(raw, error)], raw.decode("utf-8-sig", errors="replace"), str(path)) from None
-    return parse_spec(text, str(path), path)
+    doc = parse_spec(text, str(path), path)
+    return dataclasses.replace(doc, file_sha256=hashlib.sha256(raw).hexdigest(), normalised=doc.text.encode() != raw)
 
 
 def _not_utf8(raw: bytes, error: UnicodeDecodeError) -> Diagnostic:

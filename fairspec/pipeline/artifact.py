@@ -84,7 +84,10 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "software": software_versions(),
         "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "spec": {"name": plan.name, "path": None if plan.spec_path is None else str(plan.spec_path),
-                 "text": plan.spec_text, "sha256": hashlib.sha256(plan.spec_text.encode()).hexdigest(),
+                 "text": plan.spec_text,
+                 # the file's bytes, as sha256sum prints them; the text shown is what was read
+                 "sha256": plan.spec_sha256 or hashlib.sha256(plan.spec_text.encode()).hexdigest(),
+                 "normalised": plan.spec_normalised,
                  "warnings": [{"line": None if w.span is None else w.span.line,
                                "column": None if w.span is None else w.span.column,
                                "message": w.message, "hint": w.hint} for w in plan.warnings]},

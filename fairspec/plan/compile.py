@@ -115,7 +115,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
-                evaluation=evaluation, output_dir=output)
+                evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised)
 
 
 def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:

@@ -89,6 +89,10 @@ class Plan:
     warnings: tuple[Diagnostic, ...] = ()
     #: the spec's name in messages: its path, or what the caller named a spec given as text
     spec_filename: str = "<spec>"
+    #: SHA-256 of the spec file's bytes (of the text for a spec given as text), and whether
+    #: ``spec_text`` is not those bytes as they are (see :class:`fairspec.dsl.load.SpecDocument`)
+    spec_sha256: str = ""
+    spec_normalised: bool = False
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""

@@ -303,6 +303,12 @@ def evaluation_words(metrics_doc: dict) -> EvaluationWords:
     return EVALUATION_WORDS["cv" if kind == "cv" else "holdout"]
 
 
+SPEC_NORMALISED_NOTE = ("The text above is the spec as fairspec read it: the file has a byte-order mark, "
+                        "a line ending in a carriage return alone, or characters in decomposed Unicode, "
+                        "which reading drops, turns into a newline or composes (NFC). The SHA-256 in the "
+                        "header is of the file's bytes, as sha256sum prints it.")
+
+
 @dataclass(frozen=True)
 class ReportContext:
     header: HeaderView
@@ -314,6 +320,8 @@ class ReportContext:
     spec_warnings: tuple[str, ...] = ()
     sweep: SweepView | None = None
     reading_notes: tuple[str, ...] = field(default_factory=tuple)
+    #: said under the spec when its text is not the file's bytes as they are
+    spec_note: str = ""
 
 
 # --------------------------------------------------------------------------- formatting
@@ -958,24 +966,28 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
 
 #: stands in READING_NOTES for the note on the verdict, which depends on the evaluation
 VERDICT_NOTE = object()
+#: how a test gap's interval is made (fairspec.metrics.intervals), in a reviewer's words
+INTERVAL_HOW = ("each group's rates (TPR, FPR, selection rate or accuracy, as the criterion compares them) as "
+                "Jeffreys posteriors; with two or three groups (two under equalized odds) their differences "
+                "bounded together by simulation, with more each group's exact interval, all holding at once")
 VERDICT_NOTES = {
     "holdout":
         "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
         "can still be missed on new data. Small groups make test gaps noisy, so each test gap comes with an "
         "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent "
-        "with for this model (each group's TPR and FPR as Jeffreys intervals, combined into the gap by simulation). "
+        "with for this model (INTERVAL_HOW). It always holds the measured gap. "
         "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
-        "rows widens every interval it takes part in. With many small groups the interval can even lie above the "
-        "measured gap: the largest of many uncertain differences is likely larger than the one measured.",
+        "rows widens every interval it takes part in, and many groups widen it too: the region must hold every "
+        "group's rate at once.".replace("INTERVAL_HOW", INTERVAL_HOW),
     "cv":
         "The fairness verdict is read on out-of-fold predictions (cross-validation): every row is scored once, by "
         "a model trained on the other folds, never by one that saw it. Those fold models are not the kept model, "
         "which is trained on all rows, so the verdict says how well this spec's training generalises, not how "
         "one fixed model does. A bound met on the training rows can still be missed on new data. Each "
         "out-of-fold gap comes with an interval: the range of gaps, on unlimited new data of the same kind, that "
-        "the out-of-fold rows are consistent with (each group's TPR and FPR as Jeffreys intervals, combined into "
-        "the gap by simulation). A gap near its bound whose interval includes the bound is not settled; a group "
-        "with few rows widens every interval it takes part in.",
+        "the out-of-fold rows are consistent with (INTERVAL_HOW). It always holds the measured gap. A gap near "
+        "its bound whose interval includes the bound is not settled; a group with few rows widens every interval "
+        "it takes part in.".replace("INTERVAL_HOW", INTERVAL_HOW),
     "none":
         "There are no test rows (evaluate none): every gap, and the verdict, is measured on the rows the model was "
         "trained on. A bound enforced in training holds there by construction, so the verdict says nothing about "
@@ -1030,6 +1042,7 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
     return ReportContext(
         header=_header(model_doc),
         spec_text=str(spec.get("text") or ""),
+        spec_note=SPEC_NORMALISED_NOTE if spec.get("normalised") is True else "",
         spec_warnings=tuple(_spec_warning(w) for w in spec.get("warnings") or ()),
         data=_data(model_doc, metrics_doc),
         runs=tuple(runs),

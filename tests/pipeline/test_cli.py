@@ -209,6 +209,22 @@ def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, m
     assert positive_predicted.any() and (frame.y[positive_predicted] == 0).mean() > 0.5
 
 
+@pytest.mark.parametrize("prefix, normalised", [(b"", False), (b"\xef\xbb\xbf", True)])
+def test_the_spec_hash_is_that_of_the_files_bytes(toy, capsys, prefix, normalised):
+    # saved with a byte-order mark (Windows Notepad), the hash had been of the text read,
+    # which sha256sum of the file the reviewer holds does not give
+    import hashlib
+
+    spec, _, tmp = toy
+    spec.write_bytes(prefix + spec.read_bytes())
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    doc = json.loads((tmp / "run" / "model.json").read_text())
+    assert doc["spec"]["sha256"] == hashlib.sha256(spec.read_bytes()).hexdigest()
+    assert doc["spec"]["normalised"] is normalised
+    page = (tmp / "run" / "report.html").read_text()
+    assert doc["spec"]["sha256"] in page and ("as fairspec read it" in page) == normalised
+
+
 def test_bad_number_in_data_names_column_and_line(toy, capsys, tmp_path):
     spec, data, tmp = toy
     assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
