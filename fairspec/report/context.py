@@ -563,7 +563,8 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     return DataView(
         path=str(data.get("path") or UNDEFINED),
         filters=tuple(_filter_text(f) for f in data.get("filters") or []),
-        rows=fmt_count(total if total is not None else data.get("rows_used")),
+        # not model.json's rows_used: the rows the kept model was fitted on, not all rows used
+        rows=fmt_count(total),
         rows_train=fmt_count(summary.get("rows_train")),
         rows_test=fmt_count(summary.get("rows_test")),
         rows_split=rows_split,
