@@ -13,6 +13,10 @@ import numpy as np
 #: a category name shown bare: letters, digits and ``_ . + -`` (``African-American``, ``F``);
 #: anything else (a space, ``OR``, an operator, nothing at all) is quoted
 _BARE = re.compile(r"[\w.+\-]+")
+#: one plain word that still reads as part of a rule or a branch, so it is quoted too: a
+#: category ``OR`` in ``x == OR`` reads as a broken condition, ``missing`` as a missing value
+_READ_AS_SYNTAX = frozenset({"and", "or", "not", "if", "then", "else", "in", "is", "missing", "present",
+                             "always", "leaf"})
 
 
 def shown_classes(estimator, class_names=None) -> list:
@@ -50,5 +54,6 @@ def category_text(code: float, names=None) -> str:
     code = float(code)
     if code.is_integer() and names is not None and 0 <= int(code) < len(names):
         text = str(names[int(code)])
-        return text if _BARE.fullmatch(text) else json.dumps(text, ensure_ascii=False)
+        plain = _BARE.fullmatch(text) and text.lower() not in _READ_AS_SYNTAX
+        return text if plain else json.dumps(text, ensure_ascii=False)
     return number_text(code)

@@ -146,6 +146,9 @@ def test_category_text_shows_the_value_the_model_compares_with():
     assert category_text(1.5, names) == "1.5"  # int(1.5) had printed M, the name of code 1
     assert category_text(7.0, names) == "7"
     assert category_text(2.0) == "2"
+    # one word, but part of how a rule or a branch reads: x == OR, x == missing
+    assert [category_text(c, ["OR", "missing", "Then", "Oregon"]) for c in (0.0, 1.0, 2.0, 3.0)] == [
+        '"OR"', '"missing"', '"Then"', "Oregon"]
 
 
 def test_a_rule_on_a_non_integer_code_prints_that_code():
