@@ -230,6 +230,14 @@ def cmd_compile_and_train(args, out, err) -> int:
             gap += f" ({'; '.join(notes)})" if notes else ""
         out.write(f"{plan.name}: {acc}{gap}\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
+    if result.failed:
+        # the points that trained are written; the run still did not give every model asked for
+        for failure in result.failed:
+            err.write(f"{failure.message}\n")
+        err.write(f"{plan.spec_filename}: {len(result.failed)} of {len(plan.fairness)} sweep settings gave no usable "
+                  f"model; the other {len(result.points)} are written, and sweep.json and the report list the "
+                  f"failed ones\n")
+        return EXIT_NO_MODEL
     return EXIT_OK
 
 

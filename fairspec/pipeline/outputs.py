@@ -57,7 +57,7 @@ def _stamped(model_doc: dict, metrics_doc: dict) -> dict:
             "model_sha256": model_digest(model_doc)}
 
 
-def _sweep_document(points: list[tuple[dict, dict]]) -> dict:
+def _sweep_document(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> dict:
     first = points[0][0]["fairness"] or {}
     rows = []
     for i, (model_doc, metrics_doc) in enumerate(points):
@@ -68,7 +68,15 @@ def _sweep_document(points: list[tuple[dict, dict]]) -> dict:
                      "met_test": f["met_test"], "interval_test": f.get("interval_test")})
     form = "bound" if first.get("bound") is not None else "penalty"
     return {"format": SWEEP_FORMAT, "format_version": FORMAT_VERSION,
-            "criterion": first.get("criterion"), "form": form, "points": rows}
+            "criterion": first.get("criterion"), "form": form, "points": rows, "failed": list(failed)}
+
+
+def failed_entries(result: TrainingResult) -> list[dict]:
+    """sweep.json's ``failed``: each sweep setting no usable model came out of, in sweep order,
+    with its bound or penalty and the reason (the error the command line printed)."""
+    return [{"sweep_index": f.index, "bound": None if f.criterion is None else f.criterion.bound,
+             "penalty": None if f.criterion is None else f.criterion.penalty, "reason": f.message}
+            for f in result.failed]
 
 
 def output_names(n_points: int) -> list[str]:
@@ -88,11 +96,13 @@ def check_output_dir(out_dir: Path, n_points: int, inputs: dict[str, Path] | Non
     refuse_foreign_files(Path(out_dir), names, inputs)
 
 
-def render_outputs(points: list[tuple[dict, dict]]) -> dict[str, str]:
-    """Relative path → file text for one run (one point, or a sweep)."""
+def render_outputs(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> dict[str, str]:
+    """Relative path → file text for one run (one point, or a sweep); ``failed`` lists the
+    sweep settings that gave no model (:func:`failed_entries`), and makes it a sweep's layout
+    even when one point is left."""
     points = [(m, _stamped(m, d)) for m, d in points]
     files: dict[str, str] = {}
-    if len(points) == 1:
+    if len(points) == 1 and not failed:
         model_doc, metrics_doc = points[0]
         files["model.json"] = dumps(model_doc)
         files["metrics.json"] = dumps(metrics_doc)
@@ -101,8 +111,8 @@ def render_outputs(points: list[tuple[dict, dict]]) -> dict[str, str]:
     for i, (model_doc, metrics_doc) in enumerate(points):
         files[f"point-{i}/model.json"] = dumps(model_doc)
         files[f"point-{i}/metrics.json"] = dumps(metrics_doc)
-    files["sweep.json"] = dumps(_sweep_document(points))
-    files["report.html"] = render_report(build_context(points[0][0], points[0][1], sweep=points))
+    files["sweep.json"] = dumps(_sweep_document(points, failed))
+    files["report.html"] = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
     return files
 
 
@@ -172,7 +182,7 @@ def _stale(out_dir: Path, files: dict[str, str]) -> list[tuple[Path, bool]]:
 def write_outputs(result: TrainingResult, out_dir: Path) -> list[Path]:
     """Write every file of ``result`` under ``out_dir``; returns the paths written."""
     out_dir = Path(out_dir)
-    files = render_outputs([(p.model_doc, p.metrics_doc) for p in result.points])
+    files = render_outputs([(p.model_doc, p.metrics_doc) for p in result.points], failed_entries(result))
     try:
         check_writable_dir(out_dir, list(files))
         refuse_foreign_files(out_dir, list(files))
@@ -380,13 +390,18 @@ def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
     Raises :class:`ModelFileError` naming the file when a document is not the fairspec file
     its name says, is damaged, or belongs to another run than the files beside it.
     """
+    return read_run(out_dir)[0]
+
+
+def read_run(out_dir: Path) -> tuple[list[tuple[dict, dict]], list[dict] | None]:
+    """:func:`read_outputs`, and a sweep's ``failed`` settings (None for a single run)."""
     out_dir = Path(out_dir)
     if not out_dir.is_dir():
         why = "not found" if not out_dir.exists() else "not a directory (give the output directory of a run)"
         raise ModelFileError(f"{out_dir}: error: {why}")
     sweep_path = out_dir / "sweep.json"
     if not sweep_path.is_file():
-        return [_read_point(out_dir, out_dir)]
+        return [_read_point(out_dir, out_dir)], None
     sweep = _read_document(sweep_path, out_dir, "sweep", FORMAT_VERSION, legacy=True)
     if not sweep["points"]:
         raise ModelFileError(f"{sweep_path}: error: damaged sweep file (no points)")
@@ -422,16 +437,32 @@ def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
             if model_doc[key].get("sha256") != first[key].get("sha256"):
                 raise ModelFileError(f"{out_dir / f'point-{i}' / 'model.json'}: error: trained from another {key} "
                                      f"than {out_dir / 'point-0' / 'model.json'} (the points are from different runs)")
-    return points
+    return points, _failed_settings(sweep, sweep_path)
+
+
+def _failed_settings(sweep: dict, path: Path) -> list[dict]:
+    """sweep.json's ``failed`` (absent in files written before 2026-11-24: none failed then,
+    or nothing was written), each entry checked: the report prints them."""
+    failed = sweep.get("failed", [])
+    ok = isinstance(failed, list) and all(
+        isinstance(f, dict) and isinstance(f.get("reason"), str)
+        and isinstance(f.get("sweep_index"), int) and not isinstance(f.get("sweep_index"), bool)
+        and all(f.get(k) is None or (isinstance(f[k], (int, float)) and not isinstance(f[k], bool))
+                for k in ("bound", "penalty"))
+        for f in failed)
+    if not ok:
+        raise ModelFileError(f"{path}: error: damaged sweep file (failed must be a list of settings, each with "
+                             f"a sweep_index, a bound or penalty and a reason)")
+    return failed
 
 
 def rerender_report(out_dir: Path) -> Path:
     """Render ``out_dir/report.html`` again from the JSON files already there."""
-    points = read_outputs(out_dir)
-    if len(points) == 1:
+    points, failed = read_run(out_dir)
+    if failed is None:
         html = render_report(build_context(*points[0]))
     else:
-        html = render_report(build_context(points[0][0], points[0][1], sweep=points))
+        html = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
     path = Path(out_dir) / "report.html"
     refuse_foreign_files(Path(out_dir), [path.name])
     with FileSet() as fs:

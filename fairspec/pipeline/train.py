@@ -38,9 +38,21 @@ class PointResult:
 
 
 @dataclass
+class PointFailure:
+    """A sweep point no usable model came out of: its place in the sweep, its criterion, and why."""
+
+    index: int
+    criterion: Criterion | None
+    message: str
+    error: Exception = field(repr=False, default=None)
+
+
+@dataclass
 class TrainingResult:
     plan: Plan
     points: list[PointResult]
+    #: a sweep's points that gave no usable model (the others are kept and written)
+    failed: list[PointFailure] = field(default_factory=list)
 
 
 @dataclass
@@ -182,66 +194,82 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     :func:`fairspec.plan.compile.compile_with_table`)."""
     t_start = time.perf_counter()
     data = prepare_data(plan, progress, table)
-    frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
-    data_sha, summary = data.data_sha256, data.summary
     load_seconds = time.perf_counter() - t_start
 
     points: list[PointResult] = []
+    failed: list[PointFailure] = []
     criteria = list(plan.fairness) or [None]
     for i, criterion in enumerate(criteria):
-        label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
-        t_fit = time.perf_counter()
-        unscored = 0
-        if plan.evaluation.kind == "cv":
-            pred = np.zeros(len(y_all), dtype=int)
-            score = np.zeros(len(y_all))
-            scored = np.zeros(len(y_all), dtype=bool)
-            for k, (tr, te) in enumerate(splits):
-                progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
-                fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion, fold=k + 1)
-                te = _scorable(plan, fold, frame, te)
-                pred[te], score[te] = fold.predict(frame.iloc[te])
-                scored[te] = True
-            progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
-            train_idx = kept_model_rows(plan, splits)
-            test_eval = (y_all[scored], pred[scored], score[scored], groups_all[scored])
-            unscored = int((~scored).sum())
-        else:
-            progress.step(label, i + 1, len(criteria))
-            train_idx, test_idx = splits[0]
-            test_eval = None
-        fitted = _fit(plan, frame.iloc[train_idx], y_all[train_idx], groups_all[train_idx], criterion)
-        fit_seconds = time.perf_counter() - t_fit
-        t_eval = time.perf_counter()
-        tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
-        train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
-        test_block = None
-        if plan.evaluation.kind == "holdout":
-            scored_idx = _scorable(plan, fitted, frame, test_idx)
-            unscored = len(test_idx) - len(scored_idx)
-            te_pred, te_score = fitted.predict(frame.iloc[scored_idx])
-            test_eval = (y_all[scored_idx], te_pred, te_score, groups_all[scored_idx])
-        if test_eval is not None:
-            te_y, te_pred, te_score, te_groups = test_eval
-            test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
-            test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
-        fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
-        metrics_doc = {
-            "train": train_block,
-            "test": test_block,
-            "fairness": fairness_summary(criterion, train_block, test_block),
-            "timing": {"load_seconds": round(load_seconds, 3), "fit_seconds": round(fit_seconds, 3),
-                       "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
-                       "total_seconds": round(time.perf_counter() - t_start, 3)},
-            "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
-                           "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,
-                           "stratified_by": data.stratified_by, "seed": plan.evaluation.seed,
-                           **({"unscored_test_rows": unscored} if plan.missing.strategy == "drop" else {})},
-            "data_summary": summary,
-            "training_log": fit_log,
-        }
-        model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                                   imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion,
-                                   class_names=data.class_names)
-        points.append(PointResult(criterion, model_doc, metrics_doc, fitted.estimator))
-    return TrainingResult(plan, points)
+        try:
+            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, load_seconds, t_start))
+        except NoUsableModelError as exc:
+            # a sweep keeps the points that trained: one bound no model can meet (or none
+            # found in time) had discarded the others, minutes of work a reviewer then lacked
+            if not plan.is_sweep:
+                raise
+            failed.append(PointFailure(i, criterion, str(exc), exc))
+    if not points:
+        raise failed[0].error
+    return TrainingResult(plan, points, failed)
+
+
+def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i: int, n_points: int,
+                 progress: Progress, load_seconds: float, t_start: float) -> PointResult:
+    """Fit the model of one fairness point and measure it on train and test rows."""
+    frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
+    data_sha, summary = data.data_sha256, data.summary
+    label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
+    t_fit = time.perf_counter()
+    unscored = 0
+    if plan.evaluation.kind == "cv":
+        pred = np.zeros(len(y_all), dtype=int)
+        score = np.zeros(len(y_all))
+        scored = np.zeros(len(y_all), dtype=bool)
+        for k, (tr, te) in enumerate(splits):
+            progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
+            fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion, fold=k + 1)
+            te = _scorable(plan, fold, frame, te)
+            pred[te], score[te] = fold.predict(frame.iloc[te])
+            scored[te] = True
+        progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
+        train_idx = kept_model_rows(plan, splits)
+        test_eval = (y_all[scored], pred[scored], score[scored], groups_all[scored])
+        unscored = int((~scored).sum())
+    else:
+        progress.step(label, i + 1, n_points)
+        train_idx, test_idx = splits[0]
+        test_eval = None
+    fitted = _fit(plan, frame.iloc[train_idx], y_all[train_idx], groups_all[train_idx], criterion)
+    fit_seconds = time.perf_counter() - t_fit
+    t_eval = time.perf_counter()
+    tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
+    train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
+    test_block = None
+    if plan.evaluation.kind == "holdout":
+        scored_idx = _scorable(plan, fitted, frame, test_idx)
+        unscored = len(test_idx) - len(scored_idx)
+        te_pred, te_score = fitted.predict(frame.iloc[scored_idx])
+        test_eval = (y_all[scored_idx], te_pred, te_score, groups_all[scored_idx])
+    if test_eval is not None:
+        te_y, te_pred, te_score, te_groups = test_eval
+        test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
+        test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
+    fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
+    metrics_doc = {
+        "train": train_block,
+        "test": test_block,
+        "fairness": fairness_summary(criterion, train_block, test_block),
+        "timing": {"load_seconds": round(load_seconds, 3), "fit_seconds": round(fit_seconds, 3),
+                   "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
+                   "total_seconds": round(time.perf_counter() - t_start, 3)},
+        "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
+                       "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,
+                       "stratified_by": data.stratified_by, "seed": plan.evaluation.seed,
+                       **({"unscored_test_rows": unscored} if plan.missing.strategy == "drop" else {})},
+        "data_summary": summary,
+        "training_log": fit_log,
+    }
+    model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
+                               imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion,
+                               class_names=data.class_names)
+    return PointResult(criterion, model_doc, metrics_doc, fitted.estimator)

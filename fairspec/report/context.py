@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from fairspec.metrics.groups import MET_TOLERANCE
 
@@ -264,6 +264,8 @@ class SweepView:
     form: str
     rows: tuple[SweepRow, ...]
     chart: SweepChart | None
+    #: settings that gave no usable model: ("≤ 0", the reason), in sweep order
+    failed: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -937,6 +939,17 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
     )
 
 
+def _failed_setting(entry: dict) -> tuple[str, str]:
+    """A sweep setting with no model, as the sweep table names settings, and why."""
+    if entry.get("bound") is not None:
+        setting = f"≤ {fmt_number(entry['bound'])}"
+    elif entry.get("penalty") is not None:
+        setting = f"λ = {fmt_number(entry['penalty'])}"
+    else:
+        setting = f"setting {fmt_value(entry.get('sweep_index'))}"
+    return setting, str(entry.get("reason") or UNDEFINED)
+
+
 def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
     rows, chart_rows, bounds = [], [], []
     criterion, form = "none declared", "none"
@@ -1021,7 +1034,8 @@ def _spec_warning(warning: dict) -> str:
     return f"{where}{warning.get('message', '')}.{hint}"
 
 
-def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, dict]] | None = None) -> ReportContext:
+def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, dict]] | None = None,
+                  failed: list[dict] | None = None) -> ReportContext:
     """Format one run, or a sweep, for :func:`fairspec.report.render.render_report`.
 
     ``model_doc`` and ``metrics_doc`` are the parsed ``model.json`` and ``metrics.json``.
@@ -1035,6 +1049,8 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
                      f"-point-{i}")
                 for i, (m, d) in enumerate(sweep)]
         sweep_view = _sweep(sweep, runs)
+        if failed:
+            sweep_view = replace(sweep_view, failed=tuple(_failed_setting(f) for f in failed))
     else:
         runs = [_run(model_doc, metrics_doc, "model", "Model", "")]
         sweep_view = None

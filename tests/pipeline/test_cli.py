@@ -270,6 +270,47 @@ def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
     assert f"\n{spec}: error: fitting: no rule set" in err  # names the spec, as every error does
 
 
+def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, capsys, monkeypatch):
+    # one setting no model can meet had discarded the others: exit 3 and nothing written
+    from fairspec.errors import NoUsableModelError
+    from fairspec.models.tree.estimators import MissingAwareTreeClassifier
+    from fairspec.pipeline.outputs import read_run
+
+    fit = MissingAwareTreeClassifier.fit
+
+    def infeasible_at_zero(self, X, y, sensitive_features=None):
+        if self.fairness.bound == 0:
+            raise NoUsableModelError("no labelling of the leaves meets the bound")
+        return fit(self, X, y, sensitive_features)
+
+    monkeypatch.setattr(MissingAwareTreeClassifier, "fit", infeasible_at_zero)
+    spec, _, tmp = toy
+    spec.write_text(spec.read_text().replace("fairness equal_opportunity", "fairness equal_opportunity <= [0.2, 0, 0.1]")
+                    .replace("baseline { learner tree  depth 3 }", "tree { depth 2 }"))
+    code, out, err = run(["compile-and-train", str(spec), "--out", str(tmp / "run")], capsys)
+    assert code == 3
+    assert "fitting under equal_opportunity <= 0: no labelling of the leaves meets the bound" in err
+    assert "1 of 3 sweep settings gave no usable model; the other 2 are written" in err
+    sweep = json.loads((tmp / "run" / "sweep.json").read_text())
+    assert [p["bound"] for p in sweep["points"]] == [0.2, 0.1]
+    assert [(f["sweep_index"], f["bound"]) for f in sweep["failed"]] == [(1, 0)]
+    assert sorted(p.name for p in (tmp / "run").iterdir()) == ["point-0", "point-1", "report.html", "sweep.json"]
+    page = (tmp / "run" / "report.html").read_text()
+    assert "No usable model</strong> for 1 of the sweep" in page and "no labelling of the leaves" in page
+    points, failed = read_run(tmp / "run")
+    assert len(points) == 2 and failed == sweep["failed"]
+    # re-rendered from the files, the report still lists it
+    assert main(["report", str(tmp / "run")]) == 0
+    assert (tmp / "run" / "report.html").read_text() == page
+    # when every setting fails, nothing is written, as for a single run
+    def infeasible(self, X, y, sensitive_features=None):
+        raise NoUsableModelError("no labelling of the leaves meets the bound")
+
+    monkeypatch.setattr(MissingAwareTreeClassifier, "fit", infeasible)
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "none")], capsys)
+    assert code == 3 and not (tmp / "none").exists()
+
+
 def test_internal_error_exit_70_with_traceback_log(toy, capsys, monkeypatch):
     import fairspec.pipeline.train as train_module
 
