@@ -123,7 +123,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "layout_")
         X = self._complete(feature_matrix(X, self, reset=False))
         Z = self._expand(X)
-        if self.fitted_params_["learner"] == "tree":
+        if params_at_fit(self)["learner"] == "tree":
             t = self.tree_
             node = np.zeros(len(Z), dtype=int)
             left, right = np.array(t["left"]), np.array(t["right"])
@@ -184,7 +184,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
                 return name
             return f"{name} {op} {category_text(e['code'], (categories or {}).get(e['column']))}"
 
-        if self.fitted_params_["learner"] == "logistic":
+        if params_at_fit(self)["learner"] == "logistic":
             lines = [f"logistic score = {signed_number_text(self.linear_['intercept'])}"]
             order = np.argsort(-np.abs(self.linear_["coef"]), kind="stable")
             for k in order:

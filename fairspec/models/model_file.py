@@ -106,8 +106,11 @@ def record_params(estimator) -> None:
 
 
 def params_at_fit(estimator) -> dict:
-    """The parameters :func:`record_params` kept, as a new dict the caller may change."""
-    return dict(estimator.fitted_params_)
+    """The parameters :func:`record_params` kept, as a new dict the caller may change; an
+    estimator fitted before they were kept (unpickled from an older fairspec) has only its
+    current ones."""
+    kept = getattr(estimator, "fitted_params_", None)
+    return dict(kept if kept is not None else estimator.get_params(deep=False))
 
 
 def json_values(value):

@@ -23,11 +23,11 @@ def shown_classes(estimator, class_names=None) -> list:
     """The two labels a read-out gives the classes, negative then positive: ``class_names``
     when given (the pipeline's, as its data spells them: its estimators are fitted on 0/1),
     else the classifier's ``classes_``, the labels ``predict`` returns."""
-    if class_names is None:
-        return list(estimator.classes_)
-    if len(class_names) != 2:
+    labels = estimator.classes_ if class_names is None else class_names
+    if len(labels) != 2:
         raise ValueError(f"class_names must be two labels, negative then positive; got {class_names!r}")
-    return list(class_names)
+    # quoted as a category is, unless one plain word: THEN say "yes" read as a broken rule
+    return [_name_text(str(label.item() if isinstance(label, np.generic) else label)) for label in labels]
 
 
 def signed_number_text(value: float) -> str:
@@ -47,13 +47,17 @@ def number_text(value: float) -> str:
     return np.format_float_positional(float(value), trim="-")
 
 
+def _name_text(text: str) -> str:
+    """A name as a read-out shows it: bare when one plain word that does not read as syntax."""
+    plain = _BARE.fullmatch(text) and text.lower() not in _READ_AS_SYNTAX
+    return text if plain else json.dumps(text, ensure_ascii=False)
+
+
 def category_text(code: float, names=None) -> str:
     """A categorical value as a condition shows it: its name when ``code`` is a whole number
     naming one of ``names``, quoted unless it is one plain word; otherwise the number itself
     (``int(1.5)`` printed 1, or the name of category 1, for a model that tests 1.5)."""
     code = float(code)
     if code.is_integer() and names is not None and 0 <= int(code) < len(names):
-        text = str(names[int(code)])
-        plain = _BARE.fullmatch(text) and text.lower() not in _READ_AS_SYNTAX
-        return text if plain else json.dumps(text, ensure_ascii=False)
+        return _name_text(str(names[int(code)]))
     return number_text(code)

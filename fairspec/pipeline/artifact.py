@@ -109,7 +109,9 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "fairness": None if criterion is None else
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
-                  "text": estimator.describe(names, cats, class_names=list(class_names))},
+                  "text": estimator.describe(names, cats, class_names=list(class_names)),
+                  # the labels the text gives the classes, negative then positive
+                  "class_names": list(class_names)},
         "training": {"seed": plan.solver.seed, "fit_log": fit_log},
     }
 

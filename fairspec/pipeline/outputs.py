@@ -59,10 +59,14 @@ def _stamped(model_doc: dict, metrics_doc: dict) -> dict:
 
 def _sweep_document(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> dict:
     first = points[0][0]["fairness"] or {}
+    # every setting of the spec's list is a point or a failure: the points take the others' places
+    gone = {f["sweep_index"] for f in failed}
+    places = [k for k in range(len(points) + len(failed)) if k not in gone]
     rows = []
     for i, (model_doc, metrics_doc) in enumerate(points):
         f = metrics_doc["fairness"]
-        rows.append({"index": i, "bound": f["bound"], "penalty": f["penalty"], "dir": f"point-{i}",
+        rows.append({"index": i, "sweep_index": places[i], "bound": f["bound"], "penalty": f["penalty"],
+                     "dir": f"point-{i}",
                      "test_accuracy": (metrics_doc["test"] or {}).get("accuracy"),
                      "achieved_train": f["achieved_train"], "achieved_test": f["achieved_test"],
                      "met_test": f["met_test"], "interval_test": f.get("interval_test")})
@@ -437,22 +441,45 @@ def read_run(out_dir: Path) -> tuple[list[tuple[dict, dict]], list[dict] | None]
             if model_doc[key].get("sha256") != first[key].get("sha256"):
                 raise ModelFileError(f"{out_dir / f'point-{i}' / 'model.json'}: error: trained from another {key} "
                                      f"than {out_dir / 'point-0' / 'model.json'} (the points are from different runs)")
-    return points, _failed_settings(sweep, sweep_path)
+    return points, _failed_settings(sweep, sweep_path, [p[1]["fairness"] for p in points])
 
 
-def _failed_settings(sweep: dict, path: Path) -> list[dict]:
+def _failed_settings(sweep: dict, path: Path, trained: list[dict]) -> list[dict]:
     """sweep.json's ``failed`` (absent in files written before 2026-11-24: none failed then,
-    or nothing was written), each entry checked: the report prints them."""
+    or nothing was written), checked as the report prints it: each entry a setting of the
+    sweep's form (a bound in [0, 1], or a penalty of at least 0) with a reason, no setting
+    twice nor also among the points that trained (``trained``: their metrics' fairness
+    blocks), and the places in the spec's list those left (the points' ``sweep_index``)."""
     failed = sweep.get("failed", [])
-    ok = isinstance(failed, list) and all(
-        isinstance(f, dict) and isinstance(f.get("reason"), str)
-        and isinstance(f.get("sweep_index"), int) and not isinstance(f.get("sweep_index"), bool)
-        and all(f.get(k) is None or (isinstance(f[k], (int, float)) and not isinstance(f[k], bool))
-                for k in ("bound", "penalty"))
-        for f in failed)
-    if not ok:
-        raise ModelFileError(f"{path}: error: damaged sweep file (failed must be a list of settings, each with "
-                             f"a sweep_index, a bound or penalty and a reason)")
+    form = "penalty" if trained and trained[0].get("penalty") is not None else "bound"
+    other = "bound" if form == "penalty" else "penalty"
+
+    def setting_ok(f) -> bool:
+        value = f.get(form)
+        return (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+                and (form == "penalty" or value <= 1) and f.get(other) is None)
+
+    def damaged(why: str) -> ModelFileError:
+        return ModelFileError(f"{path}: error: damaged sweep file (failed: {why})")
+
+    if not isinstance(failed, list):
+        raise damaged("must be a list of settings")
+    for k, f in enumerate(failed):
+        if not (isinstance(f, dict) and isinstance(f.get("reason"), str) and setting_ok(f)
+                and isinstance(f.get("sweep_index"), int) and not isinstance(f.get("sweep_index"), bool)):
+            raise damaged(f"entry {k} must have a sweep_index, a {form} of this {form} sweep and a reason")
+    settings = [f[form] for f in failed] + [t.get(form) for t in trained]
+    if len(set(settings)) != len(settings):
+        raise damaged(f"a {form} is listed twice, or both as failed and as a point")
+    gone = [f["sweep_index"] for f in failed]
+    total = len(trained) + len(failed)
+    if len(set(gone)) != len(gone) or not all(0 <= g < total for g in gone):
+        raise damaged(f"sweep_index must name distinct places 0..{total - 1} of the spec's list")
+    places = [k for k in range(total) if k not in set(gone)]
+    for i, row in enumerate(sweep["points"]):
+        if "sweep_index" in row and row["sweep_index"] != places[i]:
+            raise damaged(f"point {i} is at sweep_index {row['sweep_index']!r}, but the failed settings leave "
+                          f"it place {places[i]}")
     return failed
 
 

@@ -208,8 +208,10 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
             if not plan.is_sweep:
                 raise
             failed.append(PointFailure(i, criterion, str(exc), exc))
-    if not points:
+    if len(failed) == 1 and not points:
         raise failed[0].error
+    if not points:  # every setting: say why for each, not the first alone
+        raise NoUsableModelError("\n".join(f.message for f in failed))
     return TrainingResult(plan, points, failed)
 
 

@@ -198,6 +198,9 @@ class HeaderView:
     software: str
     spec_sha256: str
     data_sha256: str
+    #: what the spec's hash is of: the file's bytes, or (files written before 2026-11-24, which
+    #: have no ``spec.normalised``) the text as read
+    spec_sha256_label: str = "Spec file SHA-256"
 
 
 @dataclass(frozen=True)
@@ -447,6 +450,7 @@ def _header(model_doc: dict) -> HeaderView:
         software=_software_text(model_doc.get("software")),
         spec_sha256=str(spec.get("sha256") or UNDEFINED),
         data_sha256=str(data.get("sha256") or UNDEFINED),
+        spec_sha256_label="Spec file SHA-256" if "normalised" in spec else "Spec SHA-256 (of its text as read)",
     )
 
 
@@ -644,7 +648,8 @@ def _model(model_doc: dict) -> ModelView:
         text="\n".join(str(line) for line in text) if text else "(the model family gave no readable form)",
         missing=missing_text,
         impute_values=_impute_values(prep),
-        reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text),
+        reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text,
+                               "class_names" in model),
     )
 
 
@@ -678,16 +683,22 @@ def _impute_values(prep: dict) -> tuple[KeyValue, ...]:
     return tuple(rows)
 
 
-def _reading_notes(family: str, strategy, schema: dict, text: list) -> tuple[str, ...]:
+def _reading_notes(family: str, strategy, schema: dict, text: list, classes_named: bool = True) -> tuple[str, ...]:
     """What the model's text leaves unsaid: what a leaf's ``p`` is; a rule's condition on a
     missing value; and a category training never saw, which the encoder reads as missing
     (``fairspec.data.prepare``).  A reviewer evaluating ``color != red`` on ``purple`` by hand
     would otherwise expect the opposite of the score."""
     notes = []
+    target = schema.get("target") or {}
+    positive = "" if "positive" not in target else f" ({target.get('name')} = {target.get('positive')})"
+    if not classes_named and any(("leaf: " in str(line) or "THEN " in str(line) or "predict positive" in str(line))
+                                 for line in text):
+        # written before 2026-11-24: the text shows the fit's 0/1 coding, whatever the data says
+        notes.append(f"This text names the classes 1, the positive class{positive}, and 0, the other "
+                     f"(written before fairspec named them as the data spells them).")
     if any("leaf: " in str(line) and "(p=" in str(line) for line in text):
-        target = schema.get("target") or {}
-        positive = "" if "positive" not in target else f" ({target.get('name')} = {target.get('positive')})"
-        notes.append(f"A leaf shows the class it predicts; p is the share of the positive class{positive} "
+        shows = "shows the class it predicts" if classes_named else "shows 1 when it predicts the positive class"
+        notes.append(f"A leaf {shows}; p is the share of the positive class{positive} "
                      f"among its training rows, n their number.")
     if family == "rule_set" and strategy not in ("impute", "drop"):
         notes.append('A condition on a missing value is false unless it says "(or missing)".')

@@ -110,6 +110,17 @@ def test_the_model_file_names_the_parameters_that_fitted_it_not_later_ones(famil
     assert np.array_equal(load(json.loads(written)).predict(X), est.predict(X))
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_an_estimator_fitted_before_params_were_kept_still_predicts_and_writes(family):
+    # unpickled from an older fairspec: no fitted_params_, which predict and to_json had needed
+    make, load = FAMILIES[family]
+    X, y = _frame()
+    est = make(categorical_features=[2]).fit(X, y)
+    expected, doc = est.predict(X), est.to_json()
+    del est.fitted_params_
+    assert np.array_equal(est.predict(X), expected) and est.to_json() == doc
+
+
 def test_a_baseline_predicts_with_the_learner_it_fitted():
     X, y = _frame()
     est = baseline.BaselineClassifier(learner="tree", depth=3, categorical_features=[2]).fit(X, y)
@@ -149,6 +160,15 @@ def test_category_text_shows_the_value_the_model_compares_with():
     # one word, but part of how a rule or a branch reads: x == OR, x == missing
     assert [category_text(c, ["OR", "missing", "Then", "Oregon"]) for c in (0.0, 1.0, 2.0, 3.0)] == [
         '"OR"', '"missing"', '"Then"', "Oregon"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_class_names_are_quoted_as_category_names_are(family):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    text = "\n".join(make(categorical_features=[2]).fit(X, y).describe(class_names=['say "no"', "yes"]))
+    quoted = json.dumps('say "no"')  # bare, ELSE say "no" had read as a broken rule
+    assert quoted in text and text.count("say") == text.count(quoted)
 
 
 def test_a_rule_on_a_non_integer_code_prints_that_code():

@@ -292,7 +292,7 @@ def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, caps
     assert "fitting under equal_opportunity <= 0: no labelling of the leaves meets the bound" in err
     assert "1 of 3 sweep settings gave no usable model; the other 2 are written" in err
     sweep = json.loads((tmp / "run" / "sweep.json").read_text())
-    assert [p["bound"] for p in sweep["points"]] == [0.2, 0.1]
+    assert [(p["bound"], p["index"], p["sweep_index"]) for p in sweep["points"]] == [(0.2, 0, 0), (0.1, 1, 2)]
     assert [(f["sweep_index"], f["bound"]) for f in sweep["failed"]] == [(1, 0)]
     assert sorted(p.name for p in (tmp / "run").iterdir()) == ["point-0", "point-1", "report.html", "sweep.json"]
     page = (tmp / "run" / "report.html").read_text()
@@ -302,6 +302,15 @@ def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, caps
     # re-rendered from the files, the report still lists it
     assert main(["report", str(tmp / "run")]) == 0
     assert (tmp / "run" / "report.html").read_text() == page
+    # a tampered list of failed settings is refused, not printed as given
+    for tamper in ({"sweep_index": 0, "bound": 0.2, "reason": "x"},   # also a point
+                   {"sweep_index": 1, "bound": 5, "reason": "x"},     # not a bound
+                   {"sweep_index": 1, "bound": None, "penalty": 1.0, "reason": "x"},
+                   {"sweep_index": 7, "bound": 0.05, "reason": "x"}):
+        (tmp / "run" / "sweep.json").write_text(json.dumps({**sweep, "failed": [tamper]}))
+        code, _, err = run(["report", str(tmp / "run")], capsys)
+        assert code == 1 and "damaged sweep file (failed" in err, tamper
+    (tmp / "run" / "sweep.json").write_text(json.dumps(sweep))
     # when every setting fails, nothing is written, as for a single run
     def infeasible(self, X, y, sensitive_features=None):
         raise NoUsableModelError("no labelling of the leaves meets the bound")
@@ -309,6 +318,7 @@ def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, caps
     monkeypatch.setattr(MissingAwareTreeClassifier, "fit", infeasible)
     code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "none")], capsys)
     assert code == 3 and not (tmp / "none").exists()
+    assert [b in err for b in ("<= 0.2:", "<= 0:", "<= 0.1:")] == [True] * 3  # why, for each
 
 
 def test_internal_error_exit_70_with_traceback_log(toy, capsys, monkeypatch):

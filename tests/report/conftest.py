@@ -51,7 +51,8 @@ def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test
     model_doc = {
         "format": "fairspec-model", "format_version": 1, "fairspec_version": "0.1.0",
         "created": "2026-11-22T21:00:00Z",
-        "spec": {"name": "compas_rules", "path": "specs/<compas>.fair", "text": SPEC_TEXT, "sha256": "ab" * 32},
+        "spec": {"name": "compas_rules", "path": "specs/<compas>.fair", "text": SPEC_TEXT, "sha256": "ab" * 32,
+                 "normalised": False},
         "data": {"path": "data/compas&co.csv.gz", "sha256": "cd" * 32,
                  "filters": [["race", "in", ["African-American", "Caucasian"]]], "rows_used": 1000},
         "schema": {
@@ -71,7 +72,8 @@ def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test
         "fairness": {"criterion": criterion, "bound": bound, "penalty": penalty},
         "model": {"family": "baseline", "params": {"learner": "tree", "depth": 3, "forest": {"trees": 5}},
                   "estimator": {"kind": "sklearn_tree"},
-                  "text": ["IF age <= 25 AND <script>alert(3)</script> > 3 THEN 1", "ELSE 0"]},
+                  "text": ["IF age <= 25 AND <script>alert(3)</script> > 3 THEN 1", "ELSE 0"],
+                  "class_names": ["0", "1"]},
         "training": {"seed": 7, "fit_log": fit_log},
     }
     metrics_doc = {

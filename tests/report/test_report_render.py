@@ -415,6 +415,20 @@ def test_the_imputed_values_are_shown_as_the_data_spells_them():
     assert "the mean of its 5 nearest training rows (kNN)" in page
 
 
+def test_a_run_written_before_the_classes_were_named_is_read_as_it_was_written():
+    # its text shows the fit's 0/1 whatever the data says, and its spec hash is of the text:
+    # the notes for today's files had told a reviewer to read "leaf: 1" as the data's 1
+    model_doc, metrics_doc = make_docs()
+    del model_doc["model"]["class_names"], model_doc["spec"]["normalised"]
+    model_doc["model"]["text"] = ["age < 30", "  leaf: 1  (p=0.60, n=10)", "age >= 30", "  leaf: 0  (p=0.30, n=5)"]
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    assert "This text names the classes 1, the positive class (two_year_recid = 1), and 0, the other" in page
+    assert "A leaf shows 1 when it predicts the positive class" in page
+    assert "Spec SHA-256 (of its text as read)" in page and "Spec file SHA-256" not in page
+    today = html_lib.unescape(rendered())
+    assert "This text names the classes 1" not in today and "Spec file SHA-256" in today
+
+
 def test_a_tree_read_out_says_what_a_leafs_p_is():
     model_doc, metrics_doc = make_docs()
     model_doc["model"]["text"] = ["age < 30", "  leaf: 0  (p=0.40, n=10)", "age >= 30", "  leaf: 1  (p=0.70, n=5)"]
