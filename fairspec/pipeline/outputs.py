@@ -59,9 +59,7 @@ def _stamped(model_doc: dict, metrics_doc: dict) -> dict:
 
 def _sweep_document(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> dict:
     first = points[0][0]["fairness"] or {}
-    # every setting of the spec's list is a point or a failure: the points take the others' places
-    gone = {f["sweep_index"] for f in failed}
-    places = [k for k in range(len(points) + len(failed)) if k not in gone]
+    places = point_places(len(points), [f["sweep_index"] for f in failed])
     rows = []
     for i, (model_doc, metrics_doc) in enumerate(points):
         f = metrics_doc["fairness"]
@@ -73,6 +71,13 @@ def _sweep_document(points: list[tuple[dict, dict]], failed: list[dict] = ()) ->
     form = "bound" if first.get("bound") is not None else "penalty"
     return {"format": SWEEP_FORMAT, "format_version": FORMAT_VERSION,
             "criterion": first.get("criterion"), "form": form, "points": rows, "failed": list(failed)}
+
+
+def point_places(n_points: int, failed_places) -> list[int]:
+    """Each written point's place in the spec's list of settings: every setting is a point or
+    a failure, so the points take, in order, the places the failed settings leave."""
+    gone = set(failed_places)
+    return [k for k in range(n_points + len(gone)) if k not in gone]
 
 
 def failed_entries(result: TrainingResult) -> list[dict]:
@@ -475,7 +480,7 @@ def _failed_settings(sweep: dict, path: Path, trained: list[dict]) -> list[dict]
     total = len(trained) + len(failed)
     if len(set(gone)) != len(gone) or not all(0 <= g < total for g in gone):
         raise damaged(f"sweep_index must name distinct places 0..{total - 1} of the spec's list")
-    places = [k for k in range(total) if k not in set(gone)]
+    places = point_places(len(trained), gone)
     for i, row in enumerate(sweep["points"]):
         if "sweep_index" in row and row["sweep_index"] != places[i]:
             raise damaged(f"point {i} is at sweep_index {row['sweep_index']!r}, but the failed settings leave "

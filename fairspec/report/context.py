@@ -950,15 +950,19 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
     )
 
 
+def _setting_label(setting: dict, otherwise: str) -> str:
+    """A sweep setting, short: ``≤ 0.05`` or ``λ = 2``, from its ``bound`` and ``penalty``."""
+    if setting.get("bound") is not None:
+        return f"≤ {fmt_number(setting['bound'])}"
+    if setting.get("penalty") is not None:
+        return f"λ = {fmt_number(setting['penalty'])}"
+    return otherwise
+
+
 def _failed_setting(entry: dict) -> tuple[str, str]:
-    """A sweep setting with no model, as the sweep table names settings, and why."""
-    if entry.get("bound") is not None:
-        setting = f"≤ {fmt_number(entry['bound'])}"
-    elif entry.get("penalty") is not None:
-        setting = f"λ = {fmt_number(entry['penalty'])}"
-    else:
-        setting = f"setting {fmt_value(entry.get('sweep_index'))}"
-    return setting, str(entry.get("reason") or UNDEFINED)
+    """A sweep setting with no model, as the chart names settings, and why."""
+    return (_setting_label(entry, f"setting {fmt_value(entry.get('sweep_index'))}"),
+            str(entry.get("reason") or UNDEFINED))
 
 
 def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
@@ -973,11 +977,7 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
         met = _met_test(fairness)
         if fairness.get("bound") is not None:
             bounds.append(float(fairness["bound"]))
-            label = f"≤ {fmt_number(fairness['bound'])}"
-        elif fairness.get("penalty") is not None:
-            label = f"λ = {fmt_number(fairness['penalty'])}"
-        else:
-            label = f"point {index}"
+        label = _setting_label(fairness, f"point {index}")
         rows.append(SweepRow(anchor=run.anchor, index=str(index), setting=run.fairness.setting,
                              test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
                              achieved_test=run.fairness.achieved_test, badge=run.fairness.badge,
