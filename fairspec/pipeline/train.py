@@ -43,8 +43,12 @@ class PointFailure:
 
     index: int
     criterion: Criterion | None
-    message: str
-    error: Exception = field(repr=False, default=None)
+    error: Exception
+
+    @property
+    def message(self) -> str:
+        """The error as the command line prints it (it names the spec and the setting)."""
+        return str(self.error)
 
 
 @dataclass
@@ -207,7 +211,7 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
             # found in time) had discarded the others, minutes of work a reviewer then lacked
             if not plan.is_sweep:
                 raise
-            failed.append(PointFailure(i, criterion, str(exc), exc))
+            failed.append(PointFailure(i, criterion, exc))
     if len(failed) == 1 and not points:
         raise failed[0].error
     if not points:  # every setting: say why for each, not the first alone
