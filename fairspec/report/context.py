@@ -1000,19 +1000,19 @@ VERDICT_NOTES = {
         "The fairness verdict is read on the test rows, which training never saw: a bound met on the training rows "
         "can still be missed on new data. Small groups make test gaps noisy, so each test gap comes with an "
         "interval: the range of gaps, on unlimited new data of the same kind, that the test rows are consistent "
-        "with for this model (INTERVAL_HOW). It always holds the measured gap. "
+        f"with for this model ({INTERVAL_HOW}). It always holds the measured gap. "
         "A gap near its bound whose interval includes the bound is not settled by the test rows; a group with few "
         "rows widens every interval it takes part in, and many groups widen it too: the region must hold every "
-        "group's rate at once.".replace("INTERVAL_HOW", INTERVAL_HOW),
+        "group's rate at once.",
     "cv":
         "The fairness verdict is read on out-of-fold predictions (cross-validation): every row is scored once, by "
         "a model trained on the other folds, never by one that saw it. Those fold models are not the kept model, "
         "which is trained on all rows, so the verdict says how well this spec's training generalises, not how "
         "one fixed model does. A bound met on the training rows can still be missed on new data. Each "
         "out-of-fold gap comes with an interval: the range of gaps, on unlimited new data of the same kind, that "
-        "the out-of-fold rows are consistent with (INTERVAL_HOW). It always holds the measured gap. A gap near "
+        f"the out-of-fold rows are consistent with ({INTERVAL_HOW}). It always holds the measured gap. A gap near "
         "its bound whose interval includes the bound is not settled; a group with few rows widens every interval "
-        "it takes part in.".replace("INTERVAL_HOW", INTERVAL_HOW),
+        "it takes part in.",
     "none":
         "There are no test rows (evaluate none): every gap, and the verdict, is measured on the rows the model was "
         "trained on. A bound enforced in training holds there by construction, so the verdict says nothing about "

@@ -1,4 +1,5 @@
 """The command line contract: outputs, exit codes, errors with locations, atomic writes."""
+import io
 import json
 import re
 import tempfile
@@ -97,7 +98,7 @@ def test_compile_and_train_writes_three_files_and_they_agree(toy, capsys):
     # The model file reproduces the measured training accuracy through `fairspec predict`.
     code, csv, _ = run(["predict", str(out / "model.json"), str(data)], capsys)
     assert code == 0
-    predictions = pd.read_csv(pd.io.common.StringIO(csv))
+    predictions = pd.read_csv(io.StringIO(csv))
     assert list(predictions.columns) == ["prediction", "score"] and len(predictions) == 400
     assert set(predictions["prediction"]) <= {0, 1}
 
@@ -198,7 +199,7 @@ def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, m
     text = json.loads((tmp / "run" / "model.json").read_text())["model"]["text"]
     frame = pd.read_csv(data)
     code, csv, _ = run(["predict", str(tmp / "run"), str(data)], capsys)
-    positive_predicted = pd.read_csv(pd.io.common.StringIO(csv))["prediction"].to_numpy() == 1
+    positive_predicted = pd.read_csv(io.StringIO(csv))["prediction"].to_numpy() == 1
     if model.startswith("rule_set"):
         assert text[-1] == "ELSE 1" and all(line.endswith("THEN 0") for line in text[:-1])
     else:
