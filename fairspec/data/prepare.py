@@ -99,9 +99,7 @@ class FeatureEncoder:
         for j, (name, kind, cats) in enumerate(zip(self.names, self.kinds, self.categories)):
             col = frame[name]
             if kind == "categorical":
-                lookup = _category_lookup(cats)
-                X[:, j] = [np.nan if pd.isna(v) else lookup.get(category_text(v), np.nan)
-                           for v in col.to_numpy(dtype=object)]
+                X[:, j] = _category_codes(col, _category_lookup(cats))[0]
             else:
                 numbers = pd.to_numeric(col, errors="coerce")
                 bad = numbers.isna().to_numpy() & col.notna().to_numpy()
@@ -128,11 +126,9 @@ class FeatureEncoder:
         for name, kind, cats in zip(self.names, self.kinds, self.categories):
             if kind != "categorical" or name not in frame.columns:
                 continue
-            lookup = _category_lookup(cats)
-            texts = [category_text(v) for v in frame[name].to_numpy(dtype=object) if not pd.isna(v)]
-            unseen = [t for t in texts if t not in lookup]
+            _, unseen = _category_codes(frame[name], _category_lookup(cats))
             if unseen:
-                found[name] = (len(unseen), list(dict.fromkeys(unseen)))
+                found[name] = (sum(unseen.values()), list(unseen))
         return found
 
     def to_json(self) -> dict:
@@ -163,6 +159,34 @@ class FeatureEncoder:
             if kind == "categorical" and not (isinstance(cats, list) and all(isinstance(c, str) for c in cats)):
                 raise ValueError(f"categorical feature {name!r} must have a list of text categories")
         return cls(list(names), list(kinds), [None if c is None else list(c) for c in categories])
+
+
+#: what pandas infers for a column whose present cells share one type: their values are equal
+#: exactly when their texts are, so a column is coded through its distinct values.  A column of
+#: mixed types (1 and True are equal in Python, their texts are not) is coded cell by cell.
+_ONE_TYPE = frozenset({"string", "integer", "floating", "boolean", "empty"})
+
+
+def _category_codes(col: pd.Series, lookup: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
+    """Each cell's category code (NaN for a missing value or a category ``lookup`` lacks), and
+    the texts of the present cells it lacks with their row counts, in order of first appearance."""
+    if pd.api.types.infer_dtype(col, skipna=True) in _ONE_TYPE:
+        codes, values = pd.factorize(col, use_na_sentinel=True)  # -1 marks a missing cell
+        texts = [category_text(v) for v in values]
+    else:
+        cells = col.to_numpy(dtype=object)
+        missing = pd.isna(cells)
+        texts = list(dict.fromkeys(category_text(v) for v, m in zip(cells, missing) if not m))
+        position = {t: i for i, t in enumerate(texts)}
+        codes = np.array([-1 if m else position[category_text(v)] for v, m in zip(cells, missing)], dtype=np.intp)
+    by_value = np.array([lookup.get(t, np.nan) for t in texts] + [np.nan], dtype=float)
+    coded = by_value[codes]  # codes of -1 pick the last entry, NaN
+    counts = np.bincount(codes[codes >= 0], minlength=len(texts))
+    unseen: dict[str, int] = {}
+    for i, t in enumerate(texts):
+        if t not in lookup:
+            unseen[t] = unseen.get(t, 0) + int(counts[i])
+    return coded, unseen
 
 
 def _category_lookup(categories: list[str]) -> dict[str, int]:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import difflib
 import json
-import math
 from importlib import metadata
 
 import numpy as np
@@ -84,7 +83,6 @@ BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between 
 PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
 SWEEP_VALUE_REPEATED = ("fairness {form} {value:g} is listed twice in the sweep: the two points would train the same "
                         "model twice")
-PENALTY_NOT_FINITE = "fairness penalty {value:g} is not a finite number: a penalty weighs the gap in the objective"
 CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
 FAMILY_ENFORCES_NOTHING = "'{family}' enforces no criterion (it can only audit one)"
 FAMILY_ENFORCES = "'{family}' enforces {what}"
@@ -104,7 +102,6 @@ PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
 PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
 PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other} {needed}, and this one's {other} "
                         "is {actual}{default}: it would be ignored")
-PARAM_NOT_FINITE = "parameter '{name}' of {owner} must be a finite number, got {value}"
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
@@ -367,10 +364,6 @@ class _Checker:
             self.wrong_type(param, spec, owner, value_span, is_flag)
             return
         number = value.seconds if isinstance(value, ast.Duration) else value
-        if not math.isfinite(number):  # 1e309 reads as infinity
-            self.add(PARAM_NOT_FINITE.format(name=param.name, owner=owner, value=_value_text(value)), value_span,
-                     spec.doc or None)
-            return
         if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):
             self.add(PARAM_OUT_OF_RANGE.format(name=param.name, owner=owner, bounds=_bounds_text(spec),
                                                value=_value_text(value)), value_span, spec.doc or None)
@@ -430,8 +423,6 @@ class _Checker:
         for i, penalty in enumerate(fairness.penalties):
             if penalty < 0:
                 self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
-            elif not math.isfinite(penalty):
-                self.add(PENALTY_NOT_FINITE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
         for form, values in (("bound", fairness.bounds), ("penalty", fairness.penalties)):
             for i, value in enumerate(values):
                 if value in values[:i]:

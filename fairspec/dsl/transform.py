@@ -21,6 +21,7 @@ the start of the statement.
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import dataclass
 
@@ -45,6 +46,10 @@ MISSING_STATEMENT_HINTS = {
 
 _DURATION_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
 NUMBER_TOO_LONG = "number {start}... has {digits:,} digits, more than the {limit:,} a number may have"
+#: a float literal past the largest double reads as infinity; said at the number, not later as
+#: "bound inf" or a time limit of inf seconds
+NUMBER_TOO_LARGE = ("{what} {text} is too large: it reads as infinity (the largest number a spec may "
+                    "hold is about 1.8e308)")
 #: what an escape may spell but no path, column value or name can hold: the NUL character
 #: (an operating system ends a name there) and lone UTF-16 surrogates (not characters at all;
 #: they cannot be printed or encoded)
@@ -126,6 +131,10 @@ def _unholdable(value: str) -> str | None:
     return None
 
 
+def _shortened(text: str) -> str:
+    return text if len(text) <= 24 else f"{text[:12]}...{text[-6:]}"
+
+
 def parse_duration(text: str) -> ast.Duration:
     return ast.Duration(float(text[:-1]) * _DURATION_UNITS[text[-1]])
 
@@ -161,6 +170,10 @@ class SpecTransformer(Transformer):
                 self.syntax_problems.append(Diagnostic(NUMBER_TOO_LONG.format(
                     start=text[:12], digits=digits, limit=sys.get_int_max_str_digits()), token_span(tok)))
                 value = 0
+            if isinstance(value, float) and math.isinf(value):
+                self.syntax_problems.append(Diagnostic(NUMBER_TOO_LARGE.format(what="number", text=_shortened(text)),
+                                                       token_span(tok)))
+                value = 0
         elif tok.type == "STRING":
             value = parse_string(text)
             what = _unholdable(value)
@@ -168,6 +181,10 @@ class SpecTransformer(Transformer):
                 self.syntax_problems.append(Diagnostic(STRING_CANNOT_HOLD.format(what=what), token_span(tok)))
         elif tok.type == "DURATION":
             value = parse_duration(text)
+            if math.isinf(value.seconds):
+                self.syntax_problems.append(Diagnostic(NUMBER_TOO_LARGE.format(what="duration", text=_shortened(text)),
+                                                       token_span(tok)))
+                value = ast.Duration(0.0)
         elif tok.type in ("TRUE", "FALSE"):
             value = tok.type == "TRUE"
         else:  # pragma: no cover - the grammar passes only the literal tokens above

@@ -107,3 +107,33 @@ def test_class_names_are_the_datas_spelling_negative_first():
     assert class_names(credit, np.array([0, 1, 0]), 0) == ("1", "0")
     several = pd.Series(["a", "b", "c"])  # positive "a", the rest two values: no one name for them
     assert class_names(several, np.array([1, 0, 0]), "a") == ("not a", "a")
+
+
+@pytest.mark.parametrize("cells", [
+    ["red", "blue", None, "purple", "red", np.nan, "purple", "green"],  # text, two kinds of missing
+    [2.0, np.nan, 3.0, 2.0, -0.0, 7.5],  # whole floats read as "2", "0"; 7.5 unseen
+    pd.array([2, None, 3, 9], dtype="Int64"),  # nullable integers
+    [True, False, True],
+    [1, True, "1", 1.0, None, "True", 2],  # mixed types: 1 == True in Python, their texts differ
+    [None, np.nan],
+])
+def test_categorical_codes_are_each_cells_text_looked_up(cells):
+    # the encoder codes a column through its distinct values; each cell must get the code of its
+    # own text (category_text), a missing cell NaN, and every unseen text be counted once per row
+    known = ["0", "1", "2", "3", "False", "True", "blue", "red", "green"]
+    encoder = FeatureEncoder(["c"], ["categorical"], [known])
+    frame = pd.DataFrame({"c": pd.Series(cells, dtype="Int64" if isinstance(cells, pd.arrays.IntegerArray)
+                                         else object)})
+    X = encoder.transform(frame)
+    unseen_rows = []
+    for i, v in enumerate(frame["c"].to_numpy(dtype=object)):
+        text = None if pd.isna(v) else category_text(v)
+        expected = known.index(text) if text in known else np.nan
+        assert (np.isnan(X[i, 0]) and np.isnan(expected)) or X[i, 0] == expected, (v, X[i, 0])
+        if text is not None and text not in known:
+            unseen_rows.append(text)
+    found = encoder.unseen_categories(frame)
+    if unseen_rows:
+        assert found == {"c": (len(unseen_rows), list(dict.fromkeys(unseen_rows)))}
+    else:
+        assert found == {}

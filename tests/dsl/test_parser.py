@@ -342,3 +342,22 @@ def test_a_name_with_other_characters_says_what_a_name_may_hold(statements, mess
     (diagnostic,) = info.value.diagnostics
     assert diagnostic.message.startswith(message)
     assert (diagnostic.hint is None) if hint is None else diagnostic.hint.endswith(hint)
+
+
+@pytest.mark.parametrize("statements, where", [
+    # each had got through as infinity: "fairness bound inf is outside [0, 1]", a penalty that
+    # reached training as NaN, a time limit of inf seconds
+    ({"fairness": "fairness equal_opportunity <= 1e400"}, "1e400"),
+    ({"fairness": "fairness equal_opportunity penalty [0.5, 1e309]"}, "1e309"),
+    ({"data": 'data "d.csv" where x < -1e309'}, "1e309"),
+    ({"solver": "solver { time_limit 1e309 }"}, "1e309"),
+    ({"solver": f"solver {{ time_limit 1{'0' * 400}s }}"}, "1000000000"),
+])
+def test_a_number_too_large_for_a_double_is_a_syntax_error_at_the_number(statements, where):
+    text = spec_text(**statements)
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text)
+    (diagnostic,) = info.value.diagnostics
+    assert "is too large: it reads as infinity" in diagnostic.message
+    line = text.splitlines()[diagnostic.span.line - 1]
+    assert line[diagnostic.span.column - 1:].lstrip("-").startswith(where)

@@ -663,7 +663,23 @@ def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
                                 fairness_folds=2).fit(X, y, g)
     assert est.fit_log_["selected_from"] == "all_positive"
     assert est.predict(X).all() and (est.predict(X) == y).mean() == pytest.approx(y.mean())
-    assert len(est.rules_) == 2 and est.fit_log_["complexity"] == 4  # x <= t OR x > t
+    assert est.rules_ == [[]] and est.fit_log_["complexity"] == 1  # one rule with no condition
+
+
+def test_all_positive_covers_a_row_missing_a_feature_and_a_constant_column():
+    # 50 of 60 rows positive: predicting everyone positive is the best rule set.  It must cover a
+    # row whose feature is missing (the feature had no missing training value, so no literal of
+    # it is true there) and exist when no feature has a usable condition; both had predicted 0
+    rng = np.random.default_rng(4)
+    y = np.r_[np.ones(50), np.zeros(10)].astype(int)
+    spread = FairRuleSetClassifier(time_limit=3.0, clock_cap=False).fit(rng.normal(size=(60, 1)), y)
+    constant = FairRuleSetClassifier(time_limit=3.0, clock_cap=False).fit(np.ones((60, 1)), y)
+    for est in (spread, constant):
+        assert est.fit_log_["selected_from"] == "all_positive" and est.rules_ == [[]]
+        assert est.predict(np.array([[np.nan], [5.0], [-5.0]])).tolist() == [1, 1, 1]
+        assert est.describe() == ["ALWAYS 1 (a rule with no condition)"]
+        loaded = estimator_from_json(json.loads(json.dumps(est.to_json())))
+        assert loaded.predict(np.array([[np.nan]])).tolist() == [1] and loaded.describe() == est.describe()
 
 
 def _generator(columns_per_round, seed=3):
@@ -719,7 +735,8 @@ def test_warm_start_rules_include_the_positive_leaves_of_an_exact_tree():
     lambda d: d["rules"][0]["conditions"][0].update(feature=-1),
     lambda d: d["rules"][0]["conditions"][0].update(value=None),
     lambda d: d["rules"][0]["conditions"][0].update(value=float("nan")),
-    lambda d: d["rules"][0].update(conditions=[]),
+    # a rule with no condition covers every row: the fit writes it only alone (all positive)
+    lambda d: d["rules"].append({"conditions": [], "precision": 0.5, "support": 30}),
 ])
 def test_a_tampered_rule_fails_at_load_not_at_predict(tamper):
     doc = {"kind": "rule_set", "format_version": 1, "params": {}, "criterion": None, "n_features_in": 3,

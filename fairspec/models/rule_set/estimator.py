@@ -105,7 +105,7 @@ from fairspec.models.rule_set.column_generation import ColumnGenerator, RulePool
 from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_master, distinct_rows, dominated_columns,
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
-from fairspec.models.rule_set.warm_start import complement_map, tree_rules
+from fairspec.models.rule_set.warm_start import tree_rules
 from fairspec.plan.fairness import Criterion
 from fairspec.solvers.highs import TIME_LIMIT_NO_SOLUTION, HighsSession, seconds_to_solve, stopped_by_clock
 
@@ -408,7 +408,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
         if stopped_by_clock(ip_info["status"]):
             cut_by_clock.append("final_ip")
-        n_columns = len(pool.rules)  # the all-positive pair below is no generated column
+        n_columns = len(pool.rules)  # the all-positive rule below is no generated column
         candidates += self._cover_all(pool, patterns)
         chosen, source, _ = self._select(candidates, pool, patterns, criterion, problem)
         refined = self._refine(chosen, ks, pool, patterns, problem, criterion, start + budget)
@@ -685,17 +685,17 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         Predicting every row positive makes every TPR and FPR 1, so it meets any
         equal-opportunity or equalized-odds bound; when most rows are positive it can beat
         every fair rule set the search found (seen on a 240-row, three-group problem at
-        equalized odds ≤ 0.05: 0.600 train accuracy against the search's 0.537).  A DNF says
-        "always" with two complementary one-literal rules, ``x <= t`` OR ``x > t`` (complexity
-        4), when the literals have such a pair on the training rows.  It is added after the
-        search and the IP, so it cannot change what they do, only be chosen when it is best."""
-        complements = complement_map(patterns.literals) if self.max_complexity >= 4 else {}
-        if not complements:
+        equalized odds ≤ 0.05: 0.600 train accuracy against the search's 0.537).  It is one rule
+        with no condition (complexity 1), which covers every row, a row with missing values and
+        a category never seen in training too, and exists when no feature has a usable
+        condition (a constant column).  A pair of complementary literals, ``x <= t`` OR
+        ``x > t``, had said "always" before: complexity 4, none when there was no such pair,
+        and false on a row missing ``x``.  It is added after the search and the IP, so it cannot
+        change what they do, only be chosen when it is best."""
+        if self.max_complexity < 1:
             return []
-        j, k = min(complements.items())
-        for rule in ((j,), (k,)):
-            pool.add(rule, patterns.coverage(rule), "cover_all")
-        return [((pool.index[(j,)], pool.index[(k,)]), "all_positive")]
+        pool.add((), patterns.coverage(()), "cover_all")
+        return [((pool.index[()],), "all_positive")]
 
     def _select(self, candidates, pool: RulePool, patterns: Patterns, criterion, problem):
         """Lowest training 0-1 loss (plus the complexity cost, when there is one) among
@@ -784,6 +784,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         negative, positive = shown_classes(self, class_names)
         if not self.rules_:
             return [f"ALWAYS {negative} (empty rule set)"]
+        if not all(self.rules_):
+            # a rule with no condition covers every row, whatever the other rules say
+            return [f"ALWAYS {positive} (a rule with no condition)"]
         lines = []
         for k, rule in enumerate(self.rules_):
             cond = " AND ".join(lit.describe(feature_names, categories) for lit in rule)
@@ -860,8 +863,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if not (isinstance(rules, list) and all(isinstance(r, dict) and isinstance(r.get("conditions"), list)
                                                 for r in rules)):
             raise ValueError("'rules' must be a list of objects, each with a list of 'conditions'")
-        if any(len(r["conditions"]) == 0 for r in rules):
-            raise ValueError("a rule without conditions")
+        if len(rules) > 1 and any(not r["conditions"] for r in rules):
+            # the fit writes a rule with no condition (all positive) only alone
+            raise ValueError("a rule without conditions beside other rules")
         est.rules_ = [[Literal.from_json(c) for c in r["conditions"]] for r in rules]
         for lit in (lit for rule in est.rules_ for lit in rule):
             # a tampered index would read another column, or fail only at predict time
