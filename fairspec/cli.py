@@ -156,8 +156,9 @@ def cmd_compile(args, out, err) -> int:
     plan, table = _compile_with_table(args.spec, err)
     family = FAMILIES[plan.model.family]
     if args.emit_model is not None and not family.solver_backed:
-        raise FairspecError(f"{args.spec}: error: model family {family.name!r} is not solver-backed; "
-                            f"--emit-model works for: {implemented_with('solver_backed')}")
+        # the spec is fine; the option does not apply to it (as --no-clock-cap for a family without work limits)
+        raise UsageError(f"fairspec compile: error: argument --emit-model: {args.spec} trains {family.name!r}, "
+                         f"which is not solver-backed; --emit-model works for: {implemented_with('solver_backed')}")
     out.write(plan.describe() + "\n")
     if args.emit_model is not None:
         from fairspec.pipeline.train import prepare_data, training_matrix
@@ -187,7 +188,10 @@ def _without_clock_cap(plan, spec_path: str):
         raise UsageError(f"fairspec compile-and-train: error: argument --no-clock-cap: {spec_path} trains "
                          f"{family.name!r}, which has no work limits (its time limit can only be a clock); "
                          f"families with work limits: {implemented_with('work_limited')}")
-    return dataclasses.replace(plan, solver=dataclasses.replace(plan.solver, clock_cap=False))
+    if not plan.solver.clock_cap:  # the spec says so already
+        return plan
+    return dataclasses.replace(plan, solver=dataclasses.replace(plan.solver, clock_cap=False,
+                                                                clock_cap_from_command_line=True))
 
 
 def cmd_compile_and_train(args, out, err) -> int:
@@ -210,12 +214,15 @@ def cmd_compile_and_train(args, out, err) -> int:
     for point in result.points:
         f = point.metrics_doc["fairness"]
         test = point.metrics_doc["test"]
-        acc = f"test accuracy {test['accuracy']:.3f}" if test else f"train accuracy {point.metrics_doc['train']['accuracy']:.3f}"
+        # under cv the "test" rows are each fold's held-out rows, as the report names them
+        held_out = "out-of-fold" if (point.metrics_doc.get("evaluation") or {}).get("kind") == "cv" else "test"
+        acc = (f"{held_out} accuracy {test['accuracy']:.3f}" if test
+               else f"train accuracy {point.metrics_doc['train']['accuracy']:.3f}")
         gap = ""
         if f["criterion"]:
             # the verdict is on test when there is a test split, as in the report; a gap fewer
             # than two groups can show is "not measurable", never a number
-            split, achieved, met = (("test", f["achieved_test"], f["met_test"]) if test else
+            split, achieved, met = ((held_out, f["achieved_test"], f["met_test"]) if test else
                                     ("train", f["achieved_train"], f["met_train"]))
             gap = f", {f['criterion']} {split} gap " + ("not measurable" if achieved is None else f"{achieved:.3f}")
             notes = []
@@ -226,7 +233,7 @@ def cmd_compile_and_train(args, out, err) -> int:
                 notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
             elif test and f["bound"] is not None and f.get("unmeasured_test"):
                 groups = ", ".join(f["unmeasured_test"])
-                notes.append(f"bound {f['bound']:g}: not measured, no test rows of the compared kind in {groups}")
+                notes.append(f"bound {f['bound']:g}: not measured, no {held_out} rows of the compared kind in {groups}")
             gap += f" ({'; '.join(notes)})" if notes else ""
         out.write(f"{plan.name}: {acc}{gap}\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
@@ -337,7 +344,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
                         "stages, so a slower machine gives the same model, later (rule_set and tree)")
-    p = add("predict", cmd_predict, "score a CSV with a trained model")
+    p = add("predict", cmd_predict, "score a CSV with a trained model: columns prediction (1 = the positive class) "
+                                     "and score (0-1, higher for the positive class; a probability estimate only "
+                                     "for the baseline and unrelabelled trees, see README)")
     p.add_argument("model", help="model.json (or its directory)")
     p.add_argument("data", help="CSV file with the model's feature columns")
     p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default: standard output)")

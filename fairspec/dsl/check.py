@@ -116,6 +116,9 @@ CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
 CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage stops by a work limit, and "
                          "'{family}' has none: its time limit can only be a clock")
 HINT_CLOCK_CAP = "families with work limits: {families}"
+SOLVER_SETTING_UNUSED = ("parameter '{name}' of solver does not apply to model family '{family}', which uses no "
+                         "solver: it would be ignored")
+HINT_SOLVER_SETTING_UNUSED = "'{family}' reads only {used} from the solver block"
 EVALUATE_HOLDOUT_AND_CV = "evaluate takes either holdout or cv, not both"
 EVALUATE_NONE_WITH_OTHERS = "evaluate none means no evaluation and cannot be combined with '{name}'"
 DROP_LEAVES_NO_ROWS = ("missing drop leaves no rows: every one of the {rows} rows the filters keep has a missing "
@@ -238,6 +241,7 @@ class _Checker:
         self.check_privileged_use()
         self.check_block(self.spec.solver.params if self.spec.solver else (), SOLVER_PARAMS, "solver")
         self.check_clock_cap()
+        self.check_solver_use()
         self.check_evaluate()
         if self.spec.output is not None and not str(self.spec.output).strip():
             self.add(OUTPUT_EMPTY, self.loc(("output",), None))
@@ -478,6 +482,19 @@ class _Checker:
                           for f in fam.FAMILIES.values() if f.uses_privileged)
         self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=users or "none"),
                  self.loc(("privileged",), self.spec.privileged[0].span))
+
+    def check_solver_use(self) -> None:
+        """A solver setting the family never reads (``time_limit`` for the baseline) is refused, as a
+        model parameter its learner ignores is: the plan would list it as if it bounded the fit.
+        ``clock_cap`` has its own check (a family without work limits cannot drop the clock)."""
+        if self.spec.solver is None or self.family is None:
+            return
+        used = self.family.solver_settings
+        for param in self.spec.solver.params:
+            if param.name in {p.name for p in SOLVER_PARAMS} and param.name not in used and param.name != "clock_cap":
+                self.add(SOLVER_SETTING_UNUSED.format(name=param.name, family=self.family.name), param.span,
+                         HINT_SOLVER_SETTING_UNUSED.format(family=self.family.name,
+                                                           used=", ".join(f"'{u}'" for u in sorted(used))))
 
     def check_clock_cap(self) -> None:
         param = next((p for p in (self.spec.solver.params if self.spec.solver else ()) if p.name == "clock_cap"), None)

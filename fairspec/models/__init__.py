@@ -26,10 +26,11 @@ ends in ``_``; scikit-learn's own ``check_estimator`` passes, see
   an array of group labels (needed only when fairness is enforced);
 * ``predict(X)`` → labels of ``classes_``; ``predict_proba(X)`` → ``(n, 2)``;
 * ``to_json()`` → a JSON-able dict with at least ``{"kind": ...}``;
-* ``describe(feature_names, categories, class_names)`` → list of readable lines
+* ``describe(feature_names, categories, class_names, imputed=False)`` → list of readable lines
   (``categories`` maps a categorical column index to its category names, so code 2 prints as
   its name; ``class_names``, negative then positive, name the classes instead of ``classes_``:
-  the pipeline fits on 0/1 and shows the labels as its data spells them);
+  the pipeline fits on 0/1 and shows the labels as its data spells them; ``imputed``: the
+  caller fills in every missing value first, so the text must not say where one goes);
 * ``fit_log_`` → dict: ``status`` (``optimal``, ``time_limit``, ``heuristic``, ...), ``mip_gap``
   (or ``None``), ``seconds`` and anything family-specific worth showing a reviewer.
 """

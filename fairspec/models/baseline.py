@@ -165,10 +165,11 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             doc["linear"] = self.linear_
         return doc
 
-    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None, imputed=False) -> list[str]:
         """The tree's branches or the logistic score's terms; columns named by ``feature_names``,
         else by the DataFrame ``fit`` saw, else ``x0``, ``x1``, ...; classes by ``class_names``
-        (negative, positive), else ``classes_``.
+        (negative, positive), else ``classes_``.  ``imputed`` is accepted as every family's
+        read-out takes it: this text says nothing of missing values either way.
 
         Coefficients print exactly: a term in the data's units can be small and still decide
         rows (``credit_amount``'s -3.35e-5 per unit, up to -0.62 on the score, had printed as

@@ -109,10 +109,12 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "fairness": None if criterion is None else
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
-                  "text": estimator.describe(names, cats, class_names=list(class_names)),
+                  "text": estimator.describe(names, cats, class_names=list(class_names), imputed=imputer is not None),
                   # the labels the text gives the classes, negative then positive
                   "class_names": list(class_names)},
-        "training": {"seed": plan.solver.seed, "fit_log": fit_log},
+        "training": {"seed": plan.solver.seed, "fit_log": fit_log,
+                     # the spec shown does not say clock_cap false: rerun it with the flag
+                     "no_clock_cap_flag": plan.solver.clock_cap_from_command_line},
     }
 
 
@@ -185,9 +187,15 @@ class LoadedModel(FittedPipeline):
     @classmethod
     def read(cls, path: Path) -> "LoadedModel":
         path = Path(path)
+        hint = ""
         if path.is_dir():
+            points = sorted(p.name for p in path.glob("point-*") if (p / "model.json").is_file())
+            if (path / "sweep.json").is_file() and points:
+                # a sweep's directory has one model per point, none at its top
+                hint = (f" (this is a fairness sweep's directory: each point's model is in its own folder, "
+                        f"{', '.join(points[:3])}{', ...' if len(points) > 3 else ''})")
             path = path / "model.json"
-        doc = read_json(path, "model")
+        doc = read_json(path, "model", hint)
         return cls.from_document(doc, str(path))
 
     @staticmethod

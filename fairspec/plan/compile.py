@@ -41,10 +41,18 @@ def _plain(value):
 
 
 def resolve_params(declared: tuple[Param, ...], written: tuple) -> dict:
-    """Written parameters over the declared defaults; nested blocks resolve the same way."""
+    """Written parameters over the declared defaults; nested blocks resolve the same way.  A
+    parameter that applies only with another's value (``depth`` only with ``learner tree``)
+    is left out otherwise: the plan and the report list what the model uses (the checker
+    refuses it written there)."""
     given = {p.name: p.value for p in written}
     out = {}
     for param in declared:
+        if param.only_with is not None:
+            other, needed = param.only_with
+            other_param = next(d for d in declared if d.name == other)
+            if _plain(given.get(other, other_param.default)) != needed:
+                continue
         if param.kind == "block":
             out[param.name] = resolve_params(param.params, given[param.name]) if param.name in given else None
         else:

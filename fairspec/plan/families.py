@@ -49,6 +49,8 @@ class Family:
     uses_privileged: bool = False
     #: solver-backed families can write their optimisation model with ``compile --emit-model``
     solver_backed: bool = False
+    #: the solver block's settings the family reads (``seed`` seeds every family's model)
+    solver_settings: frozenset = frozenset({"time_limit", "threads", "mip_gap", "seed", "clock_cap"})
     #: every stage of the fit stops by a work limit, so the clock can be left out
     #: (``solver { clock_cap false }``) and the model is the same on any machine
     work_limited: bool = False
@@ -75,6 +77,8 @@ FAMILIES: dict[str, Family] = {
             Param("C", "float", 1.0, low=1e-6, doc="inverse L2 regularisation strength (logistic learner)",
                   only_with=("learner", "logistic")),
         ),
+        # scikit-learn's learners run to convergence on one core; no time limit, thread count or gap
+        solver_settings=frozenset({"seed"}),
         module="fairspec.models.baseline",
     ),
     "tree": Family(

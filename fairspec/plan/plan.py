@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from fairspec.errors import Diagnostic, render_diagnostic
+from fairspec.plan.families import FAMILIES
 from fairspec.plan.fairness import Criterion
 
 
@@ -53,6 +54,9 @@ class SolverSettings:
     seed: int = 0
     #: False: the time limit sizes the work only; the clock stops no stage
     clock_cap: bool = True
+    #: ``clock_cap`` False by ``compile-and-train --no-clock-cap``, not by the spec: the spec as
+    #: written gives this model again only with that flag, and the outputs say so
+    clock_cap_from_command_line: bool = False
 
 
 @dataclass(frozen=True)
@@ -111,7 +115,9 @@ class Plan:
             f"    read        {d.path}",
         ]
         for col, op, values in d.filters:
-            lines.append(f"    keep rows   {col} {op} {list(values) if len(values) != 1 else values[0]!r}")
+            # as the spec writes it: a list after in / not in (one value too), one value after a comparison
+            shown = list(values) if op in ("in", "not in") else values[0]
+            lines.append(f"    keep rows   {col} {op} {shown!r}")
         lines += [
             f"    target      {d.target} (positive class {d.positive!r})",
             f"    groups      {' * '.join(d.protected)}",
@@ -120,14 +126,21 @@ class Plan:
         if d.privileged:
             lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
                          + "  (training only, never read at prediction)")
+        one_hot = self.model.family == "baseline" and self.model.params.get("learner") == "logistic"
         lines += ["  preparation", f"    missing     {self.missing.label()}",
-                  "    encoding    numeric as float (NaN = missing); categorical as integer codes of the training categories"]
+                  "    encoding    numeric as float (NaN = missing); categorical as "
+                  + ("one indicator column per training category (logistic terms)" if one_hot
+                     else "integer codes of the training categories")]
         lines.append("  training")
         params = ", ".join(f"{k}={v}" for k, v in self.model.params.items())
         lines.append(f"    model       {self.model.family}({params})")
         s = self.solver
-        lines.append(f"    solver      time_limit={s.time_limit:g}s threads={s.threads} mip_gap={s.mip_gap:g} seed={s.seed}"
-                     + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit)"))
+        if "time_limit" in FAMILIES[self.model.family].solver_settings:
+            lines.append(f"    solver      time_limit={s.time_limit:g}s threads={s.threads} mip_gap={s.mip_gap:g} seed={s.seed}"
+                         + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit"
+                            + ("; from --no-clock-cap)" if s.clock_cap_from_command_line else ")")))
+        else:
+            lines.append(f"    seed        {s.seed} (no solver: the learner runs to convergence)")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):

@@ -466,7 +466,9 @@ def _software_text(software) -> str:
 def _filter_text(flt) -> str:
     if isinstance(flt, (list, tuple)) and len(flt) == 3:
         column, op, values = flt
-        shown = json.dumps(values, ensure_ascii=False, default=str)
+        # as the spec writes it: a list after in / not in, one value after a comparison
+        one = op not in ("in", "not in") and isinstance(values, list) and len(values) == 1
+        shown = json.dumps(values[0] if one else values, ensure_ascii=False, default=str)
         return f"{column} {op} {shown}"
     return fmt_value(flt)
 
@@ -680,6 +682,12 @@ def _impute_values(prep: dict) -> tuple[KeyValue, ...]:
         else:
             text = fmt_value(value)
         rows.append(KeyValue(str(name), text))
+    reference = imputer.get("reference")
+    if imputer.get("method") == "knn" and isinstance(reference, list):
+        # kNN keeps its neighbours: handing out the model file hands out these records
+        rows.append(KeyValue("kNN reference rows", f"model.json holds the feature values of {len(reference):,} "
+                                                   "training rows, which kNN imputes from: whoever has the "
+                                                   "model file has those records"))
     return tuple(rows)
 
 
@@ -700,6 +708,18 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
         shows = "shows the class it predicts" if classes_named else "shows 1 when it predicts the positive class"
         notes.append(f"A leaf {shows}; p is the share of the positive class{positive} "
                      f"among its training rows, n their number.")
+    lines = [str(line) for line in text]
+    if any("relabelled for the fairness bound" in line for line in lines):
+        notes.append('A leaf marked "relabelled for the fairness bound" predicts the class that is not '
+                     "the majority of its training rows: the integer program that meets the bound chose it.")
+    if any("(third child" in line for line in lines):
+        notes.append("A third child takes the rows missing its node's split feature (Trinary, Algorithm 1). It is "
+                     "grown on all of its node's rows without that feature, at its node's depth: its leaves' n "
+                     "count rows the other children count too, and a path through it can hold more splits than "
+                     "the depth.")
+    if any("missing: weight " in line for line in lines):
+        notes.append("A row missing a split's feature goes down both branches with the weights shown (fractional "
+                     "cases), and its score mixes the leaves it reaches; n counts it in each of them.")
     if family == "rule_set" and strategy not in ("impute", "drop"):
         notes.append('A condition on a missing value is false unless it says "(or missing)".')
     if any(f.get("kind") == "categorical" for f in schema.get("features") or []):
@@ -843,6 +863,11 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     clock_cap = log.pop("clock_cap", True)
     if reproducible is None:
         reproducible_text = UNDEFINED
+    elif reproducible and training.get("no_clock_cap_flag") is True:
+        reproducible_text = ("yes: the clock stopped no stage and could stop none (clock_cap false, set by "
+                             "compile-and-train --no-clock-cap: the spec shown does not say it); the same spec, "
+                             "data and seed, run with --no-clock-cap, give this model again under the same "
+                             "software (in the header)")
     elif reproducible:
         reproducible_text = ("yes: the clock stopped no stage"
                              + ("" if clock_cap is not False else " and could stop none (clock_cap false)")

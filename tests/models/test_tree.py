@@ -382,9 +382,26 @@ def test_describe_trinary_and_fractional_routes():
         "  leaf: 0  (p=0.00, n=2)",
         "x >= 2.5",
         "  leaf: 1  (p=1.00, n=2)",
-        "x is missing   (third child)",
+        "x is missing   (third child, grown on all 6 rows of this node)",
         "  leaf: 1  (p=0.67, n=6)",
     ]
+    # trained without a missing x, the third child is a leaf with the node's estimate and no row
+    present = ~np.isnan(X_ONE[:, 0])
+    seen = MissingAwareTreeClassifier(max_depth=1, missing="trinary").fit(X_ONE[present], Y_ONE[present])
+    assert seen.describe(["x"])[-2:] == ["x is missing   (third child, no training row here was missing x: the "
+                                         "node's own p)", "  leaf: 0  (p=0.50, n=0)"]
+
+
+def test_describe_under_imputation_says_nothing_of_missing_values():
+    # the pipeline fills in every missing value (and every unseen category) before the tree sees
+    # it: "(or missing)" drew a route no row takes (an imputed age went down the other branch)
+    X, y = _missing_data(seed=3)
+    m = MissingAwareTreeClassifier(max_depth=3, missing="none", categorical_features=[2]).fit(
+        np.nan_to_num(X, nan=0.0), y)
+    names, cats = ["a", "b", "c"], {2: ["p", "q", "r", "s"]}
+    assert any("missing" in line for line in m.describe(names, cats))
+    assert not any("missing" in line or "another category" in line
+                   for line in m.describe(names, cats, imputed=True))
     frac = MissingAwareTreeClassifier(max_depth=1, missing="fractional").fit(X_ONE, Y_ONE)
     assert frac.describe(["x"])[0] == "x < 2.5   (missing: weight 0.5)"
 

@@ -79,6 +79,14 @@ def test_relabelling_mip_matches_brute_force(criterion, bound, strategy, seed):
     assert log["relabel_objective"] == pytest.approx(expected * len(y), abs=1e-6)
     back = estimator_from_json(json.loads(json.dumps(model.to_json())))
     assert np.array_equal(back.predict(X), pred)
+    # the read-out marks exactly the leaves whose label is not their training majority
+    tree = model.tree_
+    leaves = tree.leaves()
+    changed = int((tree.leaf_labels()[leaves] != (np.asarray(tree.value)[leaves] > 0.5)).sum())
+    text = model.describe(["a", "b", "c"])
+    assert changed == log["leaves_relabelled"]
+    assert sum("relabelled for the fairness bound" in line for line in text) == changed
+    assert sum("relabelled for the fairness bound" in line for line in plain.describe(["a", "b", "c"])) == 0
 
 
 @pytest.mark.parametrize("seed, depth, criterion, bound", [(0, 3, "equal_opportunity", 0.01),

@@ -66,7 +66,7 @@ def test_compile_prints_the_plan(toy, capsys):
 def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp_path):
     spec, _, _ = toy
     code, _, err = run(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp")], capsys)
-    assert code == 1 and "not solver-backed" in err and not (tmp_path / "m.lp").exists()
+    assert code == 2 and "not solver-backed" in err and not (tmp_path / "m.lp").exists()
 
 
 def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
@@ -81,6 +81,14 @@ def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
         monkeypatch.setattr(module, "read_table", lambda path: reads.append(Path(path)) or read_table(path))
     code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
     assert code == 0 and reads == [data]
+
+
+def test_the_summary_names_cross_validation_rows_out_of_fold_as_the_report_does(toy, capsys):
+    spec, _, tmp = toy
+    spec.write_text(spec.read_text().replace("evaluate { holdout 0.3 stratify seed 5 }", "evaluate { cv 3 seed 5 }"))
+    code, stdout, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "cv"), "-q"], capsys)
+    assert code == 0 and "out-of-fold accuracy" in stdout and "out-of-fold gap" in stdout
+    assert "test" not in stdout.splitlines()[0]
 
 
 def test_compile_and_train_writes_three_files_and_they_agree(toy, capsys):
@@ -119,7 +127,8 @@ def test_the_test_gaps_intervals_are_those_of_the_test_rows_predictions(toy, cap
     assert "gap_intervals" not in metrics["train"]
     assert metrics["fairness"]["interval_test"] == intervals["gaps"]["equal_opportunity"]
     low, high = metrics["fairness"]["interval_test"]
-    assert f"test gap {metrics['fairness']['achieved_test']:.3f} (95% interval {low:.3f} to {high:.3f})" in stdout
+    held_out = "out-of-fold" if evaluate.startswith("cv") else "test"
+    assert f"{held_out} gap {metrics['fairness']['achieved_test']:.3f} (95% interval {low:.3f} to {high:.3f})" in stdout
     if evaluate.startswith("holdout"):
         # recomputed from the saved model's predictions on the test rows, with the evaluate seed
         data = prepare_data(fairspec.compile_spec(fairspec.load_spec(spec)))

@@ -425,6 +425,14 @@ def test_no_clock_cap_trains_the_spec_as_if_it_said_clock_cap_false(rules_spec, 
     doc = json.loads((tmp_path / "o" / "model.json").read_text())
     assert doc["training"]["fit_log"]["clock_cap"] is False and doc["training"]["fit_log"]["reproducible"] is True
     assert doc["spec"]["text"] == rules_spec.read_text()  # the spec, and so its hash, as given
+    # the spec shown does not say clock_cap false: the outputs say that the flag made it so
+    assert doc["training"]["no_clock_cap_flag"] is True
+    assert "set by compile-and-train --no-clock-cap" in (tmp_path / "o" / "report.html").read_text()
+    code, out, _ = run(["compile", str(rules_spec), "-q"], capsys)
+    assert code == 0 and "from --no-clock-cap" not in out
+    code, _, err = run(["compile-and-train", str(rules_spec), "--out", str(tmp_path / "p"), "-q"], capsys)
+    assert code == 0 and json.loads((tmp_path / "p" / "model.json").read_text())["training"]["no_clock_cap_flag"] is False
+    assert "--no-clock-cap" not in (tmp_path / "p" / "report.html").read_text()
 
 
 def test_no_clock_cap_is_a_usage_error_for_a_family_without_work_limits(trained, tmp_path, capsys):
@@ -440,3 +448,12 @@ def test_an_output_path_through_a_directory_it_creates_is_written_as_mkdir_p_wou
     assert sorted(p.name for p in (tmp_path / "out" / "run").iterdir()) == ["metrics.json", "model.json",
                                                                            "report.html"]
     assert (tmp_path / "out" / "new").is_dir()
+
+
+def test_predict_on_a_sweeps_directory_points_at_its_points(trained, capsys):
+    # "model file not found" alone sent the user looking for a file a sweep never writes
+    code, _, err = run(["predict", str(trained["tmp"] / "sweep"), str(trained["data"])], capsys)
+    assert code == 1 and "model file not found (this is a fairness sweep's directory" in err
+    assert "point-0, point-1, point-2" in err
+    code, out, _ = run(["predict", str(trained["tmp"] / "sweep" / "point-1"), str(trained["data"])], capsys)
+    assert code == 0 and out.startswith("prediction,score")

@@ -49,6 +49,18 @@ def test_each_strategy_trains_from_the_cli_and_the_report_shows_missing_routes(s
     capsys.readouterr()
 
 
+def test_an_imputed_tree_says_nothing_of_where_a_missing_value_goes(adult_sample, tmp_path, capsys):
+    # its tree never sees one: "(or missing)" drew a route the imputed value does not take
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(strategy="impute(median)", data=adult_sample, extra="")
+                    .replace("spec adult_impute(median)", "spec adult_imputed"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp_path / "o"), "-q"]) == 0
+    text = json.loads((tmp_path / "o" / "model.json").read_text())["model"]["text"]
+    assert any(" in {" in line for line in text)  # categorical splits, where "another category" had shown
+    assert not any("missing" in line or "another category" in line for line in text)
+    capsys.readouterr()
+
+
 def test_a_tree_relabelled_for_a_bound_reports_its_auc_as_that_of_0_1_scores(adult_sample, tmp_path, capsys):
     spec = tmp_path / "s.fair"
     spec.write_text(SPEC.format(strategy="mia", data=adult_sample, extra="min_samples_leaf 50")

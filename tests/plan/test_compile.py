@@ -139,3 +139,35 @@ def test_an_unreadable_data_file_is_listed_with_the_specs_own_problems(tmp_path)
     spec.write_text(spec.read_text().replace("depth -1", "depth 2"))
     with pytest.raises(DataError, match="cannot read the data as CSV"):  # alone, the data error as it was
         compile_spec(load_spec(spec))
+
+
+def test_the_plan_and_the_report_show_a_filter_as_the_spec_writes_it(table, tmp_path):
+    # "age >= [21]" in the report, "city in 'x'" in the plan: a list after in / not in only
+    from fairspec.report.context import _filter_text
+
+    table.to_csv(tmp_path / "d.csv", index=False)
+    spec = BASE.format(path=tmp_path / "d.csv").replace(
+        '.csv"\n', '.csv" where age >= 21 and city in ["x"] and age not in [30, 31]\n') + "model tree\n"
+    plan = plan_of(spec, table)
+    text = plan.describe()
+    assert "keep rows   age >= 21\n" in text and "keep rows   city in ['x']\n" in text
+    assert "keep rows   age not in [30, 31]\n" in text
+    shown = [_filter_text([c, op, list(v)]) for c, op, v in plan.data.filters]
+    assert shown == ["age >= 21", 'city in ["x"]', "age not in [30, 31]"]
+
+
+@pytest.mark.parametrize("model, shown, hidden", [
+    ("model baseline { learner logistic  C 0.5 }", ["baseline(learner=logistic, C=0.5)", "one indicator column",
+                                                   "seed        4 (no solver"], ["depth", "time_limit", "mip_gap"]),
+    ("model baseline { learner tree  depth 3 }", ["baseline(learner=tree, depth=3, min_samples_leaf=1)",
+                                                 "integer codes"], ["C=", "time_limit", "indicator"]),
+    ("model tree", ["time_limit=60s threads=1 mip_gap=0.0001 seed=4"], ["indicator"]),
+])
+def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model, shown, hidden):
+    # depth=5 for a logistic learner, C=1.0 for a tree, a time limit for scikit-learn: each printed
+    # as if it shaped the fit
+    table.to_csv(tmp_path / "d.csv", index=False)
+    plan = plan_of(BASE.format(path=tmp_path / "d.csv") + model + "\nsolver { seed 4 }\n", table)
+    text = plan.describe()
+    assert all(s in text for s in shown), text
+    assert not any(h in text for h in hidden), text

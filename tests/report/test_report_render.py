@@ -403,6 +403,22 @@ def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category
     assert (reading.group(1) if reading else "") == " ".join(expected)
 
 
+@pytest.mark.parametrize("line, fragment", [
+    ("  leaf: 1  (p=0.32, n=63; relabelled for the fairness bound)", "the integer program that meets the bound"),
+    ("x is missing   (third child, grown on all 1400 rows of this node)", "a path through it can hold more splits"),
+    ("x < 2.5   (missing: weight 0.5)", "n counts it in each of them"),
+])
+def test_the_reading_notes_explain_relabelled_leaves_third_children_and_fractional_weights(line, fragment):
+    # a leaf printed 1 at p=0.32, leaves whose n add up to more than the training rows, a path
+    # longer than the depth: each read as a mistake without a word
+    model_doc, metrics_doc = make_docs()
+    model_doc["model"]["family"] = "tree"
+    plain = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    model_doc["model"]["text"] = [line, "  leaf: 0  (p=0.10, n=5)"]
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    assert fragment in page and fragment not in plain
+
+
 def test_the_imputed_values_are_shown_as_the_data_spells_them():
     # the section read a key no run writes, so it never showed
     page = html_lib.unescape(rendered())
@@ -412,7 +428,11 @@ def test_the_imputed_values_are_shown_as_the_data_spells_them():
     model_doc, metrics_doc = make_docs()
     model_doc["preprocessing"]["imputer"]["method"] = "knn"
     page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
-    assert "the mean of its 5 nearest training rows (kNN)" in page
+    assert "the mean of its 5 nearest training rows (kNN)" in page and "kNN reference rows" not in page
+    # the records kNN keeps travel with the model file: the report says so
+    model_doc["preprocessing"]["imputer"]["reference"] = [[31.0, 0.5, 1.0]] * 3
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    assert "model.json holds the feature values of 3 training rows" in page
 
 
 def test_a_run_written_before_the_classes_were_named_is_read_as_it_was_written():

@@ -774,10 +774,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1 - p1, p1])
 
     # ------------------------------------------------------------ read out
-    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None, imputed=False) -> list[str]:
         """``IF age <= 25 AND priors_count > 3 THEN 1`` ... ``ELSE 0``: the labels ``predict``
         returns (``classes_``), as the trees' leaves show them, or ``class_names`` (negative,
-        positive).  Columns are named by ``feature_names``, else by the DataFrame ``fit`` saw,
+        positive).  ``imputed`` is accepted as every family's read-out takes it: a rule says
+        "(or missing)" only when it was learned under ``missing="mia"``, which never imputes.
+        Columns are named by ``feature_names``, else by the DataFrame ``fit`` saw,
         else ``x0``, ``x1``, ..."""
         self._check_fitted()
         feature_names = column_names(self, feature_names)

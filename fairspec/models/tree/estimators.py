@@ -320,10 +320,10 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return _tree_doc(self, "missing_aware_tree_classifier")
 
-    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None, imputed=False) -> list[str]:
         check_is_fitted(self, "tree_")
         return describe_tree(self.tree_, column_names(self, feature_names), categories,
-                             classes=shown_classes(self, class_names))
+                             classes=shown_classes(self, class_names), imputed=imputed)
 
 
 class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
@@ -366,11 +366,12 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
         check_is_fitted(self, "tree_")
         return _tree_doc(self, "missing_aware_tree_regressor")
 
-    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None, imputed=False) -> list[str]:
         """The tree; ``class_names`` is accepted as every family's read-out takes it, and unused:
         a regressor's leaves are numbers."""
         check_is_fitted(self, "tree_")
-        return describe_tree(self.tree_, column_names(self, feature_names), categories, classification=False)
+        return describe_tree(self.tree_, column_names(self, feature_names), categories, classification=False,
+                             imputed=imputed)
 
 
 def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
@@ -471,11 +472,11 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         doc["trees"] = [{"relabelled": t.leaf_label is not None, "nodes": t.to_nodes()} for t in self.trees_]
         return doc
 
-    def describe(self, feature_names=None, categories=None, class_names=None) -> list[str]:
+    def describe(self, feature_names=None, categories=None, class_names=None, imputed=False) -> list[str]:
         check_is_fitted(self, "trees_")
         lines = [f"forest of {len(self.trees_)} trees (majority vote); first tree:"]
         first = describe_tree(self.trees_[0], column_names(self, feature_names), categories,
-                              classes=shown_classes(self, class_names))
+                              classes=shown_classes(self, class_names), imputed=imputed)
         lines += ["  " + s for s in first]
         return lines
 
@@ -580,13 +581,21 @@ def estimator_from_json(doc: dict):
 
 # -- describe --------------------------------------------------------------------------------
 def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, classification=True,
-                  classes=None) -> list[str]:
+                  classes=None, imputed=False) -> list[str]:
     """Indented rendering: one line per branch condition, leaves with label, p and n.
 
     ``classes``: a classifier's two labels (its ``classes_``); a leaf shows the one it predicts,
-    as ``predict`` returns it.  None shows the leaves' 0/1 votes (1 the positive class)."""
+    as ``predict`` returns it.  None shows the leaves' 0/1 votes (1 the positive class).  A
+    leaf whose label the fairness relabelling changed from its training majority says so:
+    read by hand, ``leaf: 1 (p=0.32)`` is otherwise a mistake.  A Trinary third child says
+    that it was grown on all of its node's rows (so its leaves' ``n`` count rows the other
+    children count too).  ``imputed``: every missing value (and every category training
+    never saw, read as one) is filled in before the tree sees it, so nothing is said of where
+    a missing value goes: the tree's own route for one is never taken."""
     categories = categories or {}
     labels = tree.leaf_labels()
+    relabelled = (np.zeros(len(labels), dtype=bool) if tree.leaf_label is None
+                  else labels != (np.asarray(tree.value) > 0.5 + VOTE_TOL))
     classes = [0, 1] if classes is None else list(classes)
     lines: list[str] = []
 
@@ -611,7 +620,8 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
         pad = "  " * indent
         if tree.feature[i] < 0:
             if classification:
-                lines.append(f"{pad}leaf: {classes[int(labels[i])]}  (p={tree.value[i]:.2f}, n={tree.n[i]})")
+                why = "; relabelled for the fairness bound" if relabelled[i] else ""
+                lines.append(f"{pad}leaf: {classes[int(labels[i])]}  (p={tree.value[i]:.2f}, n={tree.n[i]}{why})")
             else:
                 lines.append(f"{pad}leaf: {_fmt(tree.value[i])}  (n={tree.n[i]})")
             return
@@ -619,7 +629,7 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
         route = tree.route[i]
         categorical = tree.left_codes[i] is not None
         # a category the split does not list goes where a missing value goes
-        other = categorical and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
+        other = categorical and not imputed and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
         missing = "missing, or another category" if other else "missing"
         if tree.present_vs_missing[i]:
             present = f"{name(j)} in {cat_names(j, tree.left_codes[i])}" if other else f"{name(j)} is present"
@@ -644,12 +654,17 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
                 notes = (f"   ({missing}: weight {number_text(fl)})", f"   ({missing}: weight {number_text(1 - fl)})")
             else:
                 notes = ("", "")
+            if imputed:
+                notes = ("", "")
         lines.append(pad + conds[0] + notes[0])
         walk(tree.left[i], indent + 1)
         lines.append(pad + conds[1] + notes[1])
         walk(tree.right[i], indent + 1)
         if tree.middle[i] >= 0:
-            lines.append(f"{pad}{name(j)} is {missing}   (third child)")
+            m = tree.middle[i]
+            how = (f"grown on all {tree.n[i]} rows of this node" if tree.n[m] > 0 or tree.feature[m] >= 0 else
+                   f"no training row here was missing {name(j)}: the node's own p")
+            lines.append(f"{pad}{name(j)} is {missing}   (third child, {how})")
             walk(tree.middle[i], indent + 1)
 
     walk(0, 0)
