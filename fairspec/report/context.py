@@ -851,6 +851,22 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
     )
 
 
+#: statuses of a solver stopped early with a solution in hand: its gap is a number once it has a bound
+_STOPPED_WITH_SOLUTION = ("time_limit", "work_limit", "iteration_limit", "objective_limit", "interrupted")
+
+
+def _mip_gap_text(mip_gap, mip_gap_of, status) -> str:
+    """The gap as a percentage; for a MIP stopped early with no gap recorded (HiGHS reports an
+    infinite gap before it has a bound, which JSON writes as null), that it is not known — "—"
+    reads as "no MIP was solved"."""
+    of = f" (of {mip_gap_of})" if mip_gap_of else ""
+    if mip_gap is None:
+        if status in _STOPPED_WITH_SOLUTION:
+            return "not known: the solver stopped before it had a bound to measure its solution against" + of
+        return UNDEFINED
+    return f"{float(mip_gap):.2%}" + of
+
+
 def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     training = model_doc.get("training") or {}
     log = dict(metrics_doc.get("training_log") or training.get("fit_log") or {})
@@ -880,7 +896,7 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
         seconds=fmt_seconds(seconds),
-        mip_gap=UNDEFINED if mip_gap is None else f"{float(mip_gap):.2%}" + (f" (of {mip_gap_of})" if mip_gap_of else ""),
+        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
         other=tuple(key_value(k, v) for k, v in sorted(log.items())),

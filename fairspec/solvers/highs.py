@@ -90,7 +90,16 @@ _STOPPED_EARLY = (TIME_LIMIT, ITERATION_LIMIT, OBJECTIVE_LIMIT, INTERRUPTED)
 # run therefore goes through `use_threads`, which rebuilds the pool when the size changes.
 # The first run rebuilds it too: a pool may exist already, of another size, when the caller's own
 # highspy or Pyomo code solved a MIP earlier in the process (then every fairspec MIP failed).
+# So does the first run of every session (:class:`HighsSession`, one or more per fit): the
+# caller's code may have resized the pool between two fits (a review saw every LP of the
+# second fit fail, and the fit return another rule set without a word).
 _scheduler_threads: int | None = None
+
+
+class SolverFailure(RuntimeError):
+    """HiGHS ended a run with neither an answer nor a limit (an ``error`` status: a failed
+    solve, a thread pool of the wrong size).  A fit must not carry on as if the model had been
+    solved: it would return another model than the same data, parameters and seed give."""
 
 
 def use_threads(threads: int) -> None:
@@ -183,6 +192,8 @@ class HighsSession:
         self._run_time_limit = None  # the limit HiGHS compares its clock with, this run
         self._clock_passed = False  # HiGHS's time limit had passed at the checkpoint that stopped it
         self._ctrl_c: list[bool] = []  # non-empty once Ctrl-C was pressed during this run
+        global _scheduler_threads
+        _scheduler_threads = None  # see SolverFailure's comment above: rebuild on this session's first run
         self.configure(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed)
 
     def configure(self, *, time_limit: float, mip_gap: float | None = None, threads: int | None = None,
@@ -240,6 +251,10 @@ class HighsSession:
         if h.getModelStatus() == highspy.HighsModelStatus.kInterrupt and self._reached_work_limit():
             return self._work_limit_result(model, res, seconds, details)
         status = _STATUS_MAP.get(res.termination_condition, ERROR)
+        if status == ERROR:
+            raise SolverFailure(f"HiGHS failed to solve {model.name!r}: model status "
+                                f"{h.modelStatusToString(h.getModelStatus())}, termination "
+                                f"{res.termination_condition.name}")
         objective = res.best_feasible_objective
         has_solution = objective is not None and status not in (INFEASIBLE, UNBOUNDED, ERROR)
         if status in _STOPPED_EARLY and not has_solution:

@@ -397,6 +397,28 @@ def test_json_round_trip_predicts_identically_and_seed_reproduces():
     assert ((a.predict_proba(Xt)[:, 1] >= 0.5) == (a.predict(Xt) == 1)).all()
 
 
+def test_a_mip_the_caller_solves_between_two_fits_leaves_the_second_fit_as_the_first():
+    # the second 2-thread fit after the caller's 1-thread MIP had every LP and IP fail, and
+    # returned another rule set marked reproducible (found in review)
+    import highspy
+
+    X, y, g, _, kw = priced_problem()
+    kw = {**kw, "threads": 2, "clock_cap": False}
+    first = FairRuleSetClassifier(**kw).fit(X, y, g)
+    highspy.Highs.resetGlobalScheduler(True)
+    theirs = highspy.Highs()
+    theirs.setOptionValue("output_flag", False)
+    theirs.setOptionValue("threads", 1)
+    theirs.addVar(0.0, 1.0)
+    theirs.changeColIntegrality(0, highspy.HighsVarType.kInteger)
+    theirs.run()
+    assert theirs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    second = FairRuleSetClassifier(**kw).fit(X, y, g)
+    assert second.fit_log_["ip_status"] == first.fit_log_["ip_status"] != "error"
+    assert second.to_json()["rules"] == first.to_json()["rules"]
+    assert [p["rounds"] for p in second.fit_log_["phases"]] == [p["rounds"] for p in first.fit_log_["phases"]]
+
+
 def test_the_same_rows_in_another_order_give_the_same_fair_rule_set():
     X, y, g, rng, kw = priced_problem()
     # two fits compared: work limits only; with folds, which must not depend on the order either
@@ -623,7 +645,7 @@ def test_final_ip_is_not_started_when_no_time_is_left(monkeypatch):
     from fairspec.models.rule_set import estimator as estimator_module
 
     from fairspec.models.rule_set.column_generation import RulePool
-    from fairspec.solvers.highs import OPTIMAL, TIME_LIMIT_NO_SOLUTION, stopped_by_clock
+    from fairspec.solvers.highs import OPTIMAL
 
     patterns, rules, cov = tiny_rules(0)
     pool = RulePool()
@@ -635,15 +657,28 @@ def test_final_ip_is_not_started_when_no_time_is_left(monkeypatch):
     est = FairRuleSetClassifier(max_complexity=5, ip_checkpoints=10000)
     est.seed_ = 0  # what fit's _prepare sets before any stage runs
     late = est._final_ip(problem, pool, ks, (), time.perf_counter() - 1.0, exact_negatives=True)
-    assert late["status"] == TIME_LIMIT_NO_SOLUTION and late["rules"] is None and stopped_by_clock(late["status"])
-    assert late["build_seconds"] == 0.0  # past the deadline, not even built
+    # HiGHS never ran: no HiGHS status, and why (a review read time_limit_no_solution with 0 s of IP)
+    assert late["status"] == estimator_module.IP_NOT_RUN and late["rules"] is None
+    assert late["build_seconds"] == 0.0 and "passed before it was built" in late["not_run_because"]
     # time left, but less than loading the built model would take: built, not solved
     monkeypatch.setattr(estimator_module.time, "perf_counter", _clock(steps=[0.0, 0.4]))
     short = est._final_ip(problem, pool, ks, (), 1.0, exact_negatives=True)
-    assert short["status"] == TIME_LIMIT_NO_SOLUTION and short["rules"] is None and short["build_seconds"] > 0
+    assert short["status"] == estimator_module.IP_NOT_RUN and short["rules"] is None and short["build_seconds"] > 0
+    assert "less than loading the built model into HiGHS takes" in short["not_run_because"]
     monkeypatch.undo()
     in_time = est._final_ip(problem, pool, ks, (), time.perf_counter() + 20.0, exact_negatives=True)
     assert in_time["status"] == OPTIMAL and in_time["rules"] is not None
+
+
+def test_a_fit_whose_final_ip_had_no_time_to_load_says_so_and_may_not_reproduce(monkeypatch):
+    from fairspec.models.rule_set import estimator as estimator_module
+
+    X, y, g, _, kw = priced_problem()
+    monkeypatch.setattr(estimator_module, "seconds_to_solve", lambda left, build: 0.0)
+    log = FairRuleSetClassifier(**kw).fit(X, y, g).fit_log_
+    assert log["ip_status"] == "not_run" and log["status"] == "heuristic" and log["ip_seconds"] == 0.0
+    assert "less than loading the built model" in log["ip_not_run_because"]
+    assert "final_ip" in log["cut_by_clock"] and log["reproducible"] is False
 
 
 def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():

@@ -230,8 +230,12 @@ def test_without_a_clock_cap_a_fair_forest_ignores_a_time_limit_that_would_cut_i
                   fairness=make_criterion("equal_opportunity", 0.01))
     uncut = MissingAwareForestClassifier(**params, time_limit=60.0).fit(X, y, sensitive_features=g)
     assert uncut.fit_log_["reproducible"] is True and uncut.fit_log_["clock_cap"] is True
-    with pytest.raises(NoUsableModelError, match="time limit"):
-        MissingAwareForestClassifier(**params, time_limit=0.01).fit(X, y, sensitive_features=g)
+    # cut by the clock, the joint MIP found nothing: every leaf negative meets the bound and is
+    # kept, said to be a heuristic the clock may change (it had been "no usable model")
+    cut = MissingAwareForestClassifier(**params, time_limit=0.01).fit(X, y, sensitive_features=g)
+    assert cut.fit_log_["status"] == "heuristic" and cut.fit_log_["relabel_labels_from"] == "fallback"
+    assert cut.fit_log_["reproducible"] is False and "relabel_mip" in cut.fit_log_["cut_by_clock"]
+    assert make_criterion("equal_opportunity", 0.01).gap(y, cut.predict(X), g) == 0.0
     free = MissingAwareForestClassifier(**params, time_limit=0.01, clock_cap=False).fit(X, y, sensitive_features=g)
     assert free.fit_log_["reproducible"] is True and free.fit_log_["clock_cap"] is False
     assert np.array_equal(free.predict_proba(X), uncut.predict_proba(X))
@@ -250,8 +254,19 @@ def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
         assert log["reproducible"] is True and log["cut_by_clock"] == []
     assert stopped[0].tree_.leaf_label == stopped[1].tree_.leaf_label
     assert (stopped[0].predict(X) == y).mean() <= (optimal.predict(X) == y).mean()
-    with pytest.raises(NoUsableModelError, match="work limit of 1 HiGHS checkpoints"):
-        MissingAwareTreeClassifier(**params, relabel_checkpoints=1).fit(X, y, sensitive_features=g)
+    # no labelling within 1 checkpoint: one class for every row meets the bound, and is kept
+    # (it had been "no usable model"), as a heuristic result that the work limit still fixes
+    fallback = MissingAwareTreeClassifier(**params, relabel_checkpoints=1).fit(X, y, sensitive_features=g)
+    log = fallback.fit_log_
+    assert log["relabel_status"] == "work_limit_no_solution" and log["relabel_labels_from"] == "fallback"
+    assert log["status"] == "heuristic" and log["mip_gap"] is None and "found no labelling" in log["note"]
+    assert len(set(fallback.predict(X))) == 1 and log["train_gap_after_relabel"] == 0.0
+    assert log["reproducible"] is True
+    # accuracy parity is one criterion a constant labelling need not meet: there it is not kept
+    parity = make_criterion("accuracy_parity", 0.0001)
+    with pytest.raises(NoUsableModelError):
+        MissingAwareTreeClassifier(**{**params, "fairness": parity}, relabel_checkpoints=1).fit(
+            X, y, sensitive_features=g)
 
 def test_a_relabelling_stopped_by_its_work_limit_gives_the_same_model_for_any_row_order():
     # fractional routing makes hundreds of vote patterns; numbered first-come they gave HiGHS

@@ -498,3 +498,16 @@ def test_the_mip_gap_names_the_problem_it_is_about():
     metrics_doc["training_log"].pop("mip_gap")
     page = render_report(build_context(model_doc, metrics_doc))
     assert re.search(r'<th scope="row">MIP gap</th><td>(.*?)</td>', page).group(1) == "—"
+
+
+@pytest.mark.parametrize("status, gap, shown", [
+    ("time_limit", None, "not known: the solver stopped before it had a bound"),  # HiGHS's inf, written as null
+    ("work_limit", 0.125, "12.50%"),
+    ("heuristic", None, "\u2014"),
+])
+def test_a_mip_gap_not_yet_known_is_not_shown_as_no_mip(status, gap, shown):
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["training_log"].update(status=status, mip_gap=gap)
+    view = build_context(model_doc, metrics_doc)
+    text = html_lib.unescape(render_report(view))
+    assert shown in text.split("MIP gap", 1)[1][:200]

@@ -60,6 +60,44 @@ def test_a_mip_the_caller_solved_first_with_its_own_highs_does_not_break_ours(tm
     assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
 
 
+def test_a_mip_the_caller_solves_between_two_of_our_runs_does_not_break_the_second(tmp_path):
+    # fairspec had cached the pool's size: the caller's 1-thread MIP after a 2-thread fit left
+    # every LP and IP of the next 2-thread fit failing, and that fit returned another model
+    import highspy
+
+    m, values, weights = knapsack()
+    m.write(str(tmp_path / "k.lp"), io_options={"symbolic_solver_labels": True})
+    assert highs.solve(m, time_limit=10, threads=2).status == highs.OPTIMAL
+    highspy.Highs.resetGlobalScheduler(True)  # as HiGHS asks before a run of another size
+    theirs = highspy.Highs()
+    theirs.setOptionValue("output_flag", False)
+    theirs.setOptionValue("threads", 1)
+    theirs.readModel(str(tmp_path / "k.lp"))
+    theirs.run()
+    assert theirs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    m, values, weights = knapsack()
+    res = highs.solve(m, time_limit=10, threads=2)
+    assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
+
+
+def test_a_run_highs_fails_raises_instead_of_passing_for_a_result(monkeypatch):
+    # an 'error' status had been returned like a limit: the fit carried on without the model
+    from pyomo.contrib.appsi.base import TerminationCondition
+
+    m, _, _ = knapsack()
+    session = highs.HighsSession(time_limit=10)
+    real = session._opt.solve
+
+    def failing(model):
+        res = real(model)
+        res.termination_condition = TerminationCondition.error
+        return res
+
+    monkeypatch.setattr(session._opt, "solve", failing)
+    with pytest.raises(highs.SolverFailure, match="HiGHS failed to solve"):
+        session.solve(m)
+
+
 def test_infeasible_is_reported_without_a_solution():
     m, _, _ = knapsack()
     m.too_much = pyo.Constraint(expr=sum(m.x[i] for i in m.goods) >= 13)

@@ -30,7 +30,7 @@ import numpy as np
 
 from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
-from fairspec.solvers.highs import HighsSession, stopped_by_clock, time_limit_from_now, use_threads
+from fairspec.solvers.highs import HighsSession, SolverFailure, stopped_by_clock, time_limit_from_now, use_threads
 
 _INF = highspy.kHighsInf
 #: largest pricing IP (rows of eq. 21) worth running as a certifier.  Compas's has about
@@ -156,8 +156,12 @@ class MasterLP:
         use_threads(self.session.threads)  # another fit may have resized HiGHS's thread pool since
         self.h.run()
         status = self.h.getModelStatus()
-        if status != highspy.HighsModelStatus.kOptimal:
+        if status == highspy.HighsModelStatus.kTimeLimit:
             return str(status), None, None, None, None
+        if status != highspy.HighsModelStatus.kOptimal:
+            # the master LP is always feasible (every ζ_i = 1) and bounded below by 0: any other
+            # status is HiGHS failing, and a phase that ended on it would change the rule set
+            raise SolverFailure(f"HiGHS failed on the master LP: model status {self.h.modelStatusToString(status)}")
         sol = self.h.getSolution()
         row_dual = np.asarray(sol.row_dual)
         col_value = np.asarray(sol.col_value)

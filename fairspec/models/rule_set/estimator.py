@@ -107,7 +107,7 @@ from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_mast
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.warm_start import tree_rules
 from fairspec.plan.fairness import Criterion
-from fairspec.solvers.highs import TIME_LIMIT_NO_SOLUTION, HighsSession, seconds_to_solve, stopped_by_clock
+from fairspec.solvers.highs import APPSI_LOAD_PER_BUILD, HighsSession, seconds_to_solve, stopped_by_clock
 
 FORMAT_VERSION = 1
 #: cost multipliers (1 + τ) of the tilted pricing phases
@@ -144,6 +144,8 @@ IP_CLOCK_SHARE = 0.1
 #: default: in 43 of the 45 the IP returned its MIP start, in the other two the same better
 #: incumbent either way.
 FINAL_IP_OPTIONS = {"presolve_rule_off": 1 << 15}
+#: the final IP's status when the time left could not load it into HiGHS: a clock cut, no HiGHS status
+IP_NOT_RUN = "not_run"
 #: patterns × columns² of the dominance check in ``_merged_columns`` (about a second)
 MAX_DOMINANCE_WORK = 1e10
 
@@ -406,7 +408,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                  start + budget - reserve, exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
-        if stopped_by_clock(ip_info["status"]):
+        if stopped_by_clock(ip_info["status"]) or ip_info["status"] == IP_NOT_RUN:
             cut_by_clock.append("final_ip")
         n_columns = len(pool.rules)  # the all-positive rule below is no generated column
         candidates += self._cover_all(pool, patterns)
@@ -439,6 +441,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "ip_nodes": ip_info.get("nodes"), "ip_checkpoints": ip_info.get("checkpoints"),
             "ip_start_objective": ip_info.get("start_objective"),
             "ip_build_seconds": ip_info.get("build_seconds"),
+            **({"ip_not_run_because": ip_info["not_run_because"]} if "not_run_because" in ip_info else {}),
             "exact_negatives": ip_info.get("exact_negatives"),
             "columns_generated": n_columns - n_initial, "columns_total": n_columns,
             "rounds": 0 if generator is None else sum(p.rounds for p in generator.phases),
@@ -600,10 +603,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         info = {"start_objective": None, "build_seconds": 0.0, "columns": len(ks),
                 "exact_negatives": exact_negatives, "rules": None}
         # not run when no time is left, so the fit keeps to its time limit (the search's results
-        # are still candidates); a clock cut like any other
-        not_run = {"status": TIME_LIMIT_NO_SOLUTION, "mip_gap": None, "seconds": 0.0}
+        # are still candidates); a clock cut like any other, but said as what it is: HiGHS never
+        # ran, so no HiGHS status (a review read "time_limit_no_solution" with 0 s of IP)
+        not_run = {"status": IP_NOT_RUN, "mip_gap": None, "seconds": 0.0}
         if build_start >= deadline:  # building alone takes seconds on adult
-            return {**info, **not_run}
+            return {**info, **not_run, "not_run_because": "the time limit had passed before it was built"}
         patterns = problem.patterns
         cov = patterns.literals
         model = build_master(problem, cov, pool.complexities(ks), integer=True, exact=True,
@@ -623,7 +627,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                     build_seconds=round(built - build_start, 3))
         seconds = seconds_to_solve(deadline - built, built - build_start)
         if seconds <= 0:
-            return {**info, **not_run}
+            return {**info, **not_run, "not_run_because": (
+                f"{max(deadline - built, 0.0):.2f} s were left of the time limit, less than loading the "
+                f"built model into HiGHS takes (about {APPSI_LOAD_PER_BUILD:g} times the "
+                f"{built - build_start:.2f} s of building it)")}
         session = HighsSession(time_limit=seconds, mip_gap=self.mip_gap, threads=self.threads,
                                seed=self.seed_, max_checkpoints=self._ip_checkpoints(), options=FINAL_IP_OPTIONS)
         result = session.solve(model, warmstart=True)

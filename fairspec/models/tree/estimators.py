@@ -183,10 +183,22 @@ class _TreeParams:
             log.update(dlog)
             descent_met_bound = dlog["relabel_descent_meets_bound"]
         if not descent_met_bound:  # otherwise the fit's own status stands: heuristic, no MIP gap
+            # one class for every row meets any bound on selection rates, TPRs and FPRs: kept
+            # when the MIP finds no labelling (or a worse one) before its limits
+            constant = (np.zeros(n_leaf_ids), np.ones(n_leaf_ids))
             labels, mlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
-                                          time_limit=deadline - time.perf_counter(), **solver)
-            log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
-                       mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown greedily)")
+                                          time_limit=deadline - time.perf_counter(), fallback_labels=constant,
+                                          **solver)
+            if mlog["relabel_labels_from"] == "fallback":
+                predicted = "positive" if labels[np.unique(leaves)].all() else "negative"
+                log.update(mlog, status="heuristic", mip_gap=None,
+                           note=(f"the leaf-relabelling MIP found no labelling that meets the bound in its limits "
+                                 f"(status {mlog['relabel_status']}); every leaf predicts {predicted}, which meets "
+                                 f"any bound on these rates"))
+            else:
+                log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
+                           mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown "
+                                      "greedily)")
         # only the leaves training rows reach were relabelled; the rest (a Trinary middle child
         # where no training value was missing, an unseen category's branch) keep their own
         # estimate, else a bound, even a vacuous one, would set them all to 0 for new rows

@@ -138,7 +138,7 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
                    offset: np.ndarray | None = None, excess_cost: float | None = None,
                    sample_weight: np.ndarray | None = None, time_limit: float = 60.0, mip_gap: float = 1e-4,
                    threads: int = 1, seed: int = 0, initial_labels: np.ndarray | None = None,
-                   max_checkpoints: int | None = None):
+                   fallback_labels: tuple = (), max_checkpoints: int | None = None):
     """Solve the relabelling MIP.
 
     ``rows, leaves, weights`` is the routing of the training rows (row ``r`` reaches leaf
@@ -155,7 +155,12 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
 
     ``initial_labels`` (one per leaf index) is handed to HiGHS as a MIP start, with the
     vote, rate and excess variables it implies; when HiGHS's answer is worse than that start
-    (or it has none), the start is returned.
+    (or it has none), the start is returned.  ``fallback_labels`` (labellings, one label per
+    leaf index) are not handed to HiGHS, so its search is the one it makes without them; the
+    best of them that meets the bound is returned when HiGHS finds no labelling, or only a
+    worse one, in its limits.  Every leaf 0 (or 1) predicts one class for every row, so every
+    group's selection rate, TPR and FPR is the same, and it meets any bound on them: a forest
+    under a tight bound and a short clock had ended with "no usable model".
 
     Returns ``(labels per leaf index, log dict)``; raises :class:`NoUsableModelError` when the
     bound cannot be met or no solution is found in time.  ``time_limit`` bounds the whole
@@ -277,8 +282,13 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             return acc - float(excess_cost) * excess_total, True
         return acc, excess_total <= 1e-9
 
+    fallback = None  # (objective, labels) of the best fallback labelling that meets the bound
+    for candidate in fallback_labels:
+        value, ok = value_of(np.asarray(candidate, float))
+        if ok and (fallback is None or value > fallback[0] + 1e-9):
+            fallback = (value, np.asarray(candidate, float))
     start_value, start_ok = (None, False)
-    if initial_labels is not None:
+    if initial_labels is not None:  # valued last: its values are the MIP start HiGHS reads
         start_value, start_ok = value_of(np.asarray(initial_labels, float))
     built = time.perf_counter()
     # HiGHS gets what building and loading the model leave of the limit (before, it had the
@@ -287,7 +297,11 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed,
                       warmstart=start_ok, max_checkpoints=max_checkpoints)
     kept_start = start_ok and (not res.has_solution or res.objective < start_value - 1e-7)
-    if not res.has_solution and not kept_start:
+    best_so_far = start_value if kept_start else (res.objective if res.has_solution else None)
+    kept_fallback = fallback is not None and (best_so_far is None or best_so_far < fallback[0] - 1e-7)
+    if kept_fallback:
+        kept_start = False
+    if not res.has_solution and not kept_start and not kept_fallback:
         if res.status == highs.INFEASIBLE:
             raise NoUsableModelError(
                 f"no labelling of the tree's {len(used_leaves)} leaves meets the fairness bound {bound:g} "
@@ -302,7 +316,9 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
             f"it (status {res.status}); raise the solver's time_limit")
     labels = np.zeros(n_leaves_total)
-    if kept_start:
+    if kept_fallback:
+        labels[used_leaves] = fallback[1][used_leaves]
+    elif kept_start:
         labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
     else:
         for l in used_leaves:
@@ -315,7 +331,10 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             else:
                 labels[l] = 1.0 if z > 0.5 else 0.0
     log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
-           "relabel_objective": start_value if kept_start else res.objective, "relabel_bound": res.bound,
+           "relabel_objective": fallback[0] if kept_fallback else start_value if kept_start else res.objective,
+           "relabel_bound": res.bound,
+           # where the labels came from: HiGHS's solution, the start handed to it, or a fallback
+           "relabel_labels_from": "fallback" if kept_fallback else "start" if kept_start else "mip",
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
            "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained,
            "relabel_checkpoints": res.details.get("checkpoints")}
