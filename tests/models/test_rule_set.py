@@ -681,6 +681,24 @@ def test_a_fit_whose_final_ip_had_no_time_to_load_says_so_and_may_not_reproduce(
     assert "final_ip" in log["cut_by_clock"] and log["reproducible"] is False
 
 
+def test_a_short_time_limit_does_not_run_the_certifying_pricing_ip(monkeypatch):
+    # its work limit cannot shrink with the time limit: under clock_cap false a 0.01 s fit took
+    # 20 s, 18 of them in the certifier (found in review)
+    from fairspec.models.rule_set import column_generation
+
+    calls = []
+    real = column_generation.solve_pricing_ip
+    monkeypatch.setattr(column_generation, "solve_pricing_ip", lambda *a, **k: calls.append(1) or real(*a, **k))
+    X, y, g, _, kw = priced_problem()
+    kw = {**kw, "max_rounds": 50}  # the phase ends by finding no column, where a certifier would run
+    short = FairRuleSetClassifier(**{**kw, "time_limit": 3.0, "clock_cap": False}).fit(X, y, g)
+    assert calls == [] and "under 10 s" in short.fit_log_["certifier_skipped"]
+    assert all(p["certifier"] is None for p in short.fit_log_["phases"])
+    longer = FairRuleSetClassifier(**{**kw, "time_limit": 10.0, "clock_cap": False}).fit(X, y, g)
+    assert "certifier_skipped" not in longer.fit_log_
+    assert len(calls) == sum(p["certifier"] is not None for p in longer.fit_log_["phases"]) >= 1
+
+
 def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
     # 60 % positives, three groups whose scores differ: at equalized odds <= 0.02 (on the training
     # rows and on each fairness fold) no rule set the fit finds scores the 0.60 on train of

@@ -156,6 +156,9 @@ def test_the_verdict_says_what_the_interval_of_the_test_gap_allows():
         explanation = re.search(r'<span class="verdict-text">([^<]+)</span>', page).group(1)
         assert badge_of(page) == verdict and sentence in explanation and f"95% interval, {shown}," in explanation
         assert f"{shown} (95%)" in page  # the fairness block's row and the summary card
+        # and printed in the summary card, not only in its badge's tooltip (found in review)
+        card = page.split('<div class="summary-cards">', 1)[1].split('<div class="card">', 2)[1]
+        assert sentence in html_lib.unescape(re.sub(r'title="[^"]*"', "", card))
     # the gaps table has a column of intervals, one per gap measured on the test rows
     page = rendered()
     gaps_table = re.search(r'<table class="gaps">(.*?)</table>', page, re.S).group(1)
