@@ -42,19 +42,25 @@ def test_a_change_of_thread_count_between_runs_still_solves():
         assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
 
 
-def test_a_mip_the_caller_solved_first_with_its_own_highs_does_not_break_ours(tmp_path, monkeypatch):
+def _their_mip(lp_file, threads: int) -> None:
+    """The caller's own highspy run of ``lp_file`` on a pool ``threads`` wide, reset as HiGHS
+    asks before a run of another size."""
     import highspy
 
-    m, values, weights = knapsack()
-    m.write(str(tmp_path / "k.lp"), io_options={"symbolic_solver_labels": True})
-    monkeypatch.setattr(highs, "_scheduler_threads", None)  # as in a process fairspec has not solved in
     highspy.Highs.resetGlobalScheduler(True)
     theirs = highspy.Highs()
     theirs.setOptionValue("output_flag", False)
-    theirs.setOptionValue("threads", 2)  # their pool is two wide; our runs ask for one
-    theirs.readModel(str(tmp_path / "k.lp"))
+    theirs.setOptionValue("threads", threads)
+    theirs.readModel(str(lp_file))
     theirs.run()
     assert theirs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+
+def test_a_mip_the_caller_solved_first_with_its_own_highs_does_not_break_ours(tmp_path, monkeypatch):
+    m, values, weights = knapsack()
+    m.write(str(tmp_path / "k.lp"), io_options={"symbolic_solver_labels": True})
+    monkeypatch.setattr(highs, "_scheduler_threads", None)  # as in a process fairspec has not solved in
+    _their_mip(tmp_path / "k.lp", threads=2)  # their pool is two wide; our runs ask for one
     m, values, weights = knapsack()
     res = highs.solve(m, time_limit=10, threads=1)
     assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
@@ -63,18 +69,10 @@ def test_a_mip_the_caller_solved_first_with_its_own_highs_does_not_break_ours(tm
 def test_a_mip_the_caller_solves_between_two_of_our_runs_does_not_break_the_second(tmp_path):
     # fairspec had cached the pool's size: the caller's 1-thread MIP after a 2-thread fit left
     # every LP and IP of the next 2-thread fit failing, and that fit returned another model
-    import highspy
-
     m, values, weights = knapsack()
     m.write(str(tmp_path / "k.lp"), io_options={"symbolic_solver_labels": True})
     assert highs.solve(m, time_limit=10, threads=2).status == highs.OPTIMAL
-    highspy.Highs.resetGlobalScheduler(True)  # as HiGHS asks before a run of another size
-    theirs = highspy.Highs()
-    theirs.setOptionValue("output_flag", False)
-    theirs.setOptionValue("threads", 1)
-    theirs.readModel(str(tmp_path / "k.lp"))
-    theirs.run()
-    assert theirs.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    _their_mip(tmp_path / "k.lp", threads=1)
     m, values, weights = knapsack()
     res = highs.solve(m, time_limit=10, threads=2)
     assert res.status == highs.OPTIMAL and res.objective == brute_force(values, weights)
