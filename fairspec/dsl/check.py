@@ -149,6 +149,7 @@ SOLVER_PARAMS = (
               doc="false: time_limit only sizes each stage's work and the clock stops nothing, so the model "
                   "is the same on any machine (a slower one takes longer); families with work limits only"),
 )
+SOLVER_PARAM_NAMES = frozenset(p.name for p in SOLVER_PARAMS)
 #: evaluation settings (see :class:`fairspec.plan.plan.EvaluationPlan`); holdout/cv ranges are checked apart
 EVALUATE_PARAMS = (
     fam.Param("holdout", "float", 0.3, doc="fraction of rows held out for testing"),
@@ -486,12 +487,13 @@ class _Checker:
     def check_solver_use(self) -> None:
         """A solver setting the family never reads (``time_limit`` for the baseline) is refused, as a
         model parameter its learner ignores is: the plan would list it as if it bounded the fit.
-        ``clock_cap`` has its own check (a family without work limits cannot drop the clock)."""
+        ``clock_cap false`` has its own check (a family without work limits cannot drop the clock)."""
         if self.spec.solver is None or self.family is None:
             return
         used = self.family.solver_settings
         for param in self.spec.solver.params:
-            if param.name in {p.name for p in SOLVER_PARAMS} and param.name not in used and param.name != "clock_cap":
+            own_check = param.name == "clock_cap" and param.value is False  # check_clock_cap's
+            if param.name in SOLVER_PARAM_NAMES and param.name not in used and not own_check:
                 self.add(SOLVER_SETTING_UNUSED.format(name=param.name, family=self.family.name), param.span,
                          HINT_SOLVER_SETTING_UNUSED.format(family=self.family.name,
                                                            used=", ".join(f"'{u}'" for u in sorted(used))))

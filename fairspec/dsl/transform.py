@@ -131,6 +131,15 @@ def _unholdable(value: str) -> str | None:
     return None
 
 
+def _past_double(number: int) -> bool:
+    """Whether a whole number is too large for a double (every setting is read as one)."""
+    try:
+        float(number)
+    except OverflowError:
+        return True
+    return False
+
+
 def _shortened(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:12]}...{text[-6:]}"
 
@@ -170,7 +179,7 @@ class SpecTransformer(Transformer):
                 self.syntax_problems.append(Diagnostic(NUMBER_TOO_LONG.format(
                     start=text[:12], digits=digits, limit=sys.get_int_max_str_digits()), token_span(tok)))
                 value = 0
-            if isinstance(value, float) and math.isinf(value):
+            if (isinstance(value, float) and math.isinf(value)) or (isinstance(value, int) and _past_double(value)):
                 self.syntax_problems.append(Diagnostic(NUMBER_TOO_LARGE.format(what="number", text=_shortened(text)),
                                                        token_span(tok)))
                 value = 0

@@ -352,6 +352,9 @@ def test_a_name_with_other_characters_says_what_a_name_may_hold(statements, mess
     ({"data": 'data "d.csv" where x < -1e309'}, "1e309"),
     ({"solver": "solver { time_limit 1e309 }"}, "1e309"),
     ({"solver": f"solver {{ time_limit 1{'0' * 400}s }}"}, "1000000000"),
+    # a whole number too: it crashed where a setting is read as a float (exit 70)
+    ({"fairness": f"fairness demographic_parity penalty 1{'0' * 400}"}, "1000000000"),
+    ({"model": f"model baseline {{ learner logistic  C {'9' * 310} }}"}, "9999999999"),
 ])
 def test_a_number_too_large_for_a_double_is_a_syntax_error_at_the_number(statements, where):
     text = spec_text(**statements)

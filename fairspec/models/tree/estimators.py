@@ -191,10 +191,13 @@ class _TreeParams:
                                           **solver)
             if mlog["relabel_labels_from"] == "fallback":
                 predicted = "positive" if labels[np.unique(leaves)].all() else "negative"
+                found = ("only a less accurate labelling" if mlog["relabel_objective_of_mip"] is not None
+                         else "no labelling that meets the bound")
                 log.update(mlog, status="heuristic", mip_gap=None,
-                           note=(f"the leaf-relabelling MIP found no labelling that meets the bound in its limits "
-                                 f"(status {mlog['relabel_status']}); every leaf predicts {predicted}, which meets "
-                                 f"any bound on these rates"))
+                           note=(f"the leaf-relabelling MIP found {found} in its limits (status "
+                                 f"{mlog['relabel_status']}); every leaf a training row reaches predicts {predicted}, "
+                                 f"which meets the bound on the training rows (a leaf no training row reaches, "
+                                 f"as every relabelled tree's, keeps its own label)"))
             else:
                 log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
                            mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown "
@@ -603,7 +606,8 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
     that it was grown on all of its node's rows (so its leaves' ``n`` count rows the other
     children count too).  ``imputed``: every missing value (and every category training
     never saw, read as one) is filled in before the tree sees it, so nothing is said of where
-    a missing value goes: the tree's own route for one is never taken."""
+    a missing value goes.  A category training saw but a node's rows did not still takes that
+    node's route for a missing value: where one can arrive, the text says where it goes."""
     categories = categories or {}
     labels = tree.leaf_labels()
     relabelled = (np.zeros(len(labels), dtype=bool) if tree.leaf_label is None
@@ -641,11 +645,14 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
         route = tree.route[i]
         categorical = tree.left_codes[i] is not None
         # a category the split does not list goes where a missing value goes
-        other = categorical and not imputed and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
-        missing = "missing, or another category" if other else "missing"
+        other = categorical and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
+        if imputed:  # no missing value arrives; an unlisted category still can
+            missing = "another category" if other else None
+        else:
+            missing = "missing, or another category" if other else "missing"
         if tree.present_vs_missing[i]:
             present = f"{name(j)} in {cat_names(j, tree.left_codes[i])}" if other else f"{name(j)} is present"
-            conds = (present, f"{name(j)} is {missing}")
+            conds = (present, f"{name(j)} is {missing or 'missing'}")
             notes = ("", "")
         else:
             if categorical:
@@ -666,7 +673,7 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
                 notes = (f"   ({missing}: weight {number_text(fl)})", f"   ({missing}: weight {number_text(1 - fl)})")
             else:
                 notes = ("", "")
-            if imputed:
+            if missing is None:
                 notes = ("", "")
         lines.append(pad + conds[0] + notes[0])
         walk(tree.left[i], indent + 1)

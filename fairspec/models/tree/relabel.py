@@ -335,6 +335,7 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
            "relabel_bound": res.bound,
            # where the labels came from: HiGHS's solution, the start handed to it, or a fallback
            "relabel_labels_from": "fallback" if kept_fallback else "start" if kept_start else "mip",
+           "relabel_objective_of_mip": res.objective if res.has_solution else None,
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
            "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained,
            "relabel_checkpoints": res.details.get("checkpoints")}
