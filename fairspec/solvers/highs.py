@@ -193,7 +193,7 @@ class HighsSession:
         self._clock_passed = False  # HiGHS's time limit had passed at the checkpoint that stopped it
         self._ctrl_c: list[bool] = []  # non-empty once Ctrl-C was pressed during this run
         global _scheduler_threads
-        _scheduler_threads = None  # see SolverFailure's comment above: rebuild on this session's first run
+        _scheduler_threads = None  # rebuild the pool on this session's first run (see the note at _scheduler_threads)
         self.configure(time_limit=time_limit, mip_gap=mip_gap, threads=threads, seed=seed)
 
     def configure(self, *, time_limit: float, mip_gap: float | None = None, threads: int | None = None,

@@ -296,12 +296,13 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     solver_seconds = max(highs.seconds_to_solve(time_limit - (built - start), built - start), 0.01)
     res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed,
                       warmstart=start_ok, max_checkpoints=max_checkpoints)
-    kept_start = start_ok and (not res.has_solution or res.objective < start_value - 1e-7)
-    best_so_far = start_value if kept_start else (res.objective if res.has_solution else None)
-    kept_fallback = fallback is not None and (best_so_far is None or best_so_far < fallback[0] - 1e-7)
-    if kept_fallback:
-        kept_start = False
-    if not res.has_solution and not kept_start and not kept_fallback:
+    # the labelling returned: HiGHS's, unless the start, then a fallback, scores better
+    source, best = ("mip", res.objective) if res.has_solution else (None, None)
+    for name, value in (("start", start_value if start_ok else None),
+                        ("fallback", None if fallback is None else fallback[0])):
+        if value is not None and (best is None or best < value - 1e-7):
+            source, best = name, value
+    if source is None:
         if res.status == highs.INFEASIBLE:
             raise NoUsableModelError(
                 f"no labelling of the tree's {len(used_leaves)} leaves meets the fairness bound {bound:g} "
@@ -316,9 +317,9 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
             f"it (status {res.status}); raise the solver's time_limit")
     labels = np.zeros(n_leaves_total)
-    if kept_fallback:
+    if source == "fallback":
         labels[used_leaves] = fallback[1][used_leaves]
-    elif kept_start:
+    elif source == "start":
         labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
     else:
         for l in used_leaves:
@@ -331,16 +332,15 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
             else:
                 labels[l] = 1.0 if z > 0.5 else 0.0
     log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
-           "relabel_objective": fallback[0] if kept_fallback else start_value if kept_start else res.objective,
-           "relabel_bound": res.bound,
+           "relabel_objective": best, "relabel_bound": res.bound,
            # where the labels came from: HiGHS's solution, the start handed to it, or a fallback
-           "relabel_labels_from": "fallback" if kept_fallback else "start" if kept_start else "mip",
+           "relabel_labels_from": source,
            "relabel_objective_of_mip": res.objective if res.has_solution else None,
            "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
            "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained,
            "relabel_checkpoints": res.details.get("checkpoints")}
     if initial_labels is not None:
         log["relabel_start_objective"] = start_value
-        log["relabel_start_used"] = "kept (HiGHS found nothing better)" if kept_start else (
+        log["relabel_start_used"] = "kept (HiGHS found nothing better)" if source == "start" else (
             "handed to HiGHS" if start_ok else "not feasible, not used")
     return labels, log
