@@ -8,7 +8,9 @@ import json
 import math
 import os
 import secrets
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from fairspec.errors import FairspecError, ModelFileError
@@ -170,6 +172,47 @@ def _free_name(path: Path, suffix: str) -> Path:
     return path.with_name(f".{path.name}.{secrets.token_hex(4)}{suffix}")
 
 
+def _same_file(a: Path, b: Path) -> bool:
+    sa, sb = os.lstat(a), os.lstat(b)
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+@contextlib.contextmanager
+def _signals_deferred():
+    """Hold SIGINT and SIGTERM back while the block runs, then act on the first one held.
+
+    A Ctrl-C lands between any two bytecodes, so no bookkeeping inside ``FileSet.commit``
+    can by itself make its renames all-or-nothing: one landing after a rename but before the
+    rename is recorded leaves a new report beside the old model.  Held back, the signal arrives
+    once the set is complete (or put back).  Only the main thread can change signal handlers;
+    elsewhere the block runs as it is, and the rollback in ``commit`` still covers an
+    exception.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    held: list[tuple[int, object]] = []
+    previous = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        handler = signal.getsignal(sig)
+        if handler is None:  # set from C, not Python: leave it alone
+            continue
+        previous[sig] = handler
+        signal.signal(sig, lambda signum, frame: held.append((signum, frame)))
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if held:
+            signum, frame = held[0]
+            handler = previous.get(signum)
+            if callable(handler):
+                handler(signum, frame)
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), signum)
+
+
 class FileSet:
     """Files that appear together or not at all.
 
@@ -243,14 +286,18 @@ class FileSet:
             if final.is_dir():  # checked first: os.replace would fail on it half-way through the set
                 self.discard()
                 raise cannot_write(final, IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR)))
+        with _signals_deferred():
+            return self._commit_renames()
+
+    def _commit_renames(self) -> list[Path]:
         removed: list[tuple[Path, Path]] = []  # (path, where it waits until the commit is done)
         replaced: list[tuple[Path, Path | None, bool]] = []  # (final, backup, existed)
         current = None
         try:
             for current in self._remove:
                 aside = _free_name(current, ".old")
+                removed.append((current, aside))  # before the rename: undoing one not done is harmless
                 os.rename(current, aside)
-                removed.append((current, aside))
             for tmp, current in self._staged:
                 existed, backup = os.path.lexists(current), None
                 if existed:
@@ -259,24 +306,23 @@ class FileSet:
                         os.link(current, backup, follow_symlinks=False)
                     except OSError:  # no hard links here: that one file cannot be put back
                         backup = None
-                try:
-                    os.replace(tmp, current)
-                except OSError:
-                    if backup is not None:
-                        with contextlib.suppress(OSError):
-                            backup.unlink()
-                    raise
+                # recorded before the rename, for the same reason: the rollback tells a file not
+                # yet replaced by its backup being the same file
                 replaced.append((current, backup, existed))
+                os.replace(tmp, current)
         except BaseException as exc:  # Ctrl-C too: half a set renamed is what this class prevents
             for final, backup, existed in reversed(replaced):
                 with contextlib.suppress(OSError):
-                    if backup is not None:
+                    if backup is not None and _same_file(backup, final):
+                        backup.unlink()  # not replaced yet; renaming a link over itself would keep both
+                    elif backup is not None:
                         os.replace(backup, final)
                     elif not existed:
                         final.unlink()
             for path, aside in reversed(removed):
                 with contextlib.suppress(OSError):
-                    os.rename(aside, path)
+                    if os.path.lexists(aside) and not os.path.lexists(path):
+                        os.rename(aside, path)
             self.discard()
             if isinstance(exc, OSError):
                 raise cannot_write(current, exc) from None

@@ -277,6 +277,50 @@ def test_a_write_failing_part_way_leaves_the_previous_run_whole(trained, tmp_pat
     assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]  # no temporaries
 
 
+def test_an_interrupt_just_after_a_rename_puts_the_previous_run_back(trained, tmp_path, monkeypatch):
+    d = tmp_path / "run"
+    write_outputs(_point(trained["sweep"], 0), d)
+    before = files_of(d)
+    real_replace, calls = os.replace, []
+
+    def replace_then_interrupt(src, dst, *a, **k):
+        # an exception raised after the rename is done, before commit's next statement: what a
+        # Ctrl-C landing there would be if signals were not held back
+        real_replace(src, dst, *a, **k)
+        calls.append(dst)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(os, "replace", replace_then_interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(_point(trained["sweep"], 2), d)
+    monkeypatch.undo()
+    assert files_of(d) == before
+    assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]  # no .old left
+
+
+def test_a_ctrl_c_during_the_renames_arrives_after_the_set_is_complete(trained, tmp_path, monkeypatch):
+    import signal
+    d = tmp_path / "run"
+    write_outputs(_point(trained["sweep"], 0), d)
+    real_replace, calls = os.replace, []
+
+    def replace_with_a_signal(src, dst, *a, **k):
+        calls.append(dst)
+        if len(calls) == 1:
+            os.kill(os.getpid(), signal.SIGINT)  # delivered now unless commit holds it back
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace_with_a_signal)
+    with pytest.raises(KeyboardInterrupt):
+        write_outputs(_point(trained["sweep"], 2), d)
+    monkeypatch.undo()
+    assert len(calls) == 3  # every file was renamed before the interrupt was raised
+    write_outputs(_point(trained["sweep"], 2), tmp_path / "uninterrupted")
+    assert files_of(d) == files_of(tmp_path / "uninterrupted")
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_directory_in_the_way_is_found_before_training(trained, tmp_path, capsys, monkeypatch):
     d = tmp_path / "run"
     write_outputs(trained["single"], d)
