@@ -39,6 +39,20 @@ GAP_RATES: dict[str, tuple[str, ...]] = {
 GROUP_RATES = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
 
 
+def binary_labels(values, name: str) -> np.ndarray:
+    """``values`` as a 0/1 int array; a ValueError naming ``name`` and the first other value.
+    Cast blindly, labels {1, 2} gave a TPR of 2.0 and scores of 0.7 were cut to 0."""
+    array = np.asarray(values).ravel()
+    try:
+        ok = np.isin(array, (0, 1))
+    except TypeError:
+        ok = np.zeros(len(array), dtype=bool)
+    if not ok.all():
+        row = int(np.flatnonzero(~ok)[0])
+        raise ValueError(f"{name} must hold 0 and 1 only (1 = the positive class); row {row} holds {array[row].tolist()!r}")
+    return array.astype(int)
+
+
 def group_labels(groups) -> np.ndarray:
     """Group labels as strings, the keys metrics.json uses (``str(label)``).
 
@@ -70,6 +84,18 @@ def _gap(values: Sequence[float | None]) -> float | None:
 def _worst_gap(gaps: Sequence[float | None]) -> float | None:
     """A gap over several rates (equalized odds: TPR and FPR) is measurable only if each is."""
     return None if any(g is None for g in gaps) else max(gaps)
+
+
+def measurable_part(block: dict | None, rates: Sequence[str]) -> tuple[float | None, list[str]]:
+    """The largest gap over those of ``rates`` that at least two of ``block``'s groups have,
+    and which rates those are (``(None, [])`` when none is): where a gap over several rates
+    (equalized odds) cannot be measured in full, its measurable part is a lower bound on it."""
+    if block is None:
+        return None, []
+    groups = list((block.get("groups") or {}).values())
+    parts = {r: _gap([g.get(r) for g in groups]) for r in rates}
+    measured = [r for r in rates if parts[r] is not None]
+    return (max(parts[r] for r in measured) if measured else None), measured
 
 
 def gaps_from_rates(rates) -> dict[str, float | None]:
@@ -130,8 +156,7 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     ``auc`` and ``abroca`` are ``None``); ``groups`` one label per row (any type; the keys are
     ``str(label)``, so labels that print alike are one group).  JSON-safe: no NaN.
     """
-    y_true = np.asarray(y_true).astype(int).ravel()
-    y_pred = np.asarray(y_pred).astype(int).ravel()
+    y_true, y_pred = binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")
     labels = group_labels(groups)
     n = len(y_true)
     if not (len(y_pred) == len(labels) == n) or (y_score is not None and len(np.ravel(y_score)) != n):
@@ -196,7 +221,9 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
     of them, so it can show a bound is missed but never that it is met: with such groups,
     ``met_test`` is ``False`` when the measured gap exceeds the bound and ``None`` (not
     measurable) otherwise.  A group with one row, which a hold-out puts on one side only,
-    had a test verdict of "met" that said nothing about it.
+    had a test verdict of "met" that said nothing about it.  Likewise a gap over several rates
+    that is not measurable in full (``achieved`` null: fewer than two groups have one of its
+    rates) is not met when its measurable part (:func:`measurable_part`) exceeds the bound.
     """
     if criterion is None:
         return {"criterion": None, "bound": None, "penalty": None,
@@ -206,9 +233,14 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
     def achieved(block):
         return None if block is None else block["gaps"][criterion.name]
 
-    def met(value):
-        if criterion.bound is None or value is None:
+    def met(value, block):
+        if criterion.bound is None:
             return None
+        if value is None:
+            # a gap over several rates, one of which fewer than two groups have: its measurable
+            # part can still show the bound missed (never met)
+            part, _ = measurable_part(block, criterion.rates)
+            return False if part is not None and not criterion.meets(part) else None
         return criterion.meets(value)
 
     train_gap, test_gap = achieved(train_block), achieved(test_block)
@@ -218,7 +250,7 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
             on_test = test_block["groups"].get(group)
             if any(rates[r] is not None and (on_test is None or on_test[r] is None) for r in criterion.rates):
                 unmeasured.append(group)
-    met_test = met(test_gap)
+    met_test = met(test_gap, test_block)
     if unmeasured and met_test:
         met_test = None
     intervals = (test_block or {}).get("gap_intervals")
@@ -228,7 +260,7 @@ def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> d
         "penalty": None if criterion.penalty is None else float(criterion.penalty),
         "achieved_train": train_gap,
         "achieved_test": test_gap,
-        "met_train": met(train_gap),
+        "met_train": met(train_gap, train_block),
         "met_test": met_test,
         "interval_test": None if intervals is None else intervals["gaps"][criterion.name],
         "unmeasured_test": sorted(unmeasured),
@@ -254,7 +286,7 @@ def missing_by_group(frame: pd.DataFrame, features: Sequence[str], groups) -> di
 
 def group_counts(y_true, groups) -> dict:
     """``{group: {"count": rows, "base_rate": P(y=1 | g)}}``, the data summary's ``groups``."""
-    y_true = np.asarray(y_true).astype(int).ravel()
+    y_true = binary_labels(y_true, "y_true")
     names, index = np.unique(group_labels(groups), return_inverse=True)
     count = np.bincount(index, minlength=len(names))
     n_pos = np.bincount(index, weights=y_true == 1, minlength=len(names))

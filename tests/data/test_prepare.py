@@ -137,3 +137,13 @@ def test_categorical_codes_are_each_cells_text_looked_up(cells):
         assert found == {"c": (len(unseen_rows), list(dict.fromkeys(unseen_rows)))}
     else:
         assert found == {}
+
+
+def test_whole_number_groups_read_alike_whatever_the_other_rows_hold():
+    # found in review: a column of group codes with one empty cell reads as floats, and the
+    # filter the checker suggests (where race in [1, 2]) kept them floats: groups "1.0", "2.0"
+    with_gap = pd.DataFrame({"race": [1.0, 2.0, 1.0], "sex": ["f", "m", "f"]})
+    assert list(group_labels(with_gap, ["race"])) == ["1", "2", "1"]
+    assert list(group_labels(with_gap, ["race", "sex"])) == ["1 & f", "2 & m", "1 & f"]
+    assert list(group_labels(pd.DataFrame({"race": [1, 2]}), ["race"])) == ["1", "2"]
+    assert list(group_labels(pd.DataFrame({"score": [0.5, 2.0]}), ["score"])) == ["0.5", "2"]

@@ -261,3 +261,35 @@ def test_groups_without_rate_names_the_groups_a_rate_is_undefined_for():
     assert make_criterion("demographic_parity", 0.1).groups_without_rate(y, groups) == {}
     # the gap leaves b out: a bound "met" there says nothing about b, hence require_every_rate
     assert make_criterion("equal_opportunity").gap(y, np.array([1, 0, 1, 1, 1, 0]), groups) == 0.5
+
+
+def test_equalized_odds_not_measurable_in_full_is_not_met_when_its_measurable_part_exceeds_the_bound():
+    # found in review: group b has no negative test row, so the FPR gap (and the equalized-odds
+    # gap) cannot be measured, but the TPR gap alone, 0.5, is above the bound 0.1
+    from fairspec.metrics.groups import measurable_part
+    from fairspec.plan.fairness import make_criterion
+    train = evaluate_predictions([1, 0, 1, 0, 1, 0, 1, 0], [1, 0, 1, 0, 1, 0, 1, 0], None, list("aaaabbbb"))
+    test = evaluate_predictions([1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 0], None, list("aaaabb"))
+    assert test["gaps"]["equalized_odds"] is None and test["gaps"]["equal_opportunity"] == 0.5
+    assert measurable_part(test, ("tpr", "fpr")) == (0.5, ["tpr"])
+    summary = fairness_summary(make_criterion("equalized_odds", bound=0.1), train, test)
+    assert summary["achieved_test"] is None and summary["met_test"] is False
+    # a measurable part within the bound shows nothing: still not measured
+    summary = fairness_summary(make_criterion("equalized_odds", bound=0.6), train, test)
+    assert summary["met_test"] is None
+
+
+@pytest.mark.parametrize("y_true, y_pred, message", [
+    ([1, 2, 1], [1, 1, 0], "y_true must hold 0 and 1 only .* row 1 holds 2"),
+    ([1, 0, 1], [0.7, 0, 1], "y_pred must hold 0 and 1 only .* row 0 holds 0.7"),
+    (["yes", "no", "yes"], [1, 0, 1], "y_true must hold 0 and 1 only .* row 0 holds 'yes'"),
+])
+def test_labels_other_than_0_and_1_are_refused_not_cast(y_true, y_pred, message):
+    # found in review: labels {1, 2} gave a TPR of 2.0 and an FNR of -1, and scores passed as
+    # predictions were cut to 0
+    from fairspec.metrics.intervals import gap_intervals
+    with pytest.raises(ValueError, match=message):
+        evaluate_predictions(y_true, y_pred, None, ["a", "b", "a"])
+    with pytest.raises(ValueError, match=message):
+        gap_intervals(y_true, y_pred, ["a", "b", "a"])
+    assert evaluate_predictions([True, False, True], [1, 0, 0], None, ["a", "b", "a"])["accuracy"] == 2 / 3

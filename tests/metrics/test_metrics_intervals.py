@@ -210,3 +210,19 @@ def test_many_groups_are_covered_and_cheap():
     start = time.perf_counter()
     gap_intervals(y, (rng.random(len(y)) < 0.3).astype(int), groups)
     assert time.perf_counter() - start < 2.0
+
+
+def test_a_group_never_selected_does_not_pull_the_upper_end_below_the_true_gap():
+    # found in review: a 1-row group whose true selection rate is exactly 0 against a 100-row
+    # group at 0.5; the true gap (0.5) lay above the 95% interval 14 times in 100 before the
+    # boundary draws (step 1 of the derivation), about 3 in 100 with them
+    rng = np.random.default_rng(21)
+    groups = np.repeat([0, 1], [1, 100])
+    y = np.zeros(101, dtype=int)
+    above = 0
+    reps = 400
+    for _ in range(reps):
+        pred = np.r_[0, (rng.random(100) < 0.5).astype(int)]
+        low, high = gap_intervals(y, pred, groups, seed=int(rng.integers(1 << 30)))["gaps"]["demographic_parity"]
+        above += high < 0.5
+    assert above / reps <= 0.07
