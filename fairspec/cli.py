@@ -224,7 +224,13 @@ def cmd_compile_and_train(args, out, err) -> int:
             # than two groups can show is "not measurable", never a number
             split, achieved, met = ((held_out, f["achieved_test"], f["met_test"]) if test else
                                     ("train", f["achieved_train"], f["met_train"]))
-            gap = f", {f['criterion']} {split} gap " + ("not measurable" if achieved is None else f"{achieved:.3f}")
+            if achieved is None and met is False:  # its measurable part alone exceeds the bound
+                gap = f", {f['criterion']} {split} gap not measurable in full, its measurable part above the bound"
+            else:
+                shown = "not measurable" if achieved is None else f"{achieved:.3f}"
+                if achieved is not None and met is False and float(shown) <= f["bound"]:
+                    shown = f"{achieved:.10g}"  # 0.050 beside "NOT met" would read as the bound met
+                gap = f", {f['criterion']} {split} gap {shown}"
             notes = []
             if test and f.get("interval_test"):
                 low, high = f["interval_test"]

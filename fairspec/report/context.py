@@ -14,7 +14,9 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 
-from fairspec.metrics.groups import MET_TOLERANCE
+from fairspec.dsl.ast import written_name
+from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, measurable_part
+from fairspec.report.fit_log_terms import FIT_LOG_RECORD_TERMS, FIT_LOG_TERMS
 
 #: shown for a value that does not exist (TPR of a group with no positives, no test split)
 UNDEFINED = "—"
@@ -33,6 +35,8 @@ AUC_OF_LABELS = "AUC of 0/1 scores (= balanced accuracy)"
 ABROCA_OF_LABELS = "ABROCA of 0/1 scores (one-point ROC curves)"
 GROUP_COLUMNS = ("Group", "Rows", "Base rate", "Selection rate", "TPR", "FPR", "FNR", "Accuracy")
 GROUP_RATE_KEYS = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
+#: group columns per missing-values table: more make it wider than a printed page
+MISSING_GROUPS_PER_TABLE = 6
 
 
 # --------------------------------------------------------------------------- dataclasses
@@ -43,6 +47,8 @@ class RecordTable:
 
     columns: tuple[str, ...]
     rows: tuple[tuple[str, ...], ...]
+    #: (column, what it means) for the columns that have a meaning, in column order
+    legend: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -53,6 +59,8 @@ class KeyValue:
     value: str
     table: RecordTable | None = None
     block: str | None = None  # indented JSON, shown folded in a <pre>
+    #: what the key means, for a reviewer (fit-log entries: fairspec.report.fit_log_terms)
+    meaning: str = ""
 
 
 @dataclass(frozen=True)
@@ -62,6 +70,9 @@ class Badge:
     text: str
     css: str
     explanation: str
+    #: what the test gap's interval says, in a few words, printed beside the badge where the
+    #: explanation has no room (the sweep table): "interval reaches above the bound"
+    caveat: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,7 +191,9 @@ class DataView:
     groups: tuple[GroupRow, ...]  # cells: rows, share of rows, base rate[, rows dropped]
     features: tuple[FeatureRow, ...]
     privileged_note: str
-    missing: MissingTable | None
+    #: the missing rates, in tables of at most MISSING_GROUPS_PER_TABLE groups each (one
+    #: column per group: many groups in one table outgrow a printed page); () when none
+    missing: tuple[MissingTable, ...]
     #: under ``missing drop``: the groups table has a "dropped" column, and the missing rates
     #: are those of the rows before the drop
     dropped: bool = False
@@ -333,6 +346,14 @@ class ReportContext:
 
 #: the order the timing rows are shown in (the steps of a run)
 TIMING_ORDER = ("load_seconds", "fit_seconds", "evaluate_seconds", "total_seconds")
+#: what each timing covers (fairspec.pipeline.train): "fit" is more than the estimator's own
+#: fit time in the training log, and a sweep point's total counts from the start of the run
+TIMING_LABELS = {
+    "load_seconds": "load (read and prepare the data; once per run)",
+    "fit_seconds": "fit (encoding, imputation and the estimator; under cross-validation every fold's too)",
+    "evaluate_seconds": "evaluate (predictions and metrics)",
+    "total_seconds": "since the run started (a sweep's earlier points included)",
+}
 
 
 def fmt_rate(value, digits: int = 3) -> str:
@@ -342,8 +363,25 @@ def fmt_rate(value, digits: int = 3) -> str:
     return f"{float(value):.{digits}f}"
 
 
+def fmt_share(value) -> str:
+    """A share of rows as :func:`fmt_rate`, but a group with rows never reads as 0.000."""
+    if isinstance(value, (int, float)) and 0 < value < 0.0005:
+        return "<0.001"
+    return fmt_rate(value)
+
+
 def fmt_gap(value) -> str:
     return fmt_rate(value, 4)
+
+
+def fmt_gap_against(value, bound) -> str:
+    """:func:`fmt_gap`, with more digits where four would print a gap that exceeds ``bound``
+    as the bound itself ("0.0500 exceeds the bound 0.05" for 0.050025)."""
+    text = fmt_gap(value)
+    if (bound is not None and text != UNDEFINED and value > bound + MET_TOLERANCE
+            and float(text) <= bound):
+        return f"{float(value):.10g}"
+    return text
 
 
 def fmt_interval(interval) -> str:
@@ -385,9 +423,11 @@ def fmt_value(value) -> str:
     return fmt_number(value)
 
 
-def key_value(key, value) -> KeyValue:
-    """A fit-log or parameter entry: lists of records become tables, long JSON a folded block."""
+def key_value(key, value, terms: dict | None = None, record_terms: dict | None = None) -> KeyValue:
+    """A fit-log or parameter entry: lists of records become tables, long JSON a folded block;
+    ``terms`` gives the key's meaning, ``record_terms`` those of a records table's columns."""
     key = str(key)
+    meaning = (terms or {}).get(key, "")
     if (isinstance(value, list) and value and all(isinstance(v, dict) for v in value)
             and all(isinstance(x, (str, int, float, bool, type(None))) for v in value for x in v.values())):
         # the files are written with sorted keys, so a report re-rendered from them sees the
@@ -395,13 +435,15 @@ def key_value(key, value) -> KeyValue:
         # first, it says which record a row is, then alphabetical) keeps the two pages the same
         columns = sorted({str(c) for record in value for c in record}, key=lambda c: (c != "name", c))
         rows = tuple(tuple(fmt_value({str(k): x for k, x in r.items()}.get(c)) for c in columns) for r in value)
-        return KeyValue(key, f"{len(value)} entries", table=RecordTable(tuple(columns), rows))
+        legend = tuple((c, (record_terms or {})[c]) for c in columns if c in (record_terms or {}))
+        return KeyValue(key, f"{len(value)} entries", table=RecordTable(tuple(columns), rows, legend),
+                        meaning=meaning)
     text = fmt_value(value)
     if isinstance(value, (dict, list, tuple)) and len(text) > 80:
         block = json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2, default=str)
         summary = f"{len(value)} {'keys' if isinstance(value, dict) else 'entries'}"
-        return KeyValue(key, summary, block=block)
-    return KeyValue(key, text)
+        return KeyValue(key, summary, block=block, meaning=meaning)
+    return KeyValue(key, text, meaning=meaning)
 
 
 def _group_list(names) -> str:
@@ -469,7 +511,7 @@ def _filter_text(flt) -> str:
         # as the spec writes it: a list after in / not in, one value after a comparison
         one = op not in ("in", "not in") and isinstance(values, list) and len(values) == 1
         shown = json.dumps(values[0] if one else values, ensure_ascii=False, default=str)
-        return f"{column} {op} {shown}"
+        return f"{written_name(str(column))} {op} {shown}"
     return fmt_value(flt)
 
 
@@ -508,7 +550,7 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     groups = []
     for name, g in (summary.get("groups") or {}).items():
         share = None if not total else g.get("count", 0) / total
-        cells = (fmt_count(g.get("count")), fmt_rate(share), fmt_rate(g.get("base_rate")))
+        cells = (fmt_count(g.get("count")), fmt_share(share), fmt_rate(g.get("base_rate")))
         if dropped is not None:
             cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
         groups.append(GroupRow(str(name), cells))
@@ -551,7 +593,7 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         protected_note = "The protected attribute is also a model input."
 
     missing = summary.get("missing") or {}
-    missing_table = None
+    missing_table = ()
     if missing:
         group_names = []
         for rates in missing.values():
@@ -565,7 +607,10 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         rows = tuple(GroupRow(str(feat), tuple(fmt_rate({str(k): v for k, v in missing[feat].items()}.get(g))
                                                for g in group_names))
                      for feat in order)
-        missing_table = MissingTable(tuple(group_names), rows)
+        missing_table = tuple(
+            MissingTable(tuple(group_names[i:i + MISSING_GROUPS_PER_TABLE]),
+                         tuple(GroupRow(row.name, row.cells[i:i + MISSING_GROUPS_PER_TABLE]) for row in rows))
+            for i in range(0, len(group_names), MISSING_GROUPS_PER_TABLE))
 
     positive = summary.get("positive", target.get("positive"))
     return DataView(
@@ -691,6 +736,28 @@ def _impute_values(prep: dict) -> tuple[KeyValue, ...]:
     return tuple(rows)
 
 
+#: the tree family's own ways of routing a missing value (fairspec.models.tree.split_search),
+#: in a reviewer's words; the model text shows where each split sends one
+STRATEGY_MEANINGS = {
+    "mia": "Missing values (mia, Missing Incorporated in Attributes): each split also chose, on the training rows, "
+           'the branch a row missing its feature takes, marked "(or missing)"; a split may also separate '
+           "present from missing values.",
+    "trinary": "Missing values (trinary, Trinary trees): a row missing a split's feature goes to that split's third "
+               "child, shown after its two branches.",
+    "trinary_mia": "Missing values (trinary_mia): each split chose, on the training rows, the better of sending a row "
+                   'missing its feature down one branch (marked "(or missing)") or to a third child grown for such '
+                   "rows.",
+    "majority": "Missing values (majority): a row missing a split's feature takes the branch that more training rows "
+                'took, marked "(or missing)".',
+    "fractional": "Missing values (fractional cases, C4.5): a row missing a split's feature goes down both branches, "
+                  "weighted by the training rows' shares, and its score mixes the leaves it reaches.",
+    "impute": "Missing values (impute): every missing value is filled in before the model reads it, with the value "
+              "learned on the training rows (listed below), so the model itself never sees one.",
+    "drop": "Missing values (drop): training rows with a missing feature were left out, and a row with one cannot "
+            "be scored.",
+}
+
+
 def _reading_notes(family: str, strategy, schema: dict, text: list, classes_named: bool = True) -> tuple[str, ...]:
     """What the model's text leaves unsaid: what a leaf's ``p`` is; a rule's condition on a
     missing value; and a category training never saw, which the encoder reads as missing
@@ -722,6 +789,11 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
                      "cases), and its score mixes the leaves it reaches; n counts it in each of them.")
     if family == "rule_set" and strategy not in ("impute", "drop"):
         notes.append('A condition on a missing value is false unless it says "(or missing)".')
+    elif family != "rule_set" and isinstance(strategy, str) and strategy in STRATEGY_MEANINGS:
+        notes.append(STRATEGY_MEANINGS[strategy])
+    if any("another category" in line for line in lines):
+        notes.append('"(or another category)" marks the branch taken by a category the split does not list: one '
+                     "that none of this node's training rows held, or one never seen in training.")
     if any(f.get("kind") == "categorical" for f in schema.get("features") or []):
         unseen = "A category not seen in the training rows is read as a missing value"
         notes.append({"impute": unseen + ", and filled in as one (the imputed values below).",
@@ -783,8 +855,18 @@ def _interval_sentence(interval, bound: float, level: float | None, met: bool, r
             "exceeds it.")
 
 
+def _interval_caveat(interval, bound: float, level: float | None, met: bool) -> str:
+    """:func:`_interval_sentence` in a few words, for where only a few fit."""
+    if not interval or level is None:
+        return ""
+    low, high = interval
+    if met:
+        return "interval within the bound" if high <= bound + MET_TOLERANCE else "interval reaches above the bound"
+    return "interval above the bound" if low > bound + MET_TOLERANCE else "interval includes the bound"
+
+
 def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None,
-                  words: EvaluationWords = EVALUATION_WORDS["holdout"]) -> FairnessView:
+                  words: EvaluationWords = EVALUATION_WORDS["holdout"], test_block: dict | None = None) -> FairnessView:
     """The criterion, its setting, the achieved gaps and the verdict badge on test; ``level``
     is the coverage of the test gap's interval (``fairness["interval_test"]``), if any;
     ``words`` name the test rows (out-of-fold ones under cross-validation)."""
@@ -804,7 +886,15 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
     unmeasured = fairness.get("unmeasured_test") or []
     if bound is not None:
         setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
-        if has_test and unmeasured and met_test is None and a_test is not None:
+        part, measured = measurable_part(test_block, GAP_RATES.get(str(name), ()))
+        if has_test and met_test is False and a_test is None and part is not None:
+            missing = [r for r in GAP_RATES.get(str(name), ()) if r not in measured]
+            badge = Badge("NOT MET", "not-met",
+                          f"Fewer than two groups have a {' or '.join(r.upper() for r in missing)} in the "
+                          f"{words.rows}, so the {words.gap} cannot be measured in full; its "
+                          f"{' and '.join(r.upper() for r in measured)} part alone, {fmt_gap(part)}, exceeds the "
+                          f"bound {fmt_number(bound)}, and the whole gap is at least that.")
+        elif has_test and unmeasured and met_test is None and a_test is not None:
             badge = Badge("NOT MEASURED ON TEST", "neutral",
                           f"{_group_list(unmeasured)} {'has' if len(unmeasured) == 1 else 'have'} the rate this "
                           f"criterion compares on the training rows but not in the {words.rows}, so the "
@@ -813,11 +903,15 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
                           "widen it. Read the training gap and the group table.")
         elif has_test and met_test is not None:
             why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test, words.rows)
+            caveat = _interval_caveat(fairness.get("interval_test"), bound, level, met_test)
             badge = (Badge("MET", "met",
-                           f"The {words.gap} {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}")
+                           f"The {words.gap} {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}",
+                           caveat)
                      if met_test else
                      Badge("NOT MET", "not-met",
-                           f"The {words.gap} {fmt_gap(a_test)} exceeds the bound {fmt_number(bound)}.{why}"))
+                           f"The {words.gap} {fmt_gap_against(a_test, bound)} exceeds the bound "
+                           f"{fmt_number(bound)}.{why}",
+                           caveat))
         elif has_test:
             badge = Badge("NOT MEASURED ON TEST", "neutral",
                           f"Fewer than two groups have, in the {words.rows}, the rate this criterion compares, "
@@ -842,7 +936,8 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
                       "The criterion is measured and reported; training did not constrain it.")
     return FairnessView(
         criterion=str(name), form=form, setting=setting,
-        achieved_train=fmt_gap(a_train), achieved_test=fmt_gap(a_test) if has_test else UNDEFINED,
+        achieved_train=fmt_gap_against(a_train, bound),
+        achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,
         met_train=UNDEFINED if met_train is None else ("met" if met_train else "not met"),
         badge=badge,
         interval_test=(fmt_interval(fairness.get("interval_test")) + f" ({level:.0%})"
@@ -884,6 +979,9 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
                              "compile-and-train --no-clock-cap: the spec shown does not say it); the same spec, "
                              "data and seed, run with --no-clock-cap, give this model again under the same "
                              "software (in the header)")
+    elif reproducible and (model_doc.get("model") or {}).get("family") == "baseline":
+        reproducible_text = ("yes: this learner never looks at the clock; the same spec, data and seed give "
+                             "this model again under the same software (in the header)")
     elif reproducible:
         reproducible_text = ("yes: the clock stopped no stage"
                              + ("" if clock_cap is not False else " and could stop none (clock_cap false)")
@@ -899,8 +997,9 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
         mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
-        other=tuple(key_value(k, v) for k, v in sorted(log.items())),
-        timing=tuple(KeyValue(str(k).replace("_seconds", "").replace("_", " "), fmt_seconds(timing[k]))
+        other=tuple(key_value(k, v, FIT_LOG_TERMS, FIT_LOG_RECORD_TERMS) for k, v in sorted(log.items())),
+        timing=tuple(KeyValue(TIMING_LABELS.get(k, str(k).replace("_seconds", "").replace("_", " ")),
+                              fmt_seconds(timing[k]))
                      for k in sorted(timing, key=lambda k: (TIMING_ORDER.index(k) if k in TIMING_ORDER
                                                             else len(TIMING_ORDER), k))),
     )
@@ -921,7 +1020,8 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
         interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
                    gaps=_gaps([b for _, b in blocks], criterion, intervals),
-                   fairness=fairness_view(fairness, has_test, level, evaluation_words(metrics_doc)),
+                   fairness=fairness_view(fairness, has_test, level, evaluation_words(metrics_doc),
+                                          metrics_doc.get("test")),
                    training=_training(model_doc, metrics_doc),
                    note=note, interval_title=interval_title)
 
@@ -970,8 +1070,11 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
 
     def point(x, y, met, label):
         near_right = px(x) > left + 0.8 * plot_w
+        # the mark says met / not met where colour cannot (a black-and-white print)
+        mark = " ✓" if met else (" ✗" if met is False else "")
         return ChartPoint(
-            f"{px(x):.1f}", f"{py(y):.1f}", "met" if met else ("not-met" if met is False else "neutral"), label,
+            f"{px(x):.1f}", f"{py(y):.1f}", "met" if met else ("not-met" if met is False else "neutral"),
+            label + mark,
             f"{label}: {words.gap} {fmt_gap(x)}, {words.accuracy.lower()} {fmt_rate(y)}",
             label_x=f"{px(x) + (-8 if near_right else 8):.1f}", label_y=f"{py(y) - 8:.1f}",
             label_anchor="end" if near_right else "start")
@@ -1015,7 +1118,11 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
         form = run.fairness.form
         measured_on = metrics_doc.get("test") or metrics_doc.get("train") or {}
         accuracy = measured_on.get("accuracy")
-        met = _met_test(fairness)
+        if metrics_doc.get("test"):
+            gap, met = fairness.get("achieved_test"), _met_test(fairness)
+        else:  # evaluate none: the chart, as its axis says, is of the training rows
+            gap = fairness.get("achieved_train")
+            met = _met(gap, fairness.get("bound"), fairness.get("met_train"))
         if fairness.get("bound") is not None:
             bounds.append(float(fairness["bound"]))
         label = _setting_label(fairness, f"point {index}")
@@ -1023,15 +1130,16 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
                              test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
                              achieved_test=run.fairness.achieved_test, badge=run.fairness.badge,
                              interval_test=run.fairness.interval_test))
-        chart_rows.append((fairness.get("achieved_test"), accuracy, met, label))
+        chart_rows.append((gap, accuracy, met, label))
     words = evaluation_words(sweep[0][1])
     return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds, words))
 
 
 # --------------------------------------------------------------------------- entry point
 
-#: stands in READING_NOTES for the note on the verdict, which depends on the evaluation
-VERDICT_NOTE = object()
+#: stand in READING_NOTES for the notes that depend on the runs: the verdict's (on the
+#: evaluation), ABROCA's (on the scores) and the training log's (on the statuses)
+VERDICT_NOTE, ABROCA_NOTE, TRAINING_NOTE = object(), object(), object()
 #: how a test gap's interval is made (fairspec.metrics.intervals), in a reviewer's words
 INTERVAL_HOW = ("each group's rates (TPR, FPR, selection rate or accuracy, as the criterion compares them) as "
                 "Jeffreys posteriors; with two or three groups (two under equalized odds) their differences "
@@ -1068,15 +1176,47 @@ READING_NOTES = (
     "A group with no positives has no TPR (shown as —) and is left out of that gap; with fewer than two "
     "groups left the gap cannot be measured (—).",
     VERDICT_NOTE,
-    "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions.",
+    ABROCA_NOTE,
     "A criterion that is audited but not enforced, or enforced by a penalty, has no bound: judge its gap "
     "against what is acceptable for the application.",
-    "Training log: a solver status of optimal means the solver proved its solution best (within the MIP gap "
-    "asked for); work_limit or time_limit means it stopped at that limit and kept the best solution found so "
-    "far. The MIP gap is how far that solution's objective may be from the best possible one, relative to it "
-    "(0% = proven optimal), for the problem named beside it. A large gap says optimality was not proven, not "
-    "that the model is inaccurate: the measured accuracy and gaps above are what the model does.",
+    TRAINING_NOTE,
 )
+
+#: the training log's statuses in a reviewer's words (the rule set's from HiGHS through
+#: fairspec.solvers.highs; the trees' and the baseline's their own), in the order listed
+STATUS_MEANINGS = {
+    "optimal": "optimal means the solver proved its solution best (within the MIP gap asked for)",
+    "work_limit": "work_limit means the solver stopped at its work limit (a count of its own steps, the same on "
+                  "any machine) and kept the best solution found so far",
+    "time_limit": "time_limit means it stopped at its time limit and kept the best solution found so far",
+    "iteration_limit": "iteration_limit means it stopped at its iteration limit and kept the best solution found "
+                       "so far",
+    "objective_limit": "objective_limit means it stopped at the objective asked for",
+    "interrupted": "interrupted means it was interrupted and kept the best solution found so far",
+    "heuristic": "heuristic means no solver proved the model best: a greedy algorithm grew it (a tree one split at "
+                 "a time), or its final solution came from a heuristic rather than the integer program",
+    "fitted": "fitted means a scikit-learn learner was fitted (no integer program, so no MIP gap)",
+}
+MIP_GAP_NOTE = ("The MIP gap is how far that solution's objective may be from the best possible one, relative to it "
+                "(0% = proven optimal), for the problem named beside it. A large gap says optimality was not proven, "
+                "not that the model is inaccurate: the measured accuracy and gaps above are what the model does.")
+
+
+def _training_note(statuses: list[str], has_mip_gap: bool) -> str:
+    """The note on the training log, for the statuses this report shows."""
+    known = [meaning for status, meaning in STATUS_MEANINGS.items() if status in statuses]
+    if not known:
+        return MIP_GAP_NOTE if has_mip_gap else ""
+    sentence = "Training log: a status of " + "; ".join(known) + "."
+    return sentence + (" " + MIP_GAP_NOTE if has_mip_gap else "")
+
+
+def _abroca_note(scores_are_labels: bool) -> str:
+    note = "ABROCA compares the groups' ROC curves over every threshold, not just the one used for the predictions."
+    if scores_are_labels:
+        note += (" A model that scores every row 0 or 1 (a tree relabelled for a bound) has one threshold: its "
+                 "curves are one point each, and its ABROCA compares those.")
+    return note
 
 
 def _spec_warning(warning: dict) -> str:
@@ -1108,6 +1248,16 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
         sweep_view = None
     spec = model_doc.get("spec") or {}
     words = evaluation_words(sweep[0][1] if sweep else metrics_doc)
+    documents = sweep or [(model_doc, metrics_doc)]
+    logs = [d.get("training_log") or (m.get("training") or {}).get("fit_log") or {} for m, d in documents]
+    notes = {
+        VERDICT_NOTE: VERDICT_NOTES[words.kind],
+        ABROCA_NOTE: _abroca_note(any((d.get(k) or {}).get("scores_are_labels") for _, d in documents
+                                      for k in ("train", "test"))),
+        TRAINING_NOTE: _training_note([str(log.get("status")) for log in logs],
+                                      any(log.get("mip_gap") is not None or log.get("status") in _STOPPED_WITH_SOLUTION
+                                          for log in logs)),
+    }
     return ReportContext(
         header=_header(model_doc),
         spec_text=str(spec.get("text") or ""),
@@ -1117,5 +1267,5 @@ def build_context(model_doc: dict, metrics_doc: dict, sweep: list[tuple[dict, di
         runs=tuple(runs),
         sweep=sweep_view,
         evaluated=words,
-        reading_notes=tuple(VERDICT_NOTES[words.kind] if note is VERDICT_NOTE else note for note in READING_NOTES),
+        reading_notes=tuple(text for text in (notes.get(note, note) for note in READING_NOTES) if text),
     )

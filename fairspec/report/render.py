@@ -19,6 +19,21 @@ from fairspec.report.context import GROUP_COLUMNS, ReportContext
 TEMPLATE = "report.html.jinja"
 
 
+#: Unicode's bidirectional controls (LRM, RLM, ALM, the embeddings and overrides, the isolates):
+#: escaped HTML still obeys them, so a category named "small\u202e 12" would print the rest of
+#: its sentence, numbers included, right to left.  Shown as visible code points instead.
+BIDI_CONTROLS = {c: f"[U+{c:04X}]" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+
+
+def visible_bidi(value):
+    """``value`` with every bidirectional control shown as ``[U+202E]``: Jinja's ``finalize``,
+    run on every ``{{ ... }}`` of the templates.  Markup (a macro's output) passes as it is:
+    the expressions inside the macro went through here already."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):
+        return value.translate(BIDI_CONTROLS)
+    return value
+
+
 @lru_cache(maxsize=1)
 def environment() -> Environment:
     return Environment(
@@ -26,6 +41,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
+        finalize=visible_bidi,
     )
 
 

@@ -387,10 +387,17 @@ def test_report_says_whether_the_protected_attribute_is_a_model_input():
                                "A category not seen in the training rows is read as a missing value."]),
     ("rule_set", "impute", True, ["A category not seen in the training rows is read as a missing value, "
                                   "and filled in as one (the imputed values below)."]),
-    ("tree", "drop", True, ["A category not seen in the training rows is read as a missing value: as a row "
+    ("tree", "drop", True, ["Missing values (drop): training rows with a missing feature were left out, and a row "
+                            "with one cannot be scored.",
+                            "A category not seen in the training rows is read as a missing value: as a row "
                             "with a missing value, such a row cannot be scored."]),
     ("rule_set", "mia", False, ['A condition on a missing value is false unless it says "(or missing)".']),
-    ("tree", "mia", False, []),
+    ("tree", "mia", False, ["Missing values (mia, Missing Incorporated in Attributes): each split also chose, on the "
+                            'training rows, the branch a row missing its feature takes, marked "(or missing)"; a '
+                            "split may also separate present from missing values."]),
+    ("tree", "fractional", False, ["Missing values (fractional cases, C4.5): a row missing a split's feature goes "
+                                   "down both branches, weighted by the training rows' shares, and its score mixes "
+                                   "the leaves it reaches."]),
 ])
 def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category(family, strategy, categorical,
                                                                                 expected):
@@ -460,14 +467,18 @@ def test_a_tree_read_out_says_what_a_leafs_p_is():
             "among its training rows, n their number.") in page
 
 
-@pytest.mark.parametrize("reproducible, cut, clock_cap, expected", [
-    (True, [], True, "yes: the clock stopped no stage; the same spec, data and seed give this model again"),
-    (True, [], False, "yes: the clock stopped no stage and could stop none (clock_cap false); the same"),
-    (False, ["final_ip", "<tilt>"], True, "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
-    (None, None, None, None),
+@pytest.mark.parametrize("family, reproducible, cut, clock_cap, expected", [
+    ("rule_set", True, [], True, "yes: the clock stopped no stage; the same spec, data and seed give this model again"),
+    ("rule_set", True, [], False, "yes: the clock stopped no stage and could stop none (clock_cap false); the same"),
+    ("rule_set", False, ["final_ip", "<tilt>"], True, "not guaranteed: the time limit stopped final_ip, &lt;tilt&gt;"),
+    ("rule_set", None, None, None, None),
+    # the baseline has no stages and no clock to stop them
+    ("baseline", True, [], None, "yes: this learner never looks at the clock; the same spec, data and seed"),
 ])
-def test_training_log_says_whether_the_model_would_come_out_the_same_again(reproducible, cut, clock_cap, expected):
+def test_training_log_says_whether_the_model_would_come_out_the_same_again(family, reproducible, cut, clock_cap,
+                                                                          expected):
     model_doc, metrics_doc = make_docs()
+    model_doc["model"]["family"] = family
     if reproducible is not None:
         metrics_doc["training_log"].update(reproducible=reproducible, cut_by_clock=cut, clock_cap=clock_cap)
     page = render_report(build_context(model_doc, metrics_doc))
@@ -514,3 +525,129 @@ def test_a_mip_gap_not_yet_known_is_not_shown_as_no_mip(status, gap, shown):
     view = build_context(model_doc, metrics_doc)
     text = html_lib.unescape(render_report(view))
     assert shown in text.split("MIP gap", 1)[1][:200]
+
+
+def _sweep_page(bounds_and_seeds):
+    pts = [make_docs(bound=b, seed=s) for b, s in bounds_and_seeds]
+    return build_context(*pts[0], sweep=pts), pts
+
+
+def test_the_sweep_table_prints_what_each_interval_says_and_every_point_is_open():
+    # found in review: a green MET whose interval reaches above the bound said so only in a
+    # tooltip, which paper does not show
+    context, pts = _sweep_page([(0.05, 0), (0.1, 1), (0.2, 2)])
+    page = render_report(context)
+    table = re.search(r'<table class="sweep" id="sweep-points">(.*?)</table>', page, re.S).group(1)
+    without_tooltips = html_lib.unescape(re.sub(r'title="[^"]*"', "", table))
+    for i, (_, metrics_doc) in enumerate(pts):
+        f = metrics_doc["fairness"]
+        low, high = f["interval_test"]
+        expected = (("interval within the bound" if high <= f["bound"] else "interval reaches above the bound")
+                    if f["met_test"] else
+                    ("interval above the bound" if low > f["bound"] else "interval includes the bound"))
+        assert context.sweep.rows[i].badge.caveat == expected
+        row = re.findall(r"<tr><td>.*?</tr>", without_tooltips, re.S)[i]
+        assert expected in row
+        # a closed <details> prints only its summary line in most browsers
+        assert re.search(rf'<details class="point" id="point-{i}" open>', page)
+
+
+def test_the_sweep_chart_marks_met_and_not_met_in_text_not_colour_alone():
+    context, pts = _sweep_page([(0.001, 0), (0.5, 1)])
+    verdicts = [d["fairness"]["met_test"] for _, d in pts]
+    assert verdicts == [False, True]  # the fixture's test gaps lie between the two bounds
+    labels = [p.label for p in context.sweep.chart.points]
+    assert labels == ["≤ 0.001 ✗", "≤ 0.5 ✓"]
+    assert "✓" in render_report(context) and "marked ✗: not met" in render_report(context)
+
+
+def test_bidirectional_controls_in_user_strings_are_shown_not_obeyed():
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["data_summary"]["groups"]["sm\u202eall"] = {"count": 3, "base_rate": 0.5}
+    model_doc["spec"]["text"] += "# \u2067isolated\u2069 comment\n"
+    page = render_report(build_context(model_doc, metrics_doc))
+    for control in ("\u202e", "\u2067", "\u2069"):
+        assert control not in page
+    assert "sm[U+202E]all" in page and "[U+2067]isolated[U+2069]" in page
+
+
+def test_many_groups_split_the_missing_values_table_so_it_fits_a_page():
+    model_doc, metrics_doc = make_docs()
+    many = [f"g{i}" for i in range(14)]
+    metrics_doc["data_summary"]["missing"] = {"age": {g: i / 100 for i, g in enumerate(many)}}
+    context = build_context(model_doc, metrics_doc)
+    parts = context.data.missing
+    assert [len(part.groups) for part in parts] == [6, 6, 2]
+    assert [g for part in parts for g in part.groups] == many
+    assert [c for part in parts for c in part.rows[0].cells] == [f"{i / 100:.3f}" for i in range(14)]
+    page = render_report(context)
+    assert page.count('<table class="missing"') == 3 and "(3 of 3)" in page
+
+
+def test_a_small_group_never_reads_as_an_empty_share():
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["data_summary"]["rows"] = 6172
+    metrics_doc["data_summary"]["groups"]["tiny"] = {"count": 2, "base_rate": 0.5}
+    row = next(r for r in build_context(model_doc, metrics_doc).data.groups if r.name == "tiny")
+    assert row.cells[:2] == ("2", "<0.001")
+
+
+def test_the_training_note_explains_the_statuses_the_report_shows():
+    model_doc, metrics_doc = make_docs()
+    for status, has, lacks in [("fitted", "fitted means a scikit-learn learner", "work_limit means"),
+                               ("heuristic", "heuristic means no solver proved", "optimal means"),
+                               ("work_limit", "work_limit means the solver stopped at its work limit", "fitted")]:
+        metrics_doc["training_log"].update(status=status, mip_gap=0.1 if status == "work_limit" else None)
+        notes = " ".join(build_context(model_doc, metrics_doc).reading_notes)
+        assert has in notes and lacks not in notes
+        assert ("The MIP gap is how far" in notes) == (status == "work_limit")
+
+
+def test_filters_print_as_the_spec_writes_them():
+    model_doc, metrics_doc = make_docs()
+    model_doc["data"]["filters"] = [["c charge", "!=", ["F"]], ["age", ">=", [21]]]
+    assert build_context(model_doc, metrics_doc).data.filters == ('`c charge` != "F"', "age >= 21")
+
+
+def test_the_timing_rows_say_what_they_cover():
+    page = html_lib.unescape(rendered())
+    assert "fit (encoding, imputation and the estimator" in page and "since the run started" in page
+    assert "Estimator fit time" in page
+
+
+def test_the_print_style_lets_long_tables_break_and_nested_tables_wrap():
+    css = re.sub(r"/\*.*?\*/", "", (TEMPLATES / "style.css").read_text(), flags=re.S)
+    # found by printing the rule-set report: "table.kv th { white-space: nowrap }" reached the
+    # fit log's nested phases table, which outgrew the page and shrank the print to 76%
+    assert "table.kv th {" not in css and "table.kv > tbody > tr > th" in css
+    print_rules = css.split("@media print", 1)[1]
+    assert re.search(r"tr \{ break-inside: avoid", print_rules)
+    assert not re.search(r"(^|[\s,])table[\s,][^{]*\{[^}]*break-inside: avoid", print_rules)
+
+
+def test_equalized_odds_whose_measurable_part_exceeds_the_bound_reads_not_met():
+    from fairspec.metrics import evaluate_predictions
+    model_doc, metrics_doc = make_docs(criterion="equalized_odds", bound=0.1)
+    train = evaluate_predictions([1, 0, 1, 0, 1, 0, 1, 0], [1, 0, 1, 0, 1, 0, 1, 0], None, list("aaaabbbb"))
+    test = evaluate_predictions([1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 0], None, list("aaaabb"))  # b: no negative
+    metrics_doc.update(train=train, test=test,
+                       fairness=fairness_summary(make_criterion("equalized_odds", bound=0.1), train, test))
+    badge = build_context(model_doc, metrics_doc).runs[0].fairness.badge
+    assert (badge.text, badge.css) == ("NOT MET", "not-met")
+    assert "Fewer than two groups have a FPR" in badge.explanation and "TPR part alone, 0.5000" in badge.explanation
+
+
+def test_a_sweep_without_test_rows_still_charts_its_points_on_the_training_rows():
+    pts = [make_docs(bound=b, seed=i, with_test=False) for i, b in enumerate([0.001, 0.5])]
+    chart = build_context(*pts[0], sweep=pts).sweep.chart
+    assert chart is not None and len(chart.points) == 2
+    assert chart.x_label == "achieved gap on training rows"
+    assert [p.css for p in chart.points] == ["not-met", "met"]
+
+
+def test_a_gap_just_above_the_bound_never_prints_as_the_bound():
+    from fairspec.report.context import fmt_gap_against
+    assert fmt_gap_against(0.050025, 0.05) == "0.050025"
+    assert fmt_gap_against(0.0502, 0.05) == "0.0502"
+    assert fmt_gap_against(0.04999, 0.05) == "0.0500"  # within the bound: rounding says nothing wrong
+    assert fmt_gap_against(None, 0.05) == "—"

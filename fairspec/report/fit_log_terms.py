@@ -1,0 +1,317 @@
+"""Plain-English meanings of the fit-log keys, for the audit report's "Other fit-log entries".
+
+Every estimator leaves a ``fit_log_`` dict after ``fit`` (metrics.json writes it as
+``training_log``, model.json as ``training.fit_log``).  Its keys are the code's names
+(``relabel_bound``, ``ip_checkpoints``, ``tilts_skipped``, ...), which say nothing to a
+compliance reviewer.  :data:`FIT_LOG_TERMS` gives each top-level key that any estimator can
+write (:class:`~fairspec.models.rule_set.FairRuleSetClassifier`, the missing-aware trees,
+forest and regressor of :mod:`fairspec.models.tree.estimators`, and
+:class:`~fairspec.models.baseline.BaselineClassifier`) one sentence saying what the value is and
+in which unit.  :data:`FIT_LOG_RECORD_TERMS` does the same for the keys *inside* the nested
+records the report shows as table columns or inline: each record of the rule set's ``phases``
+list (:class:`~fairspec.models.rule_set.column_generation.PhaseLog`) and the rule set's
+``refine`` dict.  Some of those keys share a name with a top-level key (``seconds``,
+``rounds``, ``cut_by_clock``) but not its meaning, so a record's keys are looked up in
+:data:`FIT_LOG_RECORD_TERMS` only.
+
+A key missing from these dicts (a model file written by another version, a key added to an
+estimator before its meaning was written here) is shown with no meaning: the report must not
+fail on an unknown key.  ``tests/report/test_fit_log_terms.py`` checks that every key the
+estimators write and every key of the committed example reports has an entry.
+
+Convention: each meaning is exactly one sentence, starting with a capital letter and ending
+with a period.  The meanings are read off the code that writes the keys, not guessed from
+their names; "rows" means training rows (a merged pattern counts as the rows it stands for),
+and a gap or an accuracy is a fraction from 0 to 1 (0.05 is 5 percentage points).
+"""
+from __future__ import annotations
+
+#: top-level fit-log key -> one-sentence meaning
+FIT_LOG_TERMS: dict[str, str] = {
+    # ---------------------------------------------------------------- every estimator
+    "status": (
+        "How training ended: the solver status of the optimisation that produced the model (optimal = "
+        "proven best within the solver's gap tolerance; work_limit or time_limit = stopped by its work "
+        "limit or by the clock, keeping the best solution found so far), heuristic when the model came "
+        "from a heuristic (greedy tree growth, a forest's tree-by-tree relabelling, local search, a "
+        "rounded LP solution or a fallback) rather than from a solved integer program, or fitted for a "
+        "baseline learner."),
+    "mip_gap": (
+        "The relative gap, as a fraction (0.05 = 5 %), between the objective of the best solution the "
+        "solver found and the bound it proved on the best possible objective of the problem named in "
+        "mip_gap_of (0 = proven optimal; empty when no integer program gave a solution)."),
+    "mip_gap_of": (
+        "Which optimisation problem the MIP gap is measured on (for a rule set only the final integer "
+        "program over the pooled rules, not every possible rule set; for a tree only the choice of leaf "
+        "labels, not the greedily grown splits)."),
+    "seconds": "Wall-clock seconds the whole fit of the estimator took.",
+    "reproducible": (
+        "Whether the result does not depend on the machine's speed: true when the wall clock stopped no "
+        "training stage (each ended by finishing or by its fixed work limit), so the same spec, data and "
+        "seed give the same model again."),
+    "cut_by_clock": (
+        "The list of training stages the wall clock stopped before they finished or reached their work "
+        "limit (rule set: column-generation phase names, local_search, final_ip, refine; tree or forest: "
+        "relabel_descent, relabel_mip), empty when the clock stopped none."),
+    "clock_cap": (
+        "Whether the time limit was allowed to stop a training stage on the wall clock (true) or only the "
+        "fixed work limits could stop stages (false), which makes the fit reproducible on any machine but "
+        "may take longer than the time limit."),
+    "note": (
+        "An explanation present only when the fit fell back to a trivial model: the empty rule set (every "
+        "row negative) because no non-empty rule set met the bound on the training rows, or, for a tree "
+        "or forest, the same class in every leaf a training row reaches because the relabelling integer "
+        "program found no labelling meeting the bound (or only a less accurate one) within its limits."),
+    "train_gap": (
+        "The fairness gap of the returned model on the training rows, as a fraction from 0 to 1: the "
+        "largest difference between two groups in the criterion's rate or rates, for example the "
+        "true-positive rate (empty when there is no criterion)."),
+
+    # ---------------------------------------------------------------- rule set (FairCG)
+    "criterion": (
+        "The fairness criterion given to the model, as text (for example equal_opportunity <= 0.05), "
+        "or empty when none was given."),
+    "enforced": (
+        "Whether the fit enforced the criterion's bound (true) or had no criterion or only audits one "
+        "(false)."),
+    "bound": (
+        "The enforced bound on the fairness gap, as a fraction from 0 to 1 (0.05 = 5 percentage points), "
+        "or empty when no bound was enforced."),
+    "n_rows": "Number of training rows the rule set was fitted on.",
+    "n_patterns": (
+        "Number of distinct training patterns the search works on, where rows with the same yes/no "
+        "conditions, label and group are merged into one pattern weighted by its row count."),
+    "n_literals": (
+        "Number of yes/no conditions (such as age <= 25, or a category equal to a value) the features "
+        "were turned into, the building blocks of every rule."),
+    "warm_start_columns": (
+        "Number of rules put in the pool before column generation, read from the paths of decision "
+        "trees fitted on the training data (or the single most precise condition when they gave none)."),
+    "enumerated": (
+        "Whether the rule space was small enough that every possible rule was put in the pool, which "
+        "makes the final integer program exact over all rule sets."),
+    "setup_seconds": (
+        "Seconds from the start of the fit until column generation could start (turning features into "
+        "conditions, merging rows, the warm start, building the master LP and loading it into HiGHS), a "
+        "step the time limit does not cap."),
+    "certifier_skipped": (
+        "Present when the time limit was too short to run the certifier: column generation ended when "
+        "its beam search found no new rule, without the pricing integer program that would prove no "
+        "better rule exists."),
+    "tilts_skipped": (
+        "Present (as bound slack) when the fairness bound did not bind after the main column-generation "
+        "phase, so the tilted phases, which re-weight one group's errors to find rules that help meet "
+        "the bound, were skipped."),
+    "cg_seconds": (
+        "Seconds from the start of the fit to the end of column generation (pricing new rules and "
+        "re-solving the master LP), so setup_seconds is included."),
+    "local_search_iterations": (
+        "Number of kicks the iterated local search made after its first hill-climbs (each kick drops "
+        "and adds random rules, then climbs again)."),
+    "local_search_cells": (
+        "The local search's amount of work, counted as scored (training pattern, candidate rule set) "
+        "pairs, the unit of its fixed work limit."),
+    "local_search_seconds": (
+        "Seconds from the end of column generation to the end of the local search, choosing its rules "
+        "included."),
+    "local_search_columns": "Number of pooled rules the local search could choose from.",
+    "ip_patterns": (
+        "Number of training patterns in the final integer program after merging those its candidate "
+        "rules cannot tell apart (same coverage, label and group)."),
+    "ip_status": (
+        "HiGHS's status for the final integer program, even when it gave no solution (optimal, "
+        "work_limit or time_limit, with _no_solution when it had none), or not_run when no time was "
+        "left to run it."),
+    "ip_objective": (
+        "The final integer program's objective at its best solution: training errors in rows (a wrongly "
+        "covered negative row counted once per covering rule unless exact_negatives is true), plus the "
+        "complexity cost when one is set."),
+    "ip_bound": (
+        "HiGHS's proven lower bound on the final integer program's objective, in the same units as "
+        "ip_objective (equal to it, up to the gap tolerance, when proven optimal)."),
+    "ip_seconds": "Seconds HiGHS spent loading and solving the final integer program (0 when it was not run).",
+    "ip_columns": "Number of pooled rules the final integer program could choose from.",
+    "ip_nodes": (
+        "Number of branch-and-bound nodes HiGHS explored on the final integer program (0 = it stopped "
+        "at the first, root node)."),
+    "ip_checkpoints": (
+        "Number of HiGHS checkpoints (calls of its progress callback, the unit of the fixed work limit) "
+        "the final integer program used."),
+    "ip_start_objective": (
+        "The objective, in the same units as ip_objective, of the local search's best rule set handed to "
+        "the final integer program as its starting solution (empty when there was none)."),
+    "ip_build_seconds": "Seconds spent building the final integer program in Pyomo before HiGHS received it.",
+    "ip_not_run_because": (
+        "Present only when the final integer program was not run, saying why (the time limit had passed, "
+        "or too little of it was left to load the program into HiGHS)."),
+    "exact_negatives": (
+        "Whether the final integer program counted a wrongly covered negative row once, the true training "
+        "error, rather than once per rule covering it (the paper's Hamming loss)."),
+    "lp_bound": (
+        "The objective of the relaxed (fractional) master LP at the end of the main column-generation "
+        "phase, in training errors under the paper's Hamming loss (plus the complexity cost when one is "
+        "set), which is a lower bound on the paper's integer problem only when that phase is certified."),
+    "columns_generated": (
+        "Number of rules column generation added to the pool (found by beam-search pricing or by the "
+        "pricing integer program), beyond the warm-start and enumerated rules."),
+    "columns_total": (
+        "Number of rules in the pool when the final integer program was built (warm-start, enumerated "
+        "and generated rules)."),
+    "rounds": (
+        "Total number of column-generation rounds over all phases, each round one solve of the master LP "
+        "followed by a search for new rules."),
+    "phases": (
+        "One record per column-generation phase (the main master LP phase, then any tilted phases), "
+        "with its rounds, new rules, LP objective, time and how it ended."),
+    "refine": (
+        "The refinement step's record: the chosen rule set's complexity before it, after dropping every "
+        "condition and rule that could go without more training errors or fairness excess, and after one "
+        "hill-climb spending the freed complexity, and whether the clock stopped it."),
+    "selected_from": (
+        "Which candidate rule set was returned: final_ip (the integer program's solution), local_search, "
+        "lp_rounding (an LP solution rounded at 1/2), simplified or refined (the refinement step's "
+        "results), empty (no rule, every row negative) or all_positive (one rule with no condition)."),
+    "candidates": (
+        "Number of candidate rule sets compared when choosing the returned one (the integer program's, "
+        "the local search's, rounded LP solutions, the empty and all-positive sets, the refinements)."),
+    "train_accuracy": "Share of training rows the returned rule set classifies correctly, from 0 to 1.",
+    "bound_met_on_train": (
+        "Whether the returned model's training fairness gap is within the bound (empty when no bound was "
+        "enforced)."),
+    "n_rules": "Number of rules in the returned rule set.",
+    "complexity": (
+        "The returned rule set's complexity: each rule counts 1 plus its number of conditions, summed "
+        "over the rules."),
+
+    # ---------------------------------------------------------------- trees and forests
+    "algorithm": (
+        "How the model was grown: greedy tree, greedy regression tree, or bagged greedy trees (a "
+        "forest)."),
+    "missing": (
+        "The rule the tree used for missing values (mia, trinary, trinary_mia, majority, fractional, or "
+        "none when missing values were imputed or dropped before training)."),
+    "nodes": "Number of nodes (splits and leaves) of the tree, summed over all trees for a forest.",
+    "leaves": "Number of leaves of the tree.",
+    "trees": "Number of trees in the forest.",
+    "train_gap_before_relabel": (
+        "The fairness gap on the training rows before the leaves were relabelled, as a fraction from 0 "
+        "to 1."),
+    "train_gap_after_relabel": (
+        "The fairness gap on the training rows after the leaves were relabelled, as a fraction from 0 "
+        "to 1."),
+    "train_accuracy_before_relabel": (
+        "Share of training rows the model classified correctly before the leaves were relabelled, from 0 "
+        "to 1."),
+    "train_accuracy_after_relabel": (
+        "Share of training rows the model classifies correctly after the leaves were relabelled, from 0 "
+        "to 1."),
+    "leaves_relabelled": (
+        "Number of leaves, over all trees of a forest, whose predicted class the relabelling changed "
+        "from the majority class of their training rows."),
+    "relabel_status": (
+        "HiGHS's status for the leaf-relabelling integer program (for a forest, the joint one over all "
+        "trees): optimal, infeasible (no labelling meets the bound), work_limit or time_limit, with "
+        "_no_solution when it found no labelling."),
+    "relabel_mip_gap": (
+        "The relative gap, as a fraction (0 = proven optimal), between HiGHS's best labelling "
+        "(relabel_objective_of_mip) and relabel_bound in the leaf-relabelling integer program."),
+    "relabel_objective": (
+        "Number of training rows the returned leaf labels classify correctly, the quantity the "
+        "relabelling integer program maximises."),
+    "relabel_bound": (
+        "HiGHS's proven upper bound on the number of training rows any leaf labelling meeting the "
+        "fairness bound could classify correctly (equal to relabel_objective, up to the gap tolerance, "
+        "when solved to optimality)."),
+    "relabel_labels_from": (
+        "Where the returned leaf labels came from: mip (HiGHS's solution), start (the starting labelling "
+        "handed to HiGHS, kept because it found nothing better) or fallback (the same class in every "
+        "leaf a training row reaches, which meets any bound, because HiGHS found no labelling meeting it "
+        "or only a less accurate one)."),
+    "relabel_objective_of_mip": (
+        "Number of training rows HiGHS's own best labelling classifies correctly (empty when it found "
+        "none), which differs from relabel_objective when a fallback was better."),
+    "relabel_seconds": (
+        "Seconds the leaf relabelling took, building the integer program and HiGHS's solve included."),
+    "relabel_leaves": (
+        "Number of leaves reached by at least one training row, each a yes/no label choice of the "
+        "relabelling integer program (the other leaves keep their own label)."),
+    "relabel_vote_patterns": (
+        "Number of distinct ways training rows split their vote over several leaves (fractional routing "
+        "of missing values, or a forest's trees), each an extra yes/no variable of the integer program "
+        "(0 when every row reaches one leaf)."),
+    "relabel_constrained_rates": (
+        "Number of the criterion's rates (selection rate, true- or false-positive rate, accuracy) whose "
+        "gap between groups the relabelling integer program bounds, a rate counting only when at least "
+        "two groups have rows it applies to."),
+    "relabel_checkpoints": (
+        "Number of HiGHS checkpoints (calls of its progress callback, the unit of the fixed work limit) "
+        "the leaf-relabelling integer program used."),
+    "relabel_start_objective": (
+        "Number of training rows the starting labelling handed to the relabelling integer program "
+        "classifies correctly."),
+    "relabel_start_used": (
+        "What became of the starting labelling: handed to HiGHS as its first solution, kept because "
+        "HiGHS found nothing better, or not used because it did not meet the bound."),
+    "relabel_descent": (
+        "Which starting point the forest's tree-by-tree relabelling (block coordinate descent) ended best "
+        "from: each tree relabelled alone under the bound, or the forest's majority labels."),
+    "relabel_descent_sweeps": (
+        "Number of full passes over the trees the winning tree-by-tree descent made (it stops after a "
+        "pass that changes no label, or after a fixed maximum)."),
+    "relabel_descent_blocks": (
+        "Number of single-tree relabelling integer programs (one tree's leaves re-chosen with the other "
+        "trees fixed) the winning descent solved."),
+    "relabel_descent_excess": (
+        "How far the forest's training fairness gap exceeds the bound after the descent, summed over the "
+        "criterion's rates, as a fraction (0 = the bound is met)."),
+    "relabel_descent_meets_bound": (
+        "Whether the descent's labels meet the bound on the training rows; when false, the joint "
+        "relabelling integer program over all trees was run (its results are the other relabel_ "
+        "entries)."),
+    "relabel_descent_train_accuracy": (
+        "Share of training rows the forest classifies correctly with the descent's labels, from 0 to 1."),
+    "relabel_descent_cut_by_clock": "Whether the wall clock stopped the tree-by-tree descent before it finished.",
+    "relabel_descent_seconds": (
+        "Seconds the whole tree-by-tree descent took (relabelling each tree alone and both descents)."),
+
+    # ---------------------------------------------------------------- baseline
+    "learner": "The scikit-learn learner of the baseline: tree (a decision tree) or logistic (L2 logistic regression).",
+}
+
+#: key of a nested record (a rule set's ``phases`` records, its ``refine`` dict) -> meaning
+FIT_LOG_RECORD_TERMS: dict[str, str] = {
+    # ---------------------------------------------------------------- phases (PhaseLog)
+    "name": (
+        "The column-generation phase: master (no fairness bound) or fair_master (the paper's fair master "
+        "LP), or tilt_<rate>_<group>_<t> for a tilted phase that drops the fairness rows and multiplies "
+        "the cost of one group's missed positives (fnr) or wrongly covered negatives (fpr) by 1 + t."),
+    "rounds": "Number of rounds in this phase, each one master LP solve followed by a search for new rules.",
+    "columns": "Number of new rules this phase added to the pool.",
+    "lp_objective": (
+        "The master LP's objective at the phase's last solve, in training errors under the paper's "
+        "Hamming loss plus the complexity cost when one is set (for a tilted phase, with its re-weighted "
+        "costs and no fairness rows)."),
+    "converged": (
+        "Whether the search for new rules found none that could improve the LP, so the phase ended by "
+        "itself rather than by its round limit or the clock."),
+    "certified": (
+        "Whether the pricing integer program proved, over all training patterns, that no rule could "
+        "improve the LP, so lp_objective is the LP optimum over every possible rule."),
+    "certifier": (
+        "HiGHS's status for the certifying pricing integer program (optimal, work_limit, time_limit, ...), "
+        "empty when it did not run."),
+    "certifier_seconds": "Seconds the certifying pricing integer program took, empty when it did not run.",
+    "seconds": "Wall-clock seconds this phase took.",
+    "cut_by_clock": (
+        "Whether the wall clock stopped this step (a column-generation phase or its certifier, or in the "
+        "refine record the refinement's hill-climb) rather than its work limit or convergence."),
+    # ---------------------------------------------------------------- refine
+    "complexity_before": (
+        "Complexity (each rule 1 plus its conditions) of the chosen rule set before refinement."),
+    "complexity_simplified": (
+        "Complexity of the chosen rule set after dropping every condition and rule that could go without "
+        "more training errors or fairness excess."),
+    "complexity_climbed": (
+        "Complexity of the rule set after one hill-climb spent the freed complexity, present only when "
+        "that rule set met the bound."),
+}
