@@ -855,3 +855,23 @@ def test_no_condition_or_rule_of_a_fitted_rule_set_can_go_without_a_training_err
             est.rules_ = rules[:i] + rules[i + 1:] + ([shorter] if shorter else [])
             assert (est.predict(X) != y).sum() > errors
     est.rules_ = rules
+
+
+@pytest.mark.parametrize("criterion", [None, make_criterion("equal_opportunity")])
+def test_groups_given_to_an_unenforced_fit_only_measure_it(criterion):
+    # found in review: the groups split the patterns even with no bound to enforce, so the
+    # pipeline (which always passes them) and a caller who did not got different rule sets
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(300, 4))
+    X[:, 0] = rng.integers(0, 3, 300)
+    logit = X[:, 1] - 0.5 * X[:, 2] + (X[:, 0] == 2)
+    y = (rng.random(300) < 1 / (1 + np.exp(-logit))).astype(int)
+    X[rng.random((300, 4)) < 0.1] = np.nan
+    groups = np.array(list("abcd"))[rng.integers(0, 4, 300)]
+    settings = dict(criterion=criterion, max_complexity=12, time_limit=2, clock_cap=False, max_rounds=2,
+                    search_iterations=10)
+    alone = FairRuleSetClassifier(**settings).fit(X, y)
+    measured = FairRuleSetClassifier(**settings).fit(X, y, sensitive_features=groups)
+    assert measured.describe() == alone.describe()
+    if criterion is not None:  # still measured over the real groups
+        assert measured.fit_log_["train_gap"] == pytest.approx(criterion.gap(y, measured.predict(X), groups))

@@ -300,7 +300,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         folds = None
         if criterion is not None and self.fairness_folds and self.fairness_folds >= 2:
             folds = _stratified_folds(literal_matrix, y, groups, int(self.fairness_folds), self.seed_)
-        patterns = Patterns.from_rows(literal_matrix, y, groups, folds)
+        # unenforced, the groups only measure train_gap: merged into the patterns they split
+        # rows the search should treat alike, and the same data gave another rule set with
+        # sensitive_features than without (found in review)
+        pattern_groups = groups if criterion is not None else np.zeros(len(y), dtype=int)
+        patterns = Patterns.from_rows(literal_matrix, y, pattern_groups, folds)
         problem = MasterProblem(patterns, fairness_rows(patterns, criterion), float(self.max_complexity),
                                 complexity_cost=float(self.complexity_cost) * len(y))
         return X, y, groups, criterion, binarizer, patterns, problem
