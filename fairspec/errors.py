@@ -130,8 +130,10 @@ class GroupWithoutRateError(DataError):
     for a TPR, no negative row for an FPR), so its rate, and the bound, are undefined."""
 
 
-class ModelFileError(FairspecError):
-    """A model.json that cannot be read, or was written by an incompatible version."""
+class ModelFileError(FairspecError, ValueError):
+    """A model.json that cannot be read, or was written by an incompatible version.  A
+    ValueError too, as a family's loader raises for a malformed document: a caller of
+    ``estimator_from_json`` catches one type whichever family it loads."""
 
 
 class NotImplementedFamilyError(FairspecError):

@@ -11,7 +11,8 @@ A family module named in :data:`fairspec.plan.families.FAMILIES` provides
 
 ``estimator_from_json(doc) -> estimator``
     Rebuild a fitted estimator from what its ``to_json()`` wrote; it predicts exactly as the
-    original did.  Only data is read, never code.
+    original did.  Only data is read, never code.  A document it cannot rebuild raises a
+    ``ValueError`` (:class:`~fairspec.errors.ModelFileError` is one) in every family.
 
 and, if the family is solver-backed, ``emit_model(estimator, X, y, sensitive_features, path)``
 writing its optimisation model in LP or MPS format.

@@ -14,10 +14,12 @@ from __future__ import annotations
 import time
 
 import numpy as np
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, refuse_missing, seed_of
+from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, refuse_missing,
+                                   seed_of)
 from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
                                         is_integer, json_values, labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
@@ -72,6 +74,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         return refuse_missing(X, "the baseline family needs complete data",
                               "declare `missing impute(...)` or `missing drop`")
 
+    @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         X = self._complete(feature_matrix(X, self, reset=True))
@@ -137,7 +140,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             p = np.array(t["p_positive"])[node]
         else:
             score = Z @ np.array(self.linear_["coef"]) + self.linear_["intercept"]
-            p = 1.0 / (1.0 + np.exp(-score))
+            p = expit(score)  # 1 / (1 + exp(-score)) without overflow warnings on large scores
         return np.column_stack([1 - p, p])
 
     def predict(self, X):

@@ -11,6 +11,8 @@ own estimators use (``check_estimator`` holds the families to them).
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 import scipy.sparse as sp
@@ -140,6 +142,9 @@ def _target(y, n_rows: int, estimator) -> np.ndarray:
     if y.dtype.kind in "fc" and not np.isfinite(y).all():
         row = int(np.flatnonzero(~np.isfinite(y))[0])
         raise DataError(f"y has a missing or infinite value (row {row})")
+    if y.dtype.kind == "O" and pd.isna(y).any():  # else sorting the labels fails on None < "a"
+        row = int(np.flatnonzero(pd.isna(y))[0])
+        raise DataError(f"y has a missing value (row {row})")
     return y
 
 
@@ -211,6 +216,28 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
     return s.astype(str)
 
 
+#: the largest seed every component takes (HiGHS's random_seed is a 32-bit signed int); the
+#: spec's ``seed`` has the same range
+MAX_SEED = 2**31 - 1
+
+
+def fit_or_keep(fit):
+    """Decorate an estimator's ``fit``: on an exception, the estimator's attributes are put
+    back as they were, so a refit that fails (a misspelt parameter found after the column
+    layout was replaced) leaves the previous model whole, not one whose predict runs on half
+    of the new state (found in review)."""
+    @functools.wraps(fit)
+    def wrapper(self, *args, **kwargs):
+        before = dict(self.__dict__)
+        try:
+            return fit(self, *args, **kwargs)
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
+    return wrapper
+
+
 def seed_of(random_state) -> int:
     """The integer seed of ``random_state``.
 
@@ -221,6 +248,10 @@ def seed_of(random_state) -> int:
     if random_state is None:
         return 0
     if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool):
+        # HiGHS's random_seed is a C int: setting one outside it fails, and HiGHS keeps 0
+        # while the model file would record the seed asked for (found in review)
+        if not 0 <= int(random_state) <= MAX_SEED:
+            raise ValueError(f"random_state must be a whole number from 0 to {MAX_SEED}; got {random_state!r}")
         return int(random_state)
     if isinstance(random_state, np.random.RandomState):
         return int(check_random_state(random_state).randint(np.iinfo(np.int32).max))

@@ -239,3 +239,75 @@ def test_a_criterion_object_is_still_accepted():
     est = FairRuleSetClassifier(criterion=EqualOpportunity(bound=0.2), **FAST_RULES)
     est.fit(X, y, sensitive_features=np.where(X.colour > 0, "a", "b"))
     assert est.fit_log_["bound_met_on_train"]
+
+
+# --- found in the review of 2026-11-24 ---------------------------------------------------------
+
+@pytest.mark.parametrize("family, breaking", [
+    ("baseline", dict(learner="Tree")),  # checked only after the column layout was replaced
+    ("rule_set", dict(max_conditions=0)),
+    ("tree", dict(max_depth=None)),
+])
+def test_a_refit_that_fails_leaves_the_previous_model_whole(family, breaking):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    est = make(categorical_features=[2]).fit(X, y)
+    before = (est.predict(X), json.dumps(est.to_json(), sort_keys=True))
+    wider = X.assign(extra=1.0, more=2.0)
+    est.set_params(categorical_features=[2, 3], **breaking)
+    with pytest.raises((ValueError, TypeError)):
+        est.fit(wider, y)
+    assert np.array_equal(est.predict(X), before[0])
+    assert json.dumps(est.to_json(), sort_keys=True) == before[1]
+    with pytest.raises(ValueError):  # it still knows it was fitted on three columns
+        est.predict(wider)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("seed", [-1, 2**31, 2**40])
+def test_a_seed_outside_what_highs_takes_is_refused_by_every_family(family, seed):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    with pytest.raises(ValueError, match=r"random_state must be a whole number from 0 to 2147483647"):
+        make(random_state=seed).fit(X, y)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda: MissingAwareTreeClassifier(max_depth=None), r"max_depth must be a whole number of at least 0; got None"),
+    (lambda: MissingAwareTreeClassifier(min_samples_leaf=0), r"min_samples_leaf must be a whole number of at least 1"),
+    (lambda: MissingAwareTreeClassifier(fairness="equal_opportunity"), r"fairness must be a fairspec Criterion"),
+    (lambda: FairRuleSetClassifier(max_complexity=-1, **FAST_RULES), r"max_complexity must be a whole number of at "
+                                                                     r"least 1"),
+])
+def test_parameters_of_the_wrong_kind_get_a_message_not_a_crash(make, message):
+    X, y = _frame()
+    with pytest.raises((ValueError, TypeError), match=message):
+        make().fit(X, y)
+
+
+def test_forest_parameters_as_scikit_learn_spells_them():
+    from fairspec.models.tree.estimators import MissingAwareForestClassifier
+    X, y = _frame()
+    one = MissingAwareForestClassifier(n_estimators=3, max_depth=2, n_jobs=None).fit(X, y)
+    assert np.array_equal(one.predict_proba(X),
+                          MissingAwareForestClassifier(n_estimators=3, max_depth=2, n_jobs=1).fit(X, y).predict_proba(X))
+    with pytest.raises(ValueError, match="max_features must be 'sqrt', 'log2', 'all', None"):
+        MissingAwareForestClassifier(n_estimators=2, max_features="bogus").fit(X, y)
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_loader_refuses_a_damaged_document_with_a_value_error(family):
+    make, load = FAMILIES[family]
+    X, y = _frame()
+    doc = make().fit(X, y).to_json()
+    for damaged in ({**doc, "kind": "another"}, {**doc, "format_version": 99},
+                    {k: v for k, v in doc.items() if k not in ("rules", "nodes", "tree", "linear")}):
+        with pytest.raises(ValueError):
+            load(json.loads(json.dumps(damaged)))
+
+
+def test_a_missing_label_among_strings_is_named_by_its_row():
+    from fairspec.errors import DataError
+    X, _ = _frame(n=4)
+    with pytest.raises(DataError, match=r"y has a missing value \(row 2\)"):
+        MissingAwareTreeClassifier().fit(X, np.array(["a", "b", None, "a"], dtype=object))

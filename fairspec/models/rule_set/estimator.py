@@ -95,7 +95,8 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
-from fairspec.models.inputs import binary_labels, categorical_indices, feature_matrix, group_labels, seed_of
+from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
+                                   seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
                                         labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
@@ -282,7 +283,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.seed_ = seed_of(self.random_state)
         criterion = self._enforced_criterion()
         # a rule needs a condition, and one bin has no cut: either left every rule out silently
-        for name, least in (("max_conditions", 1), ("thresholds", 2)):
+        for name, least in (("max_conditions", 1), ("thresholds", 2), ("max_complexity", 1)):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
                 raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
@@ -339,6 +340,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                     pool.add(rule, covered, "enumerated", literals=patterns.literals)
         return True
 
+    @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         # the wall clock each stage may use; the work limits are sized from time_limit either way

@@ -31,8 +31,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, group_labels, numeric_target,
-                                   seed_of)
+from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
+                                   numeric_target, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, number_text, shown_classes
@@ -83,18 +83,28 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
+def _require_whole(estimator, name: str, least: int) -> None:
+    value = getattr(estimator, name)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}")
+
+
 class _TreeParams:
     """Shared hyper-parameters, validation and fitting machinery."""
 
     _task_kind = "classification"
 
     def _validate(self):
+        for name, least in (("max_depth", 0), ("min_samples_leaf", 1), ("min_samples_split", 2)):
+            _require_whole(self, name, least)
+        fairness = getattr(self, "fairness", None)
+        if fairness is not None and not isinstance(fairness, Criterion):
+            raise TypeError(f"fairness must be a fairspec Criterion (fairspec.plan.fairness.make_criterion) or "
+                            f"None; got {fairness!r}")
         if self.missing not in STRATEGIES:
             raise ValueError(f"missing must be one of {', '.join(STRATEGIES)}; got {self.missing!r}")
         if self.middle_growth not in ("full", "observed"):
             raise ValueError("middle_growth must be 'full' or 'observed'")
-        if int(self.max_depth) < 0 or int(self.min_samples_leaf) < 1 or int(self.min_samples_split) < 2:
-            raise ValueError("need max_depth >= 0, min_samples_leaf >= 1, min_samples_split >= 2")
         if self._task_kind == "classification" and self.criterion not in ("gini", "entropy", "entropy_sum"):
             raise ValueError("criterion must be 'gini' or 'entropy' ('entropy_sum': the trinary-tree "
                              "package's split loss, for conformance checks)")
@@ -304,6 +314,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.clock_cap = clock_cap
         self.relabel_checkpoints = relabel_checkpoints
 
+    @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
@@ -357,6 +368,7 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
         self.mia_missing_split = mia_missing_split
         self.random_state = random_state
 
+    @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         X, y_num, cat, _, _ = self._prepare(X, y, None)
@@ -439,28 +451,32 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     def _n_features_per_split(self, p):
         mf = self.max_features
-        if mf in (None, "all"):
+        if mf is None or (isinstance(mf, str) and mf == "all"):
             return None
-        if mf == "sqrt":
+        if isinstance(mf, str) and mf == "sqrt":
             return max(1, int(np.sqrt(p)))
-        if mf == "log2":
+        if isinstance(mf, str) and mf == "log2":
             return max(1, int(np.log2(p)))
         if isinstance(mf, float) and 0 < mf <= 1:
             return max(1, int(mf * p))
-        return max(1, min(int(mf), p))
+        if isinstance(mf, (int, np.integer)) and not isinstance(mf, bool) and mf >= 1:
+            return min(int(mf), p)
+        raise ValueError(f"max_features must be 'sqrt', 'log2', 'all', None, a whole number of at least 1 or a "
+                         f"share in (0, 1]; got {mf!r}")
 
+    @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
-        if int(self.n_estimators) < 1:  # a forest of no trees would predict NaN probabilities
-            raise ValueError(f"n_estimators must be at least 1, got {self.n_estimators!r}")
+        _require_whole(self, "n_estimators", 1)  # a forest of no trees would predict NaN probabilities
         settings = self._settings(self._n_features_per_split(X.shape[1]))
         seeds = np.random.SeedSequence(self.seed_).spawn(int(self.n_estimators))
         g = groups if task.n_groups else None
         jobs = (delayed(_grow_one)(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap)) for s in seeds)
-        self.trees_ = list(Parallel(n_jobs=int(self.n_jobs))(jobs))
+        # None is one job, as in scikit-learn; the trees are the same whatever the number
+        self.trees_ = list(Parallel(n_jobs=1 if self.n_jobs is None else int(self.n_jobs))(jobs))
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
         self._finish_fit(self.trees_, X, y_num, groups, log, start)
