@@ -355,5 +355,5 @@ def test_a_fair_forest_keeps_the_labels_of_leaves_no_training_row_reaches(monkey
 
 def test_a_forest_of_no_trees_is_refused():
     X, y, g = _data(0)
-    with pytest.raises(ValueError, match="n_estimators must be at least 1"):
+    with pytest.raises(ValueError, match="n_estimators must be a whole number of at least 1"):
         MissingAwareForestClassifier(n_estimators=0).fit(X, y, sensitive_features=g)
