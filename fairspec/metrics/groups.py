@@ -39,7 +39,7 @@ GAP_RATES: dict[str, tuple[str, ...]] = {
 GROUP_RATES = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
 
 
-def binary_labels(values, name: str) -> np.ndarray:
+def zero_one_labels(values, name: str) -> np.ndarray:
     """``values`` as a 0/1 int array; a ValueError naming ``name`` and the first other value.
     Cast blindly, labels {1, 2} gave a TPR of 2.0 and scores of 0.7 were cut to 0."""
     array = np.asarray(values).ravel()
@@ -49,7 +49,8 @@ def binary_labels(values, name: str) -> np.ndarray:
         ok = np.zeros(len(array), dtype=bool)
     if not ok.all():
         row = int(np.flatnonzero(~ok)[0])
-        raise ValueError(f"{name} must hold 0 and 1 only (1 = the positive class); row {row} holds {array[row].tolist()!r}")
+        raise ValueError(f"{name} must hold 0 and 1 only (1 = the positive class); "
+                         f"row {row} holds {array[row].tolist()!r}")
     return array.astype(int)
 
 
@@ -156,7 +157,7 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     ``auc`` and ``abroca`` are ``None``); ``groups`` one label per row (any type; the keys are
     ``str(label)``, so labels that print alike are one group).  JSON-safe: no NaN.
     """
-    y_true, y_pred = binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")
+    y_true, y_pred = zero_one_labels(y_true, "y_true"), zero_one_labels(y_pred, "y_pred")
     labels = group_labels(groups)
     n = len(y_true)
     if not (len(y_pred) == len(labels) == n) or (y_score is not None and len(np.ravel(y_score)) != n):
@@ -286,7 +287,7 @@ def missing_by_group(frame: pd.DataFrame, features: Sequence[str], groups) -> di
 
 def group_counts(y_true, groups) -> dict:
     """``{group: {"count": rows, "base_rate": P(y=1 | g)}}``, the data summary's ``groups``."""
-    y_true = binary_labels(y_true, "y_true")
+    y_true = zero_one_labels(y_true, "y_true")
     names, index = np.unique(group_labels(groups), return_inverse=True)
     count = np.bincount(index, minlength=len(names))
     n_pos = np.bincount(index, weights=y_true == 1, minlength=len(names))

@@ -81,7 +81,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from fairspec.metrics.groups import GAP_RATES, GroupCounts, binary_labels, group_labels
+from fairspec.metrics.groups import GAP_RATES, GroupCounts, group_labels, zero_one_labels
 
 #: the interval's coverage
 LEVEL = 0.95
@@ -233,7 +233,7 @@ def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL
     label per row (see docs/ARTIFACTS.md)."""
     if not 0 < level < 1:
         raise ValueError("level must be between 0 and 1")
-    y_true, y_pred = binary_labels(y_true, "y_true"), binary_labels(y_pred, "y_pred")
+    y_true, y_pred = zero_one_labels(y_true, "y_true"), zero_one_labels(y_pred, "y_pred")
     counts = GroupCounts.of(y_true, y_pred, group_labels(groups))
     sizes = {gap: n_pairs(counts, gap) for gap in GAP_RATES}
     few_pairs = any(p is not None and p <= MAX_PAIRS for p in sizes.values())

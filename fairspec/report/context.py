@@ -838,31 +838,36 @@ def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None) -> 
                  for name in names)
 
 
+def _interval_reading(interval, bound: float, met: bool) -> str:
+    """Where the test gap's interval lies against the bound: "within" or "reaches above" for a
+    met bound, "above" or "includes" for one not met."""
+    low, high = interval
+    if met:
+        return "within" if high <= bound + MET_TOLERANCE else "reaches above"
+    return "above" if low > bound + MET_TOLERANCE else "includes"
+
+
 def _interval_sentence(interval, bound: float, level: float | None, met: bool, rows: str = "test rows") -> str:
     """What the test gap's interval says about the verdict on the bound ('' without one)."""
     if not interval or level is None:
         return ""
-    low, high = interval
     stated = f"Its {level:.0%} interval, {fmt_interval(interval)},"
-    if met:
-        if high <= bound + MET_TOLERANCE:
-            return f" {stated} lies within the bound too."
-        return (f" {stated} reaches above the bound: the {rows} are too few to show that the gap on new "
-                "data is within it.")
-    if low > bound + MET_TOLERANCE:
-        return f" {stated} lies above the bound too."
-    return (f" {stated} includes the bound: the {rows} cannot tell whether the gap on new data "
-            "exceeds it.")
+    return {
+        "within": f" {stated} lies within the bound too.",
+        "reaches above": f" {stated} reaches above the bound: the {rows} are too few to show that the gap on new "
+                         "data is within it.",
+        "above": f" {stated} lies above the bound too.",
+        "includes": f" {stated} includes the bound: the {rows} cannot tell whether the gap on new data exceeds it.",
+    }[_interval_reading(interval, bound, met)]
 
 
 def _interval_caveat(interval, bound: float, level: float | None, met: bool) -> str:
-    """:func:`_interval_sentence` in a few words, for where only a few fit."""
+    """:func:`_interval_sentence` in a few words, for where only a few fit (the sweep table)."""
     if not interval or level is None:
         return ""
-    low, high = interval
-    if met:
-        return "interval within the bound" if high <= bound + MET_TOLERANCE else "interval reaches above the bound"
-    return "interval above the bound" if low > bound + MET_TOLERANCE else "interval includes the bound"
+    return {"within": "interval within the bound", "reaches above": "interval reaches above the bound",
+            "above": "interval above the bound", "includes": "interval includes the bound"}[
+        _interval_reading(interval, bound, met)]
 
 
 def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None,
@@ -1188,11 +1193,11 @@ STATUS_MEANINGS = {
     "optimal": "optimal means the solver proved its solution best (within the MIP gap asked for)",
     "work_limit": "work_limit means the solver stopped at its work limit (a count of its own steps, the same on "
                   "any machine) and kept the best solution found so far",
-    "time_limit": "time_limit means it stopped at its time limit and kept the best solution found so far",
-    "iteration_limit": "iteration_limit means it stopped at its iteration limit and kept the best solution found "
-                       "so far",
-    "objective_limit": "objective_limit means it stopped at the objective asked for",
-    "interrupted": "interrupted means it was interrupted and kept the best solution found so far",
+    "time_limit": "time_limit means the solver stopped at its time limit and kept the best solution found so far",
+    "iteration_limit": "iteration_limit means the solver stopped at its iteration limit and kept the best solution "
+                       "found so far",
+    "objective_limit": "objective_limit means the solver stopped at the objective asked for",
+    "interrupted": "interrupted means the solver was interrupted and kept the best solution found so far",
     "heuristic": "heuristic means no solver proved the model best: a greedy algorithm grew it (a tree one split at "
                  "a time), or its final solution came from a heuristic rather than the integer program",
     "fitted": "fitted means a scikit-learn learner was fitted (no integer program, so no MIP gap)",

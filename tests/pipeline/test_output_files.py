@@ -299,7 +299,8 @@ def test_an_interrupt_just_after_a_rename_puts_the_previous_run_back(trained, tm
     assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]  # no .old left
 
 
-def test_a_ctrl_c_during_the_renames_arrives_after_the_set_is_complete(trained, tmp_path, monkeypatch):
+def test_a_ctrl_c_during_the_renames_arrives_after_the_set_is_complete(trained, tmp_path, monkeypatch,
+                                                                      ctrl_c_raises):
     import signal
     d = tmp_path / "run"
     write_outputs(_point(trained["sweep"], 0), d)

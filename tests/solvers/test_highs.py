@@ -244,7 +244,7 @@ def test_a_session_re_solves_after_a_work_limit():
     assert (again.objective, again.bound) == (first.objective, first.bound)
 
 
-def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped():
+def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_raises):
     # Ctrl-C is raised inside whatever Python code runs next: during a MIP, our checkpoint
     # callback, called from HiGHS's C++, where the exception was lost and the run came back as
     # an 'error' status (the fit then carried on). Uninterrupted, this MIP runs to its 30 s limit;
