@@ -221,6 +221,14 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
 MAX_SEED = 2**31 - 1
 
 
+def require_whole(estimator, name: str, least: int) -> None:
+    """A ValueError unless parameter ``name`` of ``estimator`` is a whole number (not a bool)
+    of at least ``least``: ``int()`` had turned None into a TypeError and 2.5 into 2."""
+    value = getattr(estimator, name)
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}")
+
+
 def fit_or_keep(fit):
     """Decorate an estimator's ``fit``: on an exception, the estimator's attributes are put
     back as they were, so a refit that fails (a misspelt parameter found after the column

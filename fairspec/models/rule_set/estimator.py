@@ -96,7 +96,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
-                                   seed_of)
+                                   require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
                                         labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
@@ -284,9 +284,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         criterion = self._enforced_criterion()
         # a rule needs a condition, and one bin has no cut: either left every rule out silently
         for name, least in (("max_conditions", 1), ("thresholds", 2), ("max_complexity", 1)):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-                raise ValueError(f"{name} must be a whole number of at least {least}, got {value!r}")
+            require_whole(self, name, least)
         categorical = categorical_indices(self.categorical_features, self, X.shape[1])
         if sensitive_features is None:
             if criterion is not None:

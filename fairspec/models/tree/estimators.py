@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
-                                   numeric_target, seed_of)
+                                   numeric_target, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, number_text, shown_classes
@@ -83,12 +83,6 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
-def _require_whole(estimator, name: str, least: int) -> None:
-    value = getattr(estimator, name)
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}")
-
-
 class _TreeParams:
     """Shared hyper-parameters, validation and fitting machinery."""
 
@@ -96,7 +90,7 @@ class _TreeParams:
 
     def _validate(self):
         for name, least in (("max_depth", 0), ("min_samples_leaf", 1), ("min_samples_split", 2)):
-            _require_whole(self, name, least)
+            require_whole(self, name, least)
         fairness = getattr(self, "fairness", None)
         if fairness is not None and not isinstance(fairness, Criterion):
             raise TypeError(f"fairness must be a fairspec Criterion (fairspec.plan.fairness.make_criterion) or "
@@ -470,7 +464,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
-        _require_whole(self, "n_estimators", 1)  # a forest of no trees would predict NaN probabilities
+        require_whole(self, "n_estimators", 1)  # a forest of no trees would predict NaN probabilities
         settings = self._settings(self._n_features_per_split(X.shape[1]))
         seeds = np.random.SeedSequence(self.seed_).spawn(int(self.n_estimators))
         g = groups if task.n_groups else None
