@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from fairspec.errors import DataError
+from fairspec.errors import DataError, cell_text
 
 
 def file_sha256(path: Path) -> str:
@@ -29,6 +29,9 @@ def file_sha256(path: Path) -> str:
 def read_table(path: Path) -> pd.DataFrame:
     """The table at ``path`` (CSV, ``.csv.gz`` too); empty cells become missing values."""
     path = Path(path)
+    if path.is_dir():
+        # "not found" would send the user looking for a file that is there, as a folder
+        raise DataError(f"{path}: error: this is a directory, not a data file: name the CSV file inside it")
     if not path.is_file():
         raise DataError(f"{path}: error: data file not found")
     suffix = path.suffix.lower()
@@ -43,10 +46,19 @@ def read_table(path: Path) -> pd.DataFrame:
     if magic is not None and suffix not in _OPENERS:
         raise DataError(f"{path}: error: the file is {magic[0]}-compressed, but its name does not end in "
                         f"{magic[1]}: rename it (data.csv{magic[1]}), or decompress it")
+    if suffix in _OPENERS and not _begins_as(path, _STREAM_START[suffix]):
+        # the decompressor's own words ("Not a gzipped file (b'se')") do not say what to do
+        held = f"it is {magic[0]}-compressed" if magic is not None else "a file that is not compressed is named .csv"
+        raise DataError(f"{path}: error: the file's name ends in {suffix}, but the file is not "
+                        f"{_FORMAT_OF[suffix]}-compressed: rename it to match what it holds ({held})")
     # the fields of every record are counted first: pandas reads a record with one more field
     # than the header (a delimiter at the end of each line) by making the first column the row
     # index, so every column after it shifts one place, and pads a short record with missing values
-    lines = _record_lines(path)
+    header_line, lines = _record_lines(path)
+    if header_line is None:
+        # pandas' "No columns to parse from file" does not say that there is nothing to read
+        raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
+                        f"naming the columns)")
     try:
         # Only an empty cell is missing (as the README says): pandas' default NA words ("NA",
         # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
@@ -56,8 +68,9 @@ def read_table(path: Path) -> pd.DataFrame:
         names = pd.read_csv(path, nrows=1, header=None, dtype=str, **options).iloc[0].tolist()
         coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
                  and not pd.api.types.is_bool_dtype(frame[c])]
-        if coded:
-            text = pd.read_csv(path, dtype=str, usecols=coded, **options)
+        wide = [c for c in frame.columns if _holds_wide_integers(frame[c])]
+        if coded or wide:
+            text = pd.read_csv(path, dtype=str, usecols=coded + wide, **options)
             for column in coded:
                 # codes written with a leading zero ("01", "007": zones, zip codes) are text: read as
                 # numbers they would become "1" and "7", and a file holding no other text would read
@@ -65,6 +78,11 @@ def read_table(path: Path) -> pd.DataFrame:
                 # would depend on the other rows of the file
                 if text[column].dropna().str.match(LEADING_ZERO).any():
                     frame[column] = text[column]
+            for column in wide:
+                frame[column] = _numbers_or_text(_empty_as_missing(text[column]))
+        for column in frame.columns:
+            if pd.api.types.is_string_dtype(frame[column]) and column not in wide:
+                frame[column] = _numbers_or_text(_empty_as_missing(frame[column]))
     except UnicodeDecodeError:
         raise DataError(f"{path}: error: line {_first_non_utf8_line(path)}: the file is not UTF-8 text "
                         "(save it as UTF-8)") from None
@@ -91,11 +109,13 @@ def read_table(path: Path) -> pd.DataFrame:
             respelt = {v: w for v, w in respelt.items() if v != w}
             if respelt:  # the distinct values only: most columns are ASCII and cost one pass
                 frame[column] = frame[column].replace(respelt)
-    repeated = sorted({str(n) for n in names if names.count(n) > 1})
+    # an empty name is no name (pandas calls it "Unnamed: 2"), so two of them (an export's
+    # empty columns at the end of each line) are not one name twice: no spec can name either
+    repeated = sorted({n for n in names if isinstance(n, str) and names.count(n) > 1})
     if repeated:
         # pandas would rename the second one "month.1" and the spec would silently read the first
-        raise DataError(f"{path}: error: line 1: column name(s) {', '.join(map(repr, repeated))} appear more than "
-                        f"once in the header")
+        raise DataError(f"{path}: error: line {header_line}: column name(s) {', '.join(map(repr, repeated))} "
+                        f"appear more than once in the header")
     return frame
 
 
@@ -112,6 +132,21 @@ _MAGIC = {b"\x1f\x8b": ("gzip", ".gz"), b"\xfd7zXZ\x00": ("xz", ".xz")}
 _BZIP2 = re.compile(rb"BZh[1-9]1AY&SY")
 
 
+#: how every stream of each compressed format read_table reads begins, an empty one's too
+#: (an empty bzip2 stream has no block, so only "BZh"); an empty file is left to read as empty
+_STREAM_START = {".gz": b"\x1f\x8b", ".bz2": b"BZh", ".xz": b"\xfd7zXZ\x00"}
+_FORMAT_OF = {".gz": "gzip", ".bz2": "bzip2", ".xz": "xz"}
+
+
+def _begins_as(path: Path, start: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(len(start))
+    except OSError:
+        return True  # reading fails next, with its own error
+    return head == b"" or head == start
+
+
 def _compression_of(path: Path) -> tuple[str, str] | None:
     try:
         with open(path, "rb") as fh:
@@ -123,8 +158,9 @@ def _compression_of(path: Path) -> tuple[str, str] | None:
     return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
 
 
-def _record_lines(path: Path) -> np.ndarray:
-    """The line of the file on which each data record starts (the header's record excluded).
+def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
+    """The header's line (None for a file without one), and the line of the file on which each
+    data record starts.
 
     pandas skips blank lines and lets a quoted field span lines, so its row numbers can drift
     from the file's lines; the standard csv reader's ``line_num`` follows the physical lines.
@@ -134,24 +170,80 @@ def _record_lines(path: Path) -> np.ndarray:
     """
     opener = _OPENERS.get(path.suffix.lower(), open)
     starts, width = [], None
+    # the csv module refuses a field over 128 KiB ("field larger than field limit"), which pandas
+    # reads: a long free-text cell was reported as a misplaced quote
+    field_limit = csv.field_size_limit(_FIELD_LIMIT)
     try:
-        with opener(path, "rt", newline="", encoding="utf-8", errors="replace") as fh:
+        with opener(path, "rt", newline="", encoding="utf-8-sig", errors="replace") as fh:
             # strict: a quote that closes a field must be followed by a delimiter, which is what
             # a stray quote in mid-field breaks (pandas reads on, merging the lines in between)
             reader = csv.reader(fh, skipinitialspace=True, strict=True)
             before = 0
             for row in _rows_or_quote_error(reader, path, lambda: before):
                 start, before = before + 1, reader.line_num
-                if not (len(row) > 1 or (row and row[0].strip())):  # a blank line, which pandas skips
+                # a blank line, which pandas skips; pandas counts only spaces and tabs as blank, and
+                # reads a line holding a form feed or a no-break space as a record
+                if not (len(row) > 1 or (row and row[0].strip(" \t"))):
                     continue
                 if width is None:
                     width = len(row)
+                    if width == 1:
+                        _refuse_other_separator(path, start, row[0])
                 elif len(row) != width:
                     raise DataError(_field_count_error(path, start, reader.line_num, len(row), width, row))
                 starts.append(start)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, csv.Error) as exc:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
-    return np.asarray(starts[1:], dtype=np.int64)
+    finally:
+        csv.field_size_limit(field_limit)
+    return (starts[0] if starts else None), np.asarray(starts[1:], dtype=np.int64)
+
+
+#: the csv module's field size limit while counting records: larger than any cell of a table
+#: (it must fit a C long, 32 bits on Windows)
+_FIELD_LIMIT = 2**31 - 1
+
+
+def _refuse_other_separator(path: Path, line: int, header: str) -> None:
+    """A header read as one column that holds a ``;``, a tab or a ``|``: a file separated by
+    that, which the checker would report as every column of the spec unknown."""
+    separator = next((s for s in (";", "\t", "|") if s in header), None)
+    if separator is not None:
+        raise DataError(f"{path}: error: line {line}: the header is one column, {cell_text(header)}: fairspec "
+                        f"reads comma-separated files, and this one seems to separate its fields with "
+                        f"{separator!r} (save it with commas)")
+
+
+def _holds_wide_integers(series: pd.Series) -> bool:
+    """Whether pandas left ``series`` as Python integers: it does so for whole numbers beyond 64
+    bits (up to 4,300 digits), which then read as categories and crash ``pd.to_numeric``."""
+    if series.dtype != object:
+        return False
+    return any(isinstance(v, int) and not isinstance(v, bool) for v in series.dropna().unique())
+
+
+def _empty_as_missing(text: pd.Series) -> pd.Series:
+    """``text`` with its empty cells missing: pandas gives up on its ``na_values`` in a text column
+    holding a whole number beyond 64 bits, and reads its empty cells as "", a category (or a
+    group: a missing protected value then passed the checker)."""
+    empty = (text == "").to_numpy(dtype=bool, na_value=False)
+    return text.mask(empty) if empty.any() else text
+
+
+def _numbers_or_text(text: pd.Series) -> pd.Series:
+    """A column of cell texts as floats when every present cell is a number, else as the text.
+
+    pandas reads a column holding a whole number beyond 64 bits as Python integers, or as
+    text beside a decimal one; as floats, like the column of whole numbers with one empty
+    cell, it is numeric, as the README says a column of numbers is (one too large for a float
+    is infinite, as ``1e400`` is, and the checker names it)."""
+    present = text.dropna()
+    if present.empty or present.str.match(LEADING_ZERO).any():
+        return text  # codes with a leading zero are text (see read_table)
+    distinct = pd.Series(present.unique())
+    if pd.to_numeric(distinct, errors="coerce").notna().all():
+        return pd.to_numeric(text, errors="coerce").astype(float)
+    return text
 
 
 def _rows_or_quote_error(reader, path: Path, last_line):
@@ -183,8 +275,12 @@ def _first_non_utf8_line(path: Path) -> int:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return data.count(b"\n", 0, exc.start) + 1
+        # every line end counts, as the csv reader's: a file with lone "\r" ends (old Mac) has no "\n"
+        return len(_LINE_END.findall(data, 0, exc.start)) + 1
     return 1
+
+
+_LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list) -> str:

@@ -2,14 +2,17 @@
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import lzma
+from pathlib import Path
 
 import pytest
 
+from fairspec import compile_spec, load_spec
 from fairspec.data.prepare import FeatureEncoder
-from fairspec.data.table import apply_filters, read_table
-from fairspec.errors import DataError
+from fairspec.data.table import apply_filters, column_kind, read_table
+from fairspec.errors import DataError, SpecSemanticError
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
 
@@ -130,10 +133,138 @@ def test_unreadable_files_are_data_errors_with_a_reason(tmp_path):
     with pytest.raises(DataError, match="line 3: the file is not UTF-8"):
         read_table(latin)
     broken = tmp_path / "t.csv.xz"
-    broken.write_bytes(b"junk")  # an lzma error had been an internal error (exit 70)
+    broken.write_bytes(lzma.compress(b"a,b\n1,x\n")[:20])  # an lzma error had been an internal error (exit 70)
     with pytest.raises(DataError, match="cannot read the data as CSV"):
         read_table(broken)
     zst = tmp_path / "t.csv.zst"
     zst.write_bytes(b"a,b\n1,x\n")  # pandas wanted the zstandard module: an ImportError, exit 70
     with pytest.raises(DataError, match="not .zst files"):
         read_table(zst)
+
+
+def _spec_over(tmp_path, data: str, features: str) -> Path:
+    """A spec over ``data`` (a CSV's text) with target y, protected g and the given features."""
+    (tmp_path / "d.csv").write_text(data)
+    spec = tmp_path / "s.fair"
+    spec.write_text(f'spec s\ndata "d.csv"\ntarget y positive 1\nprotected g\nfeatures {{ {features} }}\n'
+                    "missing impute(median)\nmodel baseline { learner logistic }\nevaluate { none }\n")
+    return spec
+
+
+def _rows(cells: list[str]) -> str:
+    """A small table: one row per cell of column a, two groups, both classes in each."""
+    return "a,g,y\n" + "".join(f"{c},{'AB'[i % 2]},{i // 2 % 2}\n" for i, c in enumerate(cells))
+
+
+@pytest.mark.parametrize("digits", [20, 400])
+def test_a_whole_number_beyond_64_bits_is_a_number(tmp_path, digits):
+    # pandas leaves such a column as Python integers: it was categorical without a word, and
+    # past a float's range pd.to_numeric raised OverflowError, an internal error (exit 70) in check
+    path = tmp_path / "t.csv"
+    path.write_text(_rows(["9" * digits] + [str(i) for i in range(7)]))
+    column = read_table(path)["a"]
+    assert column_kind(column) == "numeric"
+    assert column.iloc[1:].tolist() == [float(i) for i in range(7)]
+    spec = _spec_over(tmp_path, path.read_text(), "a")
+    if digits == 20:
+        assert compile_spec(load_spec(spec)).data.features[0].kind == "numeric"
+    else:  # too large for a float: infinite, as 1e400 reads, and the checker names its line
+        with pytest.raises(SpecSemanticError, match="infinite value.*line 2 of the data"):
+            compile_spec(load_spec(spec))
+
+
+def test_a_wide_whole_number_keeps_codes_with_a_leading_zero_as_text(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("zone,n\n" + "1" * 22 + ",1\n01,2\n1.5,3\n")
+    assert read_table(path)["zone"].tolist() == ["1" * 22, "01", "1.5"]
+
+
+@pytest.mark.parametrize("other", ["x", "1.5"])
+def test_an_empty_cell_beside_a_wide_whole_number_is_missing(tmp_path, other):
+    # pandas dropped its na_values in such a column: the empty cell was the text "", so a
+    # missing protected value was a group named '' instead of an error naming its line
+    path = tmp_path / "t.csv"
+    path.write_text(f"g,n\n{'1' * 22},1\n{other},2\n,3\n")
+    assert read_table(path)["g"].isna().tolist() == [False, False, True]
+    spec = _spec_over(tmp_path, f"g,y,a\n{'1' * 22},1,1\n{'1' * 22},0,2\n{other},1,3\n{other},0,4\n,1,5\n", "a")
+    with pytest.raises(SpecSemanticError, match="protected attribute 'g' has 1 missing value.*line 6 of the data"):
+        compile_spec(load_spec(spec))
+
+
+def test_a_cell_longer_than_the_csv_modules_field_limit_is_read(tmp_path):
+    # the record count stopped at "field larger than field limit (131072)", reported as a stray quote
+    path = tmp_path / "t.csv"
+    path.write_text("note,n\n" + "x" * 200_000 + ",1\ny,2\n")
+    assert read_table(path)["note"].str.len().tolist() == [200_000, 1]
+    assert csv.field_size_limit() == 131_072  # the module's limit is the caller's again
+
+
+def test_columns_without_a_name_are_not_one_name_twice(tmp_path):
+    # a spreadsheet's empty columns at the end of each line: "column name(s) 'nan' appear more than once"
+    path = tmp_path / "t.csv"
+    path.write_text("a,b,,\n1,2,,\n3,4,,\n")
+    assert read_table(path)[["a", "b"]].to_numpy().tolist() == [[1, 2], [3, 4]]
+
+
+def test_a_repeated_name_names_the_headers_own_line(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text("\n\nmonth,age,month\n1,30,2\n")  # pandas skips the blank lines before the header
+    with pytest.raises(DataError, match="line 3: column name\\(s\\) 'month' appear more than once"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("name, body", [("t.csv", b""), ("t.csv", b"\n \n"), ("t.csv.gz", b""),
+                                        ("t.csv.gz", gzip.compress(b"")), ("t.csv.bz2", bz2.compress(b""))])
+def test_an_empty_file_is_called_empty(tmp_path, name, body):
+    path = tmp_path / name
+    path.write_bytes(body)  # pandas: "No columns to parse from file"
+    with pytest.raises(DataError, match="cannot read the data as CSV: the file is empty"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("name, body, held", [
+    ("t.csv.gz", b"a,b\n1,2\n", "is not gzip-compressed.*a file that is not compressed is named .csv"),
+    ("t.csv.gz", bz2.compress(b"a,b\n1,2\n"), "is not gzip-compressed.*it is bzip2-compressed"),
+    ("t.csv.xz", gzip.compress(b"a,b\n1,2\n"), "is not xz-compressed.*it is gzip-compressed"),
+    ("t.csv.bz2", b"a,b\n1,2\n", "is not bzip2-compressed"),
+])
+def test_a_compressed_name_over_other_bytes_says_what_they_are(tmp_path, name, body, held):
+    path = tmp_path / name
+    path.write_bytes(body)  # it said "cannot read the data as CSV: Not a gzipped file (b'a,')"
+    with pytest.raises(DataError, match=f"the file's name ends in .*, but the file {held}"):
+        read_table(path)
+
+
+@pytest.mark.parametrize("body, separator", [
+    ("age;sex;y\n30;M;1\n", "';'"),
+    ("\ufeffage;score;y\n30;1,5;1\n", "';'"),  # decimal commas: the first record had 2 fields against 1
+    ("age\tsex\ty\n30\tM\t1\n", "'\\\\t'"),
+])
+def test_a_file_separated_by_something_else_than_commas_says_so(tmp_path, body, separator):
+    # the checker called every column of the spec unknown, the data having one column "age;sex;y"
+    path = tmp_path / "t.csv"
+    path.write_text(body, encoding="utf-8")
+    with pytest.raises(DataError, match=f"line 1: the header is one column, 'age.*separate its fields with {separator}"):
+        read_table(path)
+
+
+def test_a_byte_that_is_not_utf8_is_on_its_line_whatever_the_line_ends(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes("a,b\r1,x\r2,x\r3,M\xe2le\r".encode("latin-1"))  # lone carriage returns (old Mac)
+    with pytest.raises(DataError, match="line 4: the file is not UTF-8"):
+        read_table(path)
+
+
+def test_a_line_of_a_form_feed_is_a_record_as_pandas_reads_it(tmp_path):
+    # pandas skips only lines of spaces and tabs; a form feed's line was skipped here and read
+    # there, so the lines no longer matched and the next blank line shifted every error's line
+    path = tmp_path / "t.csv"
+    path.write_text("a,b\n1,2\n\n\x0c\n3,4\n")
+    with pytest.raises(DataError, match="line 4: 1 fields, the header has 2"):
+        read_table(path)
+
+
+def test_a_directory_given_as_data_is_named_as_a_directory(tmp_path):
+    # `fairspec predict MODEL DIR` had said "data file not found" of a folder that exists
+    with pytest.raises(DataError, match="is a directory, not a data file"):
+        read_table(tmp_path)
