@@ -26,6 +26,31 @@ class _ExitCode(Exception):
         self.code = code
 
 
+class _ReaderGone(Exception):
+    """Standard output is a pipe whose reader has closed it (``fairspec predict m d | head``)."""
+
+
+class _StandardOutput:
+    """The stream the commands print their results to, each write flushed at once: a write that
+    fails (a full disk behind ``> file``, a pipe whose reader has gone) is then the user's place,
+    reported as such, not an internal error with a crash log (nor a failure left to the exit of
+    the interpreter, after the exit code was chosen)."""
+
+    def __init__(self, stream):
+        self.stream = stream
+
+    def write(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except BrokenPipeError:
+            raise _ReaderGone() from None
+        except OSError as exc:
+            from fairspec.pipeline.files import cannot_write
+
+            raise cannot_write("standard output", exc) from None
+
+
 @contextlib.contextmanager
 def error_handler(stderr):
     """Map every failure to one message on stderr and one exit code."""
@@ -34,6 +59,8 @@ def error_handler(stderr):
     except FairspecError as exc:
         stderr.write(f"{exc}\n")
         raise _ExitCode(exc.exit_code) from None
+    except _ReaderGone:
+        raise  # not a failure of fairspec's: main() ends the run quietly
     except KeyboardInterrupt:
         stderr.write("fairspec: interrupted; no output was written for the unfinished step\n")
         raise _ExitCode(EXIT_INTERRUPTED) from None
@@ -69,11 +96,13 @@ def _compile_with_table(spec_path: str, err):
 
 
 def cmd_check(args, out, err) -> int:
+    from fairspec.dsl.ast import written_value
+
     plan = _compile(args.spec, err)
     d = plan.data
     out.write(f"{args.spec}: ok: spec {plan.name!r}, family {plan.model.family}, "
               f"{len(d.features)} features, groups by {' * '.join(d.protected)}, "
-              f"target {d.target} (positive {d.positive!r})\n")
+              f"target {d.target} (positive {written_value(d.positive)})\n")
     return EXIT_OK
 
 
@@ -266,6 +295,26 @@ def _replaceable_predictions(path: Path) -> bool:
                         lambda head: head.split(b"\n")[0].rstrip(b"\r") == PREDICTION_HEADER.encode())
 
 
+def _prediction_destination(output: str) -> tuple[Path, bool]:
+    """Where ``-o OUT`` writes, and whether into the file itself rather than by a rename.
+
+    A device or a pipe (``/dev/null``, ``/dev/stdout`` in a pipeline, a named pipe) is written
+    into, as a shell's ``>`` would: a temporary file renamed over it replaced the device itself
+    (as root, ``/dev/null`` became a file of predictions), and a user who may not create files in
+    ``/dev`` could not write there at all.  A symbolic link to a file is followed, so the link
+    stays a link and its target is replaced; a link that resolves to no path (``/proc`` names a
+    pipe ``pipe:[...]``) is written through."""
+    given = Path(output)
+    if given.exists() and not given.is_file():
+        return given, True
+    if given.is_symlink():
+        real = Path(os.path.realpath(given))
+        if given.exists() and not real.exists():
+            return given, True
+        return real, False
+    return given, False
+
+
 def cmd_predict(args, out, err) -> int:
     import pandas as pd
 
@@ -296,7 +345,9 @@ def cmd_predict(args, out, err) -> int:
             raise UsageError(f"fairspec predict: error: argument -o/--output: {args.output} exists and is not "
                              f"a prediction file (its first line is not '{PREDICTION_HEADER}'); it would be "
                              "overwritten: give another path, or delete it first")
-        check_writable_dir(target.parent, [target.name])
+        destination, in_place = _prediction_destination(args.output)
+        if not in_place:
+            check_writable_dir(destination.parent, [destination.name])
     model = load_model(args.model)
     frame = read_table(Path(args.data))
     labels, scores = model.predict(frame, source=args.data)
@@ -306,8 +357,13 @@ def cmd_predict(args, out, err) -> int:
                   f"a category never seen in training ({shown}); the model reads it as a missing value\n")
     text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False, float_format="%.6g")
     if args.output:
+        destination, in_place = _prediction_destination(args.output)
         try:
-            write_atomic(Path(args.output), text)
+            if in_place:
+                with open(destination, "w", encoding="utf-8", newline="\n") as fh:
+                    fh.write(text)
+            else:
+                write_atomic(destination, text)
         except OSError as exc:
             raise cannot_write(args.output, exc) from None
         err.write(f"wrote {len(labels)} predictions to {args.output}\n")
@@ -372,9 +428,18 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
         return int(exc.code or 0)
     try:
         with error_handler(err):
-            return args.func(args, out, err)
+            return args.func(args, _StandardOutput(out), err)
     except _ExitCode as exc:
         return exc.code
+    except _ReaderGone:
+        # as `cat` or `grep` piped into `head`: the reader has what it wanted, so no message; the
+        # output is not complete, and the exit code says so
+        if out is sys.__stdout__:
+            # Python flushes stdout once more at exit, into the closed pipe, and prints that
+            # error: what is left goes nowhere instead
+            with contextlib.suppress(OSError, ValueError):
+                os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
+        return EXIT_USER
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -20,6 +20,7 @@ import pandas as pd
 import fairspec
 from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
 from fairspec.errors import DataError, ModelFileError
+from fairspec.models.model_file import is_integer, show
 from fairspec.pipeline.files import number_problem, read_json
 from fairspec.plan.families import FAMILIES
 from fairspec.plan.plan import Plan
@@ -151,7 +152,8 @@ class LoadedModel(FittedPipeline):
         as a ``ModelFileError`` naming ``source``, instead of failing or scoring garbage later."""
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ModelFileError(f"{source}: error: not a fairspec model file")
-        if doc.get("format_version") != FORMAT_VERSION:
+        # `true` and 1.0 equal 1 in Python, but no fairspec wrote either
+        if not (is_integer(doc.get("format_version")) and doc["format_version"] == FORMAT_VERSION):
             raise ModelFileError(f"{source}: error: model file format {doc.get('format_version')!r} "
                                  f"is not supported (this fairspec reads format {FORMAT_VERSION})")
         # the check `fairspec report` makes of the same file, so that both name such a number by
@@ -209,6 +211,18 @@ class LoadedModel(FittedPipeline):
         if (missing["strategy"] == "impute") != (imputer is not None):
             raise ValueError(f"missing strategy {missing['strategy']!r} "
                              + ("needs an imputer" if imputer is None else "has no use for an imputer"))
+        # predict looks each feature up by its name and each category by its text: a name or a
+        # category listed twice would read one column for two features, or leave a category's
+        # code unreachable, and score every row by it
+        names = encoder.names
+        if "" in names:
+            raise ValueError("feature names must not be empty")
+        twice = next((n for i, n in enumerate(names) if n in names[:i]), None)
+        if twice is not None:
+            raise ValueError(f"feature names must be distinct, got {show(twice)} twice")
+        for name, cats in zip(names, encoder.categories):
+            if cats is not None and len(set(cats)) != len(cats):
+                raise ValueError(f"categorical feature {name!r} lists a category twice")
         if imputer is None:
             return
         p = len(encoder.names)
@@ -216,8 +230,19 @@ class LoadedModel(FittedPipeline):
             raise ValueError(f"unknown imputation method {imputer.method!r}")
         if len(imputer.fill) != p or not np.all(np.isfinite(imputer.fill)):
             raise ValueError(f"the imputer needs {p} finite fill values (one per feature), got {len(imputer.fill)}")
-        if not all(isinstance(j, int) and 0 <= j < p for j in imputer.categorical):
+        if not all(is_integer(j) and 0 <= j < p for j in imputer.categorical):
             raise ValueError(f"imputer categorical indices must be in 0..{p - 1}")
+        # training fills a categorical column with its most frequent code (Imputer.fit): another
+        # index list, or a fill that is no category's code, would put a number no category has
+        # into a column the estimator reads as codes
+        if sorted(imputer.categorical) != encoder.categorical_indices:
+            raise ValueError(f"imputer categorical indices {show(imputer.categorical)} are not the categorical "
+                             f"features {encoder.categorical_indices}")
+        for j in encoder.categorical_indices:
+            codes = max(1, len(encoder.categories[j]))  # a column without a training value is filled with 0
+            if not (float(imputer.fill[j]).is_integer() and 0 <= imputer.fill[j] < codes):
+                raise ValueError(f"the imputer fills categorical feature {names[j]!r} with {show(imputer.fill[j])}, "
+                                 f"which is no category's code (0..{codes - 1})")
         if imputer.method == "knn":
             ref = imputer.reference
             def usable(v):

@@ -29,6 +29,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from fairspec.errors import ModelFileError
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
+from fairspec.models.model_file import is_integer
 from fairspec.plan.fairness import make_criterion
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
 from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, dumps, json_place,
@@ -258,7 +259,9 @@ def _read_document(path: Path, out_dir: Path, kind: str, version: int, legacy: b
         else:
             what = "" if doc.get("format") is None else f" (its format is {_json(doc['format'])})"
         raise ModelFileError(f"{path}: error: not a fairspec {kind} file{what}")
-    if doc.get("format") is not None and doc.get("format_version") != version:
+    version_found = doc.get("format_version")
+    # `true` and 1.0 equal 1 in Python, but no fairspec wrote either
+    if doc.get("format") is not None and not (is_integer(version_found) and version_found == version):
         raise ModelFileError(f"{path}: error: {kind} file format {doc.get('format_version')!r} is not supported "
                              f"(this fairspec reads format {version})")
     # a number JSON does not have first (the schema would call NaN a float, Infinity too large);

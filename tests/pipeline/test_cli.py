@@ -56,6 +56,17 @@ def test_check_ok(toy, capsys):
     assert code == 0 and "ok" in out
 
 
+def test_check_names_the_positive_class_as_the_spec_writes_it(toy, capsys):
+    # the line had printed Python's True for a spec's `positive true`
+    spec, data, _ = toy
+    frame = pd.read_csv(data)
+    frame["y"] = frame["y"].map({1: "true", 0: "false"})
+    frame.to_csv(data, index=False)
+    spec.write_text(spec.read_text().replace("positive 1", "positive true"))
+    code, out, _ = run(["check", str(spec)], capsys)
+    assert code == 0 and "(positive true)" in out
+
+
 def test_compile_prints_the_plan(toy, capsys):
     spec, _, _ = toy
     code, out, _ = run(["compile", str(spec)], capsys)

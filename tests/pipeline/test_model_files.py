@@ -85,6 +85,20 @@ DAMAGE = [
      "n_features_in must be an integer"),
     ("compas_rules", "condition feature true", lambda d: _est(d)["rules"][0]["conditions"][0].update(feature=True),
      "a condition's feature must be an integer"),
+    # a column read for two features, a category code no cell can get, an imputer filling a
+    # categorical column with a number no category has: each was loaded and scored every row
+    ("compas_baseline", "feature named twice",
+     lambda d: d["preprocessing"]["encoder"]["names"].__setitem__(1, "age"), "feature names must be distinct"),
+    ("compas_rules", "category listed twice",
+     lambda d: d["preprocessing"]["encoder"]["categories"][5].__setitem__(1, "F"), "lists a category twice"),
+    ("compas_baseline", "imputer treats a numeric feature as categorical",
+     lambda d: d["preprocessing"]["imputer"].update(categorical=[0, 4, 5]),
+     "imputer categorical indices [0, 4, 5] are not the categorical features [4, 5]"),
+    ("compas_baseline", "imputer categorical index true",
+     lambda d: d["preprocessing"]["imputer"].update(categorical=[True, 5]), "imputer categorical indices must be"),
+    ("compas_baseline", "categorical fill that is no code",
+     lambda d: d["preprocessing"]["imputer"]["fill"].__setitem__(4, 7.0),
+     "fills categorical feature 'c_charge_degree' with 7.0, which is no category's code (0..1)"),
     # a null among the node arrays (an internal error: the check looked for the first bad value,
     # and found the null itself)
     ("compas_baseline", "null feature", lambda d: _est(d)["tree"]["feature"].__setitem__(3, None),
@@ -165,3 +179,22 @@ def test_report_on_a_file_whose_format_is_not_text_is_refused(tmp_path, capsys):
     (tmp_path / "metrics.json").write_text('{"format": {}, "format_version": 1}')
     assert main(["report", str(tmp_path), "-q"]) == 1
     assert "internal error" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("literal", ["true", "1.0"])
+def test_a_format_version_no_fairspec_wrote_is_refused_by_predict_and_report(root, tmp_path, capsys, literal):
+    # true and 1.0 equal 1 in Python, and both commands read such a file as format 1
+    run = shutil.copytree(root / "reports" / "compas_baseline", tmp_path / "run")
+    text = (run / "model.json").read_text(encoding="utf-8")
+    (run / "model.json").write_text(text.replace('"format_version": 1,', f'"format_version": {literal},', 1),
+                                    encoding="utf-8")
+    assert main(["predict", str(run), str(_scored_csv(root, tmp_path, "compas_baseline")), "-q"]) == 1
+    assert "model file format" in capsys.readouterr().err
+    assert main(["report", str(run), "-q"]) == 1
+    assert "model file format" in capsys.readouterr().err
+    metrics = run / "metrics.json"
+    shutil.copy(root / "reports" / "compas_baseline" / "model.json", run / "model.json")
+    text = metrics.read_text(encoding="utf-8")
+    metrics.write_text(text.replace('"format_version": 1,', f'"format_version": {literal},', 1), encoding="utf-8")
+    assert main(["report", str(run), "-q"]) == 1
+    assert "metrics file format" in capsys.readouterr().err

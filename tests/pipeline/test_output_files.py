@@ -2,6 +2,7 @@
 write leaves, and output paths refused before the work instead of crashing after it."""
 import errno
 import importlib.metadata
+import io
 import json
 import os
 import platform
@@ -410,6 +411,68 @@ def test_predict_output_checks(trained, tmp_path, capsys):
     # a trailing slash names a directory (Path() drops it: a file "out.csv" had been written)
     code, _, err = run(["predict", str(model), str(data), "-o", str(tmp_path / "new.csv") + "/"], capsys)
     assert code == 1 and "names a directory" in err and not (tmp_path / "new.csv").exists()
+
+
+def test_predict_writes_into_a_named_pipe_and_leaves_it_one(trained, tmp_path, capsys):
+    # -o /dev/null, /dev/stdout: the temporary file was renamed over the device or pipe (as root,
+    # /dev/null became a regular file), and a user who may not create files in /dev was refused;
+    # a named pipe stands in for them here
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    reader = os.open(pipe, os.O_RDONLY | os.O_NONBLOCK)  # a reader present: the writer's open returns
+    try:
+        code, out, err = run(["predict", str(trained["tmp"] / "single"), str(trained["data"]), "-o", str(pipe)],
+                             capsys)
+        assert code == 0, err
+        assert pipe.is_fifo() and sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+        received = os.read(reader, 1 << 20).decode()
+    finally:
+        os.close(reader)
+    assert received.startswith("prediction,score\n") and received.count("\n") == 401 and out == ""
+
+
+def test_predict_through_a_symbolic_link_replaces_its_target_and_keeps_the_link(trained, tmp_path, capsys):
+    earlier = tmp_path / "kept" / "predictions.csv"
+    earlier.parent.mkdir()
+    earlier.write_text("prediction,score\n1,0.9\n")
+    link = tmp_path / "latest.csv"
+    link.symlink_to(earlier)
+    code, _, err = run(["predict", str(trained["tmp"] / "single"), str(trained["data"]), "-o", str(link)], capsys)
+    assert code == 0, err
+    assert link.is_symlink() and link.resolve() == earlier
+    assert earlier.read_text().count("\n") == 401
+    assert sorted(p.name for p in earlier.parent.iterdir()) == ["predictions.csv"]
+
+
+class _FailingStream:
+    """A standard output whose writes fail as a full disk or a closed pipe makes them fail."""
+
+    def __init__(self, error: OSError):
+        self.error = error
+
+    def write(self, text):
+        raise self.error
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("argv", [["check", "{spec}"], ["predict", "{single}", "{data}"]])
+def test_a_standard_output_that_cannot_be_written_is_an_output_error_not_an_internal_one(trained, argv):
+    # `> /dev/full` gave "internal error" (exit code 70) and a crash log
+    argv = [a.format(spec=trained["spec"], single=trained["tmp"] / "single", data=trained["data"]) for a in argv]
+    err = io.StringIO()
+    code = main(argv + ["-q"], stdout=_FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))), stderr=err)
+    assert code == 1
+    assert err.getvalue() == f"standard output: error: cannot write ({os.strerror(errno.ENOSPC)})\n"
+
+
+def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
+    # `fairspec predict m d | head` gave "internal error: BrokenPipeError" and a crash log
+    err = io.StringIO()
+    code = main(["predict", str(trained["tmp"] / "single"), str(trained["data"])],
+                stdout=_FailingStream(BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))), stderr=err)
+    assert code == 1 and err.getvalue() == ""
 
 
 # --- 5. --emit-model ----------------------------------------------------------------------------
