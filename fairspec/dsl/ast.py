@@ -153,3 +153,13 @@ def written_name(column: str) -> str:
     """``column`` as a spec must write it: bare when it is a NAME, else in backquotes, so a
     hint quoting it (``where `c-charge degree` in [...]``) can be pasted into the spec."""
     return column if _BARE_NAME.fullmatch(column) else f"`{column}`"
+
+
+def written_value(value) -> str:
+    """A spec's value as the spec writes it: ``true``/``false``, numbers bare, text in quotes
+    (not Python's ``True``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value)
+    return str(value)

@@ -18,6 +18,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
+from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import LEADING_ZERO, column_kind, value_mask
@@ -38,7 +39,7 @@ FILTER_ORDER_ON_STRAY_TEXT = ("'{op}' compares numbers, but column '{column}' ho
 HINT_FILTER_STRAY_TEXT = ("clean the cell(s) (an empty cell is a missing value), or use == or in [...] to compare "
                           "the column as text")
 HINT_FILTER_UNQUOTE = "write numbers without quotes"
-FILTER_VALUE_ABSENT = "filter value {value!r} matches no row of column '{column}'"
+FILTER_VALUE_ABSENT = "filter value {value} matches no row of column '{column}'"
 HINT_FILTER_VALUES = "the column's values include: {values}"
 NO_ROWS_LEFT = "no rows are left after the where filters (the file has {rows} rows)"
 TARGET_HAS_MISSING = ("target '{column}' has {count} missing value(s) (first on line {line} of the data): "
@@ -46,7 +47,7 @@ TARGET_HAS_MISSING = ("target '{column}' has {count} missing value(s) (first on 
 HINT_TARGET_MISSING = "keep only labelled rows with a where filter, or clean the file"
 TARGET_NOT_BINARY = "target '{column}' must have exactly two classes, but it has {count}: {values}"
 HINT_TARGET_NOT_BINARY = "restrict the rows with a where filter (e.g. where {column} in [...]) or derive a binary column"
-POSITIVE_ABSENT = "positive class {positive!r} does not occur in target '{column}'; its values are {values}"
+POSITIVE_ABSENT = "positive class {positive} does not occur in target '{column}'; its values are {values}"
 TARGET_AS_FEATURE = ("target '{column}' is listed as a feature: a model must not read the label it predicts "
                      "(that would leak the answer into the input)")
 TARGET_AS_PRIVILEGED = ("target '{column}' is listed as privileged information: privileged features add "
@@ -63,7 +64,7 @@ HINT_PROTECTED_MISSING = "drop those rows with a where filter, e.g. where {colum
 PROTECTED_ONE_GROUP = ("protected attribute '{column}' has a single group ({group!r}) after filtering: "
                        "fairness compares at least two groups")
 GROUP_LACKS_LABEL = ("{criterion} compares {rate}s, but {groups} of '{column}' {have} no {label} rows "
-                     "({target} {op} {positive!r}) after filtering: {its} {rate} is undefined and the gap would "
+                     "({target} {op} {positive}) after filtering: {its} {rate} is undefined and the gap would "
                      "silently leave {it} out")
 HINT_GROUP_LACKS_LABEL = ("drop the group with a where filter, e.g. where {column} in [{kept}], or use a criterion "
                           "defined for every group (demographic_parity, accuracy_parity)")
@@ -224,7 +225,8 @@ class _Checker:
         self.doc = doc
         self.spec: ast.Spec = doc.spec
         self.table = table
-        self.problems: list[Diagnostic] = []
+        # a duplicate statement, found while parsing: listed with the rest, in line order
+        self.problems: list[Diagnostic] = list(doc.problems)
         self.family: fam.Family | None = None  # known and implemented
 
     def add(self, message: str, span: Span | None, hint: str | None = None) -> None:
@@ -246,6 +248,8 @@ class _Checker:
         self.check_evaluate()
         if self.spec.output is not None and not str(self.spec.output).strip():
             self.add(OUTPUT_EMPTY, self.loc(("output",), None))
+        elif self.spec.output is not None and (home_problem := unknown_home(self.spec.output, "output path")):
+            self.add(home_problem, self.loc(("output",), None), HINT_HOME_UNKNOWN)
         if self.table is not None:
             self.check_data()
         order = lambda d: (d.span.line, d.span.column) if d.span else (0, 0)  # noqa: E731
@@ -666,7 +670,7 @@ class _Checker:
                 str(value), [str(v) for v in values], n=1, cutoff=0.6)
             hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
                     else HINT_FILTER_VALUES.format(values=_values_text(values)))
-            self.add(FILTER_VALUE_ABSENT.format(value=_plain(value), column=flt.column.value),
+            self.add(FILTER_VALUE_ABSENT.format(value=_spec_word(value), column=flt.column.value),
                      self.loc(("filter.value", i, j), flt.span), hint)
 
     def check_target(self, series: pd.Series) -> None:
@@ -682,7 +686,7 @@ class _Checker:
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
                      target.column.span, HINT_TARGET_NOT_BINARY.format(column=ast.written_name(name)))
         if not value_mask(series, "==", [target.positive]).any():
-            self.add(POSITIVE_ABSENT.format(positive=target.positive, column=name, values=_values_text(classes)),
+            self.add(POSITIVE_ABSENT.format(positive=_spec_word(target.positive), column=name, values=_values_text(classes)),
                      self.loc(("target.positive",), target.span))
 
     def check_protected(self, attribute: ast.Name, series: pd.Series) -> None:
@@ -723,7 +727,7 @@ class _Checker:
                                               have="have" if many else "has", its="their" if many else "its",
                                               it="them" if many else "it",
                                               column=" & ".join(columns), label=label,
-                                              target=target.column.value, op=op, positive=target.positive),
+                                              target=target.column.value, op=op, positive=_spec_word(target.positive)),
                      fairness.criterion.span,
                      HINT_GROUP_LACKS_LABEL.format(column=ast.written_name(columns[0]), kept=kept)
                      if len(columns) == 1 and kept else None)
@@ -774,12 +778,8 @@ def _distinct(series: pd.Series) -> list:
 
 
 def _spec_word(value) -> str:
-    """A value as the spec spells it: true/false, numbers bare, text in quotes (not Python's True)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return repr(value)
-    return str(_plain(value))
+    """A value as the spec spells it (numpy scalars too)."""
+    return ast.written_value(_plain(value))
 
 
 def _plain(value):

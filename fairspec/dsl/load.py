@@ -30,6 +30,12 @@ DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
 DATA_IS_A_DIRECTORY = "data path {path} is a directory, not a CSV file"
 DATA_NOT_FOUND_ABSOLUTE = "data file '{path}' not found"
 DATA_NOT_FOUND_HINT = "a relative data path is read from the spec file's folder first, then from the current directory"
+DATA_PATH_EMPTY = "data path is empty: name the CSV file (.csv or .csv.gz) to read"
+#: ``~name/...`` is the home folder of the user ``name``; pathlib raises a bare RuntimeError for
+#: a name no account has, which reached the user as an internal error
+HOME_UNKNOWN = ("{what} '{path}' starts with '{prefix}', but there is no user '{user}' on this machine whose "
+                "home folder it could be")
+HINT_HOME_UNKNOWN = "'~/' alone is your own home folder; write the path in full otherwise"
 
 
 @dataclass(frozen=True)
@@ -55,6 +61,10 @@ class SpecDocument:
     file_sha256: str | None = field(default=None, compare=False, repr=False)
     #: whether :attr:`text` differs from the file's bytes decoded (one of those three changes)
     normalised: bool = field(default=False, compare=False, repr=False)
+    #: problems found while reading that did not keep the spec from being built (a duplicate
+    #: statement: the first one is read); :func:`fairspec.dsl.check.check_spec` reports them
+    #: with its own, so that one round shows all of them
+    problems: tuple[Diagnostic, ...] = field(default=(), compare=False, repr=False)
 
     @property
     def sha256(self) -> str:
@@ -74,9 +84,11 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
 
     Raises :class:`SpecSyntaxError` (one diagnostic, at the offending token) when the text
     does not follow the grammar, and :class:`SpecSemanticError` (every problem at once)
-    when statements are duplicated or required ones are missing: without those the
-    ``ast.Spec`` cannot be built, so these two checks happen here rather than in
-    :func:`fairspec.dsl.check.check_spec`.
+    when required statements are missing: without those the ``ast.Spec`` cannot be built,
+    so that check happens here rather than in :func:`fairspec.dsl.check.check_spec`.  A
+    duplicated statement does not stop the build (the first one is read): it is kept in
+    :attr:`SpecDocument.problems` and reported by ``check_spec`` with the other problems,
+    instead of hiding them until the duplicate is fixed.
     """
     path = pathlib.Path(path) if path is not None else None
     # a line that ends in a carriage return alone (classic Mac OS) is a line: the grammar's
@@ -106,9 +118,10 @@ def parse_spec(text: str, filename: str = "<spec>", path: str | pathlib.Path | N
     spec = transformer.transform(tree)
     if transformer.syntax_problems:
         raise SpecSyntaxError(transformer.syntax_problems[:1], text, filename)
-    if transformer.structure_problems:
+    if spec is None:  # a required statement is missing
         raise SpecSemanticError(transformer.structure_problems, text, filename)
-    return SpecDocument(spec, text, path, transformer.locations, filename)
+    return SpecDocument(spec, text, path, transformer.locations, filename,
+                        problems=tuple(transformer.structure_problems))
 
 
 def load_spec(path: str | pathlib.Path) -> SpecDocument:
@@ -149,8 +162,14 @@ def resolve_data_path(doc: SpecDocument) -> pathlib.Path:
 
     Raises :class:`SpecSemanticError` at the data string, naming every place tried.
     """
-    written = pathlib.Path(doc.spec.data.path).expanduser()
     span = doc.locations.get(("data.path",), doc.spec.data.span)
+    if not doc.spec.data.path.strip():
+        # an empty path is the spec's own folder, which was then reported as "a directory"
+        raise SpecSemanticError([Diagnostic(DATA_PATH_EMPTY, span)], doc.text, doc.filename)
+    home_problem = unknown_home(doc.spec.data.path, "data path")
+    if home_problem is not None:
+        raise SpecSemanticError([Diagnostic(home_problem, span, HINT_HOME_UNKNOWN)], doc.text, doc.filename)
+    written = pathlib.Path(doc.spec.data.path).expanduser()
     places = [written] if written.is_absolute() else [doc.path.parent / written] if doc.path is not None else []
     places += [] if written.is_absolute() else [pathlib.Path.cwd() / written]
     folders = [p for p in places if p.is_dir()]
@@ -178,3 +197,16 @@ def resolve_data_path(doc: SpecDocument) -> pathlib.Path:
     else:
         message = DATA_NOT_FOUND.format(path=doc.spec.data.path, first=tried[0], second=tried[1])
     raise SpecSemanticError([Diagnostic(message, span, DATA_NOT_FOUND_HINT)], doc.text, doc.filename)
+
+
+def unknown_home(path: str, what: str) -> str | None:
+    """Why ``path`` cannot be expanded as ``~user/...`` (no such user), as a message naming it
+    as ``what``; None when it expands (or does not start with ``~``)."""
+    if not path.startswith("~"):
+        return None
+    try:
+        pathlib.Path(path).expanduser()
+    except RuntimeError:
+        prefix = path.split("/", 1)[0]
+        return HOME_UNKNOWN.format(what=what, path=path, prefix=prefix, user=prefix[1:])
+    return None

@@ -7,6 +7,7 @@ the closest keyword when they misspelled one (``protectd`` -> ``protected``).
 from __future__ import annotations
 
 import difflib
+import unicodedata
 
 from lark import Lark
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
@@ -25,7 +26,8 @@ HINT_SPEC_NAME_CHARACTERS = "a spec's name is letters, digits and _, e.g. spec {
 
 NUMBER_RUNS_ON = "number '{number}' runs into '{next}' with no space between them"
 NUMBER_RUNS_ON_DURATION_HINT = ("a duration is a number of seconds, minutes or hours with a lowercase s, m or h "
-                                "(120s, 2m, 1.5h), and is never negative")
+                                "(120s, 2m, 1.5h), in plain digits: never negative, with no exponent (1e3s) and "
+                                "no leading point (.5h)")
 KEYWORD_RUNS_ON = "keyword '{keyword}' runs into '{next}' with no space between them"
 KEYWORD_RUNS_ON_HINT = "write '{keyword} {next}' (or, if '{keyword}{next}' was meant as one word, it is not valid here)"
 HINT_DID_YOU_MEAN = "did you mean '{keyword}'?"
@@ -34,6 +36,20 @@ HINT_INTERSECTION = "join protected attributes with '*' for intersectional group
 HINT_SPEC_HEADER = "a spec starts with its name, e.g.: spec compas_rules"
 HINT_UNCLOSED_BLOCK = "the '{{' of '{opener}' on line {line} is never closed: is a '}}' missing before '{word}' on line {word_line}?"
 HINT_UNCLOSED_AT_END = "the '{{' of '{opener}' on line {line} is never closed"
+HINT_KEYWORD_READ_AS_NAME = ("'{word}' on line {line} was read as the name that '{last}' on line {previous} needs "
+                             "next, not as the start of a statement: is something missing at the end of line "
+                             "{previous}?")
+HINT_STATEMENT_CUT_SHORT = "line {previous} ends too soon: '{last}' there needs {expected} after it"
+HINT_EQUALS = "write == to compare"
+#: characters that look like ones the language uses (pasted from a word processor or a web
+#: page): the caret sits under what looks like a space or a quote, so the hint names them
+HINT_LOOKALIKE_SPACE = "this is {name} (U+{code:04X}), not a plain space: retype it as a space"
+HINT_INVISIBLE = "there is an invisible character here, {name} (U+{code:04X}): delete it"
+HINT_CURLY_DOUBLE_QUOTE = 'this is a typographic quote ({char}): text values are in straight double quotes, "..."'
+HINT_SINGLE_QUOTE_TEXT = 'text values are in straight double quotes ("..."), not in single quotes ({char})'
+HINT_SINGLE_QUOTE_NAME = "a column name with other characters than letters, digits and _ goes in backquotes, `...`"
+HINT_LOOKALIKE_OPERATOR = "write {ascii} for {char}"
+_LOOKALIKE_OPERATORS = {"≤": "<=", "≥": ">=", "≠": "!=", "×": "*", "∗": "*", "−": "-", "–": "-"}
 
 #: named (non-keyword) terminals in user words
 TERMINAL_WORDS = {
@@ -144,13 +160,38 @@ def _expected_at_failure(parser: Lark, text: str) -> set[str]:
     return set(interactive.accepts())
 
 
+def _lookalike_hint(char: str, expected: set[str]) -> str | None:
+    """What a character that looks like a space, a quote or an operator of the language is,
+    and what to write instead; None for any other character."""
+    if not char:
+        return None
+    category = unicodedata.category(char)
+    name = "a " + unicodedata.name(char, "character with no name").lower()
+    if category == "Zs":
+        return HINT_LOOKALIKE_SPACE.format(name=name, code=ord(char))
+    if category == "Cf":  # format characters: zero-width spaces and joiners, a byte-order mark inside the text
+        return HINT_INVISIBLE.format(name=name, code=ord(char))
+    if char in "“”„‟″":
+        return HINT_CURLY_DOUBLE_QUOTE.format(char=char)
+    if char in "'‘’‚‛′":
+        if "STRING" in expected:
+            return HINT_SINGLE_QUOTE_TEXT.format(char=char)
+        if "QUOTED_NAME" in expected:
+            return HINT_SINGLE_QUOTE_NAME
+        return None
+    if char in _LOOKALIKE_OPERATORS:
+        return HINT_LOOKALIKE_OPERATOR.format(ascii=_LOOKALIKE_OPERATORS[char], char=char)
+    return None
+
+
 def _name_characters_hint(text: str, pos: int) -> str | None:
     """When the bad character continues a word (``compas-rules``, ``c-charge``), what a name
-    may hold; None when it stands apart."""
+    may hold; None when it stands apart, or when the word is a number (``10%``), which is no
+    name to put in backquotes."""
     start = pos
     while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
         start -= 1
-    if start == pos or text[pos].isspace():
+    if start == pos or text[pos].isspace() or text[start].isdigit():
         return None
     end = pos
     while end < len(text) and not text[end].isspace() and text[end] not in '{}[],"`#':
@@ -204,7 +245,7 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
             return Diagnostic(SYNTAX_UNTERMINATED_NAME, span)
         expected = _expected_at_failure(parser, text)
         return Diagnostic(SYNTAX_BAD_CHARACTER.format(char=char, expected=describe_expected(parser, expected)), span,
-                          _name_characters_hint(text, error.pos_in_stream))
+                          _lookalike_hint(char, expected) or _name_characters_hint(text, error.pos_in_stream))
 
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -219,7 +260,8 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
     if token is None or token.type == "$END":
         span = _end_span(token, text)
         message = SYNTAX_FOUND_EXPECTED.format(found="end of file", expected=describe_expected(parser, expected))
-        return Diagnostic(message, span, _unclosed_block_hint(parser, text, token) or header_hint)
+        return Diagnostic(message, span, _unclosed_block_hint(parser, text, token)
+                          or _cut_short_hint(parser, text, token, expected) or header_hint)
 
     span = Span(token.line, token.column, token.end_line, token.end_column)
     message = SYNTAX_FOUND_EXPECTED.format(found=describe_found(token), expected=describe_expected(parser, expected))
@@ -232,13 +274,46 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
                 hint = HINT_INTERSECTION.format(prev=prev or "race", word=token.value)
             elif "STRING" in expected:
                 hint = HINT_QUOTE_TEXT.format(word=token.value)
+    if hint is None and token.value == "=" and "'=='" in {_terminal_text(parser, t) for t in expected}:
+        hint = HINT_EQUALS
     if hint is None and token.type == "LPAR":
         # `missing imput(knn)`: the misspelled keyword is the word before the parenthesis
         prev = _previous_word(text, token)
         if prev and prev.lower() != "impute" and difflib.get_close_matches(prev.lower(), ["impute"], n=1, cutoff=0.6):
             hint = HINT_DID_YOU_MEAN.format(keyword="impute")
-    # the cause, when a block was left open, lies lines above where the parser gives up
-    return Diagnostic(message, span, _unclosed_block_hint(parser, text, token) or hint or header_hint)
+    # the cause, when a block was left open or a statement cut short, lies lines above where
+    # the parser gives up; a hint about the token itself would send the user the wrong way
+    return Diagnostic(message, span, _unclosed_block_hint(parser, text, token)
+                      or _cut_short_hint(parser, text, token, expected) or hint or header_hint)
+
+
+def _cut_short_hint(parser: Lark, text: str, token, expected: set[str]) -> str | None:
+    """A hint when a line ended before its statement did, and the error shows only on the
+    next line.  Either that line's statement keyword is the token that failed (``where age >``
+    then ``target ...``: the caret is on ``target``), or, where the statement still needed a
+    name (``fairness``, ``protected sex *``, ``where``), the contextual lexer took the keyword
+    for that name (``model`` as the criterion) and the error surfaced at the token after it
+    (``tree``, with "did you mean 'target'?"); None otherwise."""
+    failed_at = len(text) if token is None or token.type == "$END" else token.start_pos
+    read = []
+    try:
+        for t in parser.parse_interactive(text).iter_parse():
+            if t.start_pos >= failed_at:
+                break
+            read.append(t)
+    except UnexpectedInput:
+        pass
+    if (read and token is not None and token.type != "$END" and token.value in STATEMENT_KEYWORDS
+            and read[-1].end_line < token.line):
+        return HINT_STATEMENT_CUT_SHORT.format(previous=read[-1].end_line, last=read[-1].value,
+                                               expected=describe_expected(parser, expected))
+    if len(read) < 2:
+        return None
+    before, word = read[-2], read[-1]
+    if word.type != "NAME" or word.value not in STATEMENT_KEYWORDS or before.end_line >= word.line:
+        return None
+    return HINT_KEYWORD_READ_AS_NAME.format(word=word.value, line=word.line, last=before.value,
+                                            previous=before.end_line)
 
 
 def _unclosed_block_hint(parser: Lark, text: str, token) -> str | None:

@@ -116,7 +116,9 @@ def parse_number(text: str) -> int | float:
 def parse_string(text: str) -> str:
     """A double-quoted literal: JSON escapes (``\\"``, ``\\\\``, ``\\n``); other backslashes are kept."""
     try:
-        return json.loads(text)
+        # strict=False: a tab typed inside the quotes is text like any other character; JSON
+        # refuses it, and the fallback below then left every escape of the string undecoded
+        return json.loads(text, strict=False)
     except ValueError:
         return text[1:-1]
 

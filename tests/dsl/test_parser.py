@@ -5,7 +5,7 @@ import pathlib
 
 import pytest
 
-from fairspec.dsl import ast, parse_spec
+from fairspec.dsl import ast, check_spec, parse_spec
 from fairspec.dsl.grammar import get_parser, grammar_text
 from fairspec.errors import Diagnostic, Span, SpecSemanticError, SpecSyntaxError, render_diagnostic
 
@@ -248,6 +248,22 @@ def test_duplicate_and_missing_statements_are_reported_together():
     ]
 
 
+def test_a_duplicate_statement_is_reported_with_the_checkers_problems():
+    # a duplicate stopped the reading, so the unknown family went unsaid until the duplicate
+    # was fixed: two rounds where the README promises one (found in review)
+    doc = parse_spec(spec_text(model="model tre\nmodel baseline"), "s.fair")
+    with pytest.raises(SpecSemanticError) as info:
+        check_spec(doc)
+    found = [(d.span.line, d.span.column, d.message.split(":")[0]) for d in info.value.diagnostics]
+    assert found == [(6, 7, "unknown model family 'tre'"), (7, 1, "duplicate 'model' statement")]
+
+
+def test_a_tab_inside_a_string_leaves_its_escapes_decoded():
+    # JSON refuses a raw tab, and the fallback kept the text raw: \" stayed a backslash and a quote
+    spec = parse(data='data "d.csv" where city == "a\tb \\"c\\""')
+    assert spec.data.filters[0].values == ('a\tb "c"',)
+
+
 def test_grammar_is_loaded_from_the_package_and_cached():
     assert grammar_text() == (REPO / "grammars" / "fairspec.lark").read_text(encoding="utf-8")
     assert get_parser() is get_parser()
@@ -333,6 +349,10 @@ def test_classic_mac_line_endings_are_line_breaks():
     ({"header": "spec compas-rules"}, "unexpected character '-'", "e.g. spec compas_rules"),
     ({"features": "features { c-age numeric }"}, "unexpected character '-'", "backquotes (`c-age`)"),
     ({"header": "spec ``"}, "empty quoted name ``", None),
+    # a number is no name to put in backquotes: "10%" was told to be written `10%`
+    ({"fairness": "fairness demographic_parity <= 10%"}, "unexpected character '%'", None),
+    # an invisible character was taken for part of the word before it: "write `baseline\u200b`"
+    ({"model": "model baseline\u200b"}, "unexpected character '\\u200b'", "zero width space (U+200B): delete it"),
 ])
 def test_a_name_with_other_characters_says_what_a_name_may_hold(statements, message, hint):
     # "compas-rules" got no word on what a name may hold; "``" was called unterminated (found in review)
