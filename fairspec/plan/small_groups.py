@@ -81,6 +81,35 @@ def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> li
                        SMALL_TEST_HINT, severity="warning")]
 
 
+LOOK_ALIKE_GROUPS = ("protected attribute '{column}' has values that differ only in case or in spaces at "
+                     "their ends, {pairs}: each is a group of its own, measured and compared with the others")
+LOOK_ALIKE_HINT = ("if they are one group, write it one way in the data file (a CSV cell keeps the spaces "
+                   "after its text)")
+
+
+def look_alike_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """A warning per protected column whose kept values include two that are equal but for
+    case or surrounding white space (``Female``, ``female``, ``Female `` from a hand-edited
+    file): fairness would be measured, and a bound enforced, between what is one group of
+    people.  A warning, not an error, since codes such as ``a`` and ``A`` may be meant."""
+    frame = apply_filters(table, plan.data.filters)
+    warnings = []
+    for name, attribute in zip(plan.data.protected, doc.spec.protected.attributes):
+        values = frame[name].dropna()
+        texts = sorted(set(values.astype(str))) if values.dtype.kind not in "fiub" else []
+        alike: dict[str, list[str]] = {}
+        for text in texts:
+            alike.setdefault(text.strip().casefold(), []).append(text)
+        clashes = [group for group in alike.values() if len(group) > 1]
+        if not clashes:
+            continue
+        pairs = "; ".join(" and ".join(repr(v) for v in group) for group in clashes[:3])
+        pairs += f" (and {len(clashes) - 3} more such sets)" if len(clashes) > 3 else ""
+        warnings.append(Diagnostic(LOOK_ALIKE_GROUPS.format(column=name, pairs=pairs), attribute.span,
+                                   LOOK_ALIKE_HINT, severity="warning"))
+    return warnings
+
+
 def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
     """The warnings of :func:`small_group_warnings` and the errors of :func:`split_errors`,
     from the kept rows read once; none (and no pass over the data) without an enforced
