@@ -106,12 +106,17 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             from sklearn.linear_model import LogisticRegression
             # Standardising numeric columns keeps lbfgs well conditioned; the scaling is folded
             # back into the coefficients so the stored model reads in the data's own units.
-            mean = Z.mean(axis=0)
-            scale = Z.std(axis=0)
+            # The moments are taken of each column divided by its largest magnitude: a column of
+            # values near 1e308 (finite, so accepted) overflowed its variance to inf, zeroed its
+            # coefficient and printed numpy's overflow warning even under -q.
+            magnitude = np.abs(Z).max(axis=0)
+            magnitude[magnitude == 0] = 1.0
+            mean = (Z / magnitude).mean(axis=0) * magnitude
+            scale = (Z / magnitude).std(axis=0) * magnitude
             numeric = np.array([e["code"] is None for e in self.layout_])
             mean[~numeric] = 0.0
             scale[~numeric | (scale == 0)] = 1.0
-            model = LogisticRegression(C=self.C, max_iter=2000).fit((Z - mean) / scale, y)
+            model = LogisticRegression(C=self.C, max_iter=2000).fit(Z / scale - mean / scale, y)
             coef = model.coef_[0] / scale
             self.linear_ = {"coef": coef.tolist(), "intercept": float(model.intercept_[0] - (coef * mean).sum())}
         else:

@@ -157,3 +157,17 @@ def test_the_printed_scorecard_gives_the_models_decisions():
         score += float(coef) * X[:, ["[amount]", "[months]"].index(column)]
     assert np.array_equal(score > 0, est.predict(X) == 1)
     assert all(float(line.split(" * ")[0]) != 0 for line in lines[1:-1])
+
+
+def test_logistic_reads_a_column_near_the_largest_float_as_it_reads_it_scaled_down(recwarn):
+    # the column's variance overflowed to inf: its coefficient became 0 and numpy warned
+    X, y = data()
+    small = BaselineClassifier(learner="logistic", categorical_features=(1,)).fit(X, y)
+    huge = X.copy()
+    huge[:, 2] *= 1e306  # values up to about 3e307: finite, but their squares are not
+    large = BaselineClassifier(learner="logistic", categorical_features=(1,)).fit(huge, y)
+    Xt, _ = data(seed=2)
+    Xt_huge = Xt.copy()
+    Xt_huge[:, 2] *= 1e306
+    np.testing.assert_allclose(large.predict_proba(Xt_huge)[:, 1], small.predict_proba(Xt)[:, 1], atol=1e-9)
+    assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
