@@ -82,6 +82,14 @@ UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
 PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
+#: the largest λ: the tree's split score is loss/W + λ·(N/W)·gap, with the loss per unit weight at
+#: most 1 and a change of the gap costing at least λ/N, so λ ≥ N already puts the gap before the
+#: loss; far above that (1e308) λ·N/W overflowed to inf and inf·0 made the scores NaN
+MAX_PENALTY = 1e9
+PENALTY_TOO_LARGE = ("fairness penalty {value:g} is larger than {largest}, the largest taken: at {largest} "
+                     "the gap already comes before the loss on any data of up to a billion rows, and far "
+                     "larger values overflow the split scores")
+HINT_PENALTY_TOO_LARGE = "write penalty {largest} to minimise the gap first, or a bound (<= EPS) to cap it"
 SWEEP_VALUE_REPEATED = ("fairness {form} {value:g} is listed twice in the sweep: the two points would train the same "
                         "model twice")
 CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
@@ -432,6 +440,9 @@ class _Checker:
         for i, penalty in enumerate(fairness.penalties):
             if penalty < 0:
                 self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
+            elif not penalty <= MAX_PENALTY:
+                self.add(PENALTY_TOO_LARGE.format(value=penalty, largest="1e9"),
+                         self.loc(("fairness.penalty", i), fairness.span), HINT_PENALTY_TOO_LARGE.format(largest="1e9"))
         for form, values in (("bound", fairness.bounds), ("penalty", fairness.penalties)):
             for i, value in enumerate(values):
                 if value in values[:i]:
@@ -783,8 +794,13 @@ def _spec_word(value) -> str:
 
 
 def _plain(value):
-    """numpy scalars as Python values, so messages print 1 and 'A', not np.int64(1)."""
-    return value.item() if isinstance(value, np.generic) else value
+    """numpy scalars as Python values, so messages print 1 and 'A', not np.int64(1); and a whole
+    float as the whole number it is (a column of codes with one empty cell reads as floats, and
+    its hints said ``where race in [1.0, 2.0]`` where the file says 1 and 2)."""
+    value = value.item() if isinstance(value, np.generic) else value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _quote(value) -> str:

@@ -161,3 +161,12 @@ def test_a_target_without_positive_rows_is_one_error_not_one_more_per_group(tmp_
         check_spec(parse_spec(text, "t.fair"), read_table(path))
     (diag,) = info.value.diagnostics
     assert diag.message.startswith("positive class 2 does not occur in target 'label'")
+
+
+def test_whole_number_group_codes_read_as_floats_are_shown_as_the_file_writes_them(tmp_path):
+    # one empty cell makes the code column floats: the hint said `where sex in [1.0, 2.0]`
+    body = "age,sex,label\n25,1,1\n32,2,0\n47,1,0\n51,2,1\n60,,1\n"
+    (diag,) = file_diagnostics(tmp_path, body)
+    assert diag.hint == check.HINT_PROTECTED_MISSING.format(column="sex", groups="1, 2")
+    where = diag.hint.split("e.g.")[1]
+    assert file_diagnostics(tmp_path, body, where) == []
