@@ -357,7 +357,6 @@ def cmd_predict(args, out, err) -> int:
                   f"a category never seen in training ({shown}); the model reads it as a missing value\n")
     text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False, float_format="%.6g")
     if args.output:
-        destination, in_place = _prediction_destination(args.output)
         try:
             if in_place:
                 with open(destination, "w", encoding="utf-8", newline="\n") as fh:

@@ -44,6 +44,12 @@ class Diagnostic:
     severity: str = "error"
 
 
+def in_spec_order(diagnostics) -> list[Diagnostic]:
+    """``diagnostics`` in the order of the places they point at (those without one first), so a
+    user reads them top to bottom, as they read the spec."""
+    return sorted(diagnostics, key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
+
+
 #: characters other tools end a line at, shown as a space so the caret stays under its column
 _BREAKS_AS_SPACES = {ord(c): " " for c in "\r\f\v\x85\u2028\u2029"}
 

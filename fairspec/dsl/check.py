@@ -22,7 +22,7 @@ from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import LEADING_ZERO, column_kind, value_mask
-from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text
+from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
 
@@ -260,8 +260,7 @@ class _Checker:
             self.add(home_problem, self.loc(("output",), None), HINT_HOME_UNKNOWN)
         if self.table is not None:
             self.check_data()
-        order = lambda d: (d.span.line, d.span.column) if d.span else (0, 0)  # noqa: E731
-        return sorted(self.problems, key=order)
+        return in_spec_order(self.problems)
 
     def check_model(self) -> None:
         model = self.spec.model

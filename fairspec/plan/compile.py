@@ -22,7 +22,7 @@ import pandas as pd
 
 from fairspec.data.table import apply_filters, column_kind, read_table
 from fairspec.dsl import ast
-from fairspec.errors import DataError, Diagnostic, SpecSemanticError
+from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, inference_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
@@ -163,10 +163,8 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
-    found = (inference_warnings(doc, table) + look_alike_group_warnings(doc, plan, table)
-             + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table))
-    # in the order of the spec's lines, as the checker's errors are
-    found.sort(key=lambda d: (d.span.line, d.span.column) if d.span else (0, 0))
+    found = in_spec_order(inference_warnings(doc, table) + look_alike_group_warnings(doc, plan, table)
+                          + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once
     return dataclasses.replace(plan, warnings=tuple(found), spec_filename=doc.filename), table
