@@ -323,6 +323,10 @@ def cmd_predict(args, out, err) -> int:
     from fairspec.files import write_atomic
     from fairspec.pipeline.files import OutputError, cannot_write, check_writable_dir
 
+    if args.output == "-":
+        # the usual spelling of standard output (`sort -o -`, `curl -o -`); a file named "-"
+        # would be one no later command could name without "./-"
+        args.output = None
     if args.output is not None:
         # checked before the model is loaded and the data read and scored
         if not args.output:
@@ -349,7 +353,9 @@ def cmd_predict(args, out, err) -> int:
         if not in_place:
             check_writable_dir(destination.parent, [destination.name])
     model = load_model(args.model)
-    frame = read_table(Path(args.data))
+    # a header with no rows is a batch with nothing in it today (a nightly export, a filter that
+    # kept no one): its predictions are the header alone, as a filter prints nothing for no input
+    frame = read_table(Path(args.data), allow_no_rows=True)
     labels, scores = model.predict(frame, source=args.data)
     for column, (rows, values) in model.encoder.unseen_categories(frame).items():
         shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
@@ -379,8 +385,28 @@ def cmd_report(args, out, err) -> int:
     return EXIT_OK
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser, except that an unknown option given without a command is named.
+
+    argparse checks for the missing command before it looks at unknown options, so
+    ``fairspec --bogus`` said "the following arguments are required: COMMAND", which sends
+    the user looking for a command they did not mean to leave out."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        self._given = list(sys.argv[1:] if args is None else args)
+        return super().parse_known_args(args, namespace)
+
+    def error(self, message):
+        if message.startswith("the following arguments are required: COMMAND"):
+            unknown = [a for a in getattr(self, "_given", []) if a.startswith("-") and a != "-"
+                       and a.split("=")[0] not in self._option_string_actions]
+            if unknown:
+                message = f"unrecognized arguments: {' '.join(unknown)}"
+        super().error(message)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="fairspec", description="Compile fair-ML specs into audited models.")
+    parser = _Parser(prog="fairspec", description="Compile fair-ML specs into audited models.")
     parser.add_argument("--version", action="version", version=f"fairspec {__version__}")
     # -q before the command too (`fairspec -q check x.fair`): the subcommand's own default must
     # not reset it, hence SUPPRESS there
@@ -410,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
                                      "for the baseline and unrelabelled trees, see README)")
     p.add_argument("model", help="model.json (or its directory)")
     p.add_argument("data", help="CSV file with the model's feature columns")
-    p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default: standard output)")
+    p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default, or -: standard output)")
     p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json")
     p.add_argument("dir")
     return parser

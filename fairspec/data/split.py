@@ -6,13 +6,16 @@ see the very rows the pipeline will train on.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
 
 def holdout_test_rows(test_size: float, n: int) -> int:
-    """How many of ``n`` rows a hold-out of ``test_size`` tests on (scikit-learn's rounding)."""
-    return math.ceil(test_size * n)
+    """How many of ``n`` rows a hold-out of ``test_size`` tests on: rounded up, as scikit-learn
+    rounds, but from the fraction as the spec writes it.  In floating point 0.07 × 100 is
+    7.000000000000001, which scikit-learn rounds up to 8 rows."""
+    return math.ceil(Fraction(repr(float(test_size))) * n)
 
 
 def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
@@ -45,10 +48,10 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
     for by, labels in choices:
         cells, counts = np.unique(labels, return_counts=True)
         if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
-            train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed,
+            train, test = train_test_split(np.arange(n), test_size=n_test, random_state=ev.seed,
                                            stratify=labels)
             return [(np.sort(train), np.sort(test))], by
-    train, test = train_test_split(np.arange(n), test_size=ev.test_size, random_state=ev.seed)
+    train, test = train_test_split(np.arange(n), test_size=n_test, random_state=ev.seed)
     return [(np.sort(train), np.sort(test))], None
 
 

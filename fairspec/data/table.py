@@ -26,8 +26,11 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def read_table(path: Path) -> pd.DataFrame:
-    """The table at ``path`` (CSV, ``.csv.gz`` too); empty cells become missing values."""
+def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
+    """The table at ``path`` (CSV, ``.csv.gz`` too); empty cells become missing values.
+
+    A header with no rows below it is an error unless ``allow_no_rows`` (a file to score may
+    hold no one; one to train on or to check a spec against may not)."""
     path = Path(path)
     if path.is_dir():
         # "not found" would send the user looking for a file that is there, as a folder
@@ -88,7 +91,7 @@ def read_table(path: Path) -> pd.DataFrame:
                         "(save it as UTF-8)") from None
     except (pd.errors.ParserError, OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
-    if frame.shape[1] == 0 or len(frame) == 0:
+    if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
         raise DataError(f"{path}: error: the data file has no rows")
     if len(lines) != len(frame):
         lines = None  # the two readers disagree: no line is better than a wrong one

@@ -277,6 +277,41 @@ def test_usage_error_exit_2(capsys):
     capsys.readouterr()
 
 
+def test_an_unknown_option_without_a_command_is_named(capsys):
+    # argparse had said "the following arguments are required: COMMAND" for `fairspec --bogus`
+    code, _, err = run(["-q", "--bogus"], capsys)
+    assert code == 2 and "unrecognized arguments: --bogus" in err and "COMMAND" not in err.splitlines()[-1]
+    code, _, err = run([], capsys)
+    assert code == 2 and "required: COMMAND" in err
+
+
+def test_predict_dash_output_is_standard_output(toy, capsys, tmp_path, monkeypatch):
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    monkeypatch.chdir(tmp_path)
+    _, to_stdout, _ = run(["predict", str(tmp / "run"), str(data)], capsys)
+    code, dashed, _ = run(["predict", str(tmp / "run"), str(data), "-o", "-"], capsys)
+    assert code == 0 and dashed == to_stdout and len(dashed.splitlines()) == 401
+    assert not (tmp_path / "-").exists()
+
+
+def test_predict_on_a_header_without_rows_writes_the_header_alone(toy, capsys, tmp_path):
+    # a batch with no one in it is not an error; a file without a header still is
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    (tmp_path / "none.csv").write_text("x1,x2,color\n")
+    code, csv, _ = run(["predict", str(tmp / "run"), str(tmp_path / "none.csv")], capsys)
+    assert code == 0 and csv.splitlines() == ["prediction,score"]
+    (tmp_path / "no_x2.csv").write_text("x1,color\n")
+    code, _, err = run(["predict", str(tmp / "run"), str(tmp_path / "no_x2.csv")], capsys)
+    assert code == 1 and "x2" in err
+    (tmp_path / "empty.csv").write_text("")
+    code, _, err = run(["predict", str(tmp / "run"), str(tmp_path / "empty.csv")], capsys)
+    assert code == 1 and "empty" in err
+
+
 def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
     from fairspec.errors import NoUsableModelError
     from fairspec.models import baseline
