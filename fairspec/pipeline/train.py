@@ -271,7 +271,9 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
                        "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,
                        "stratified_by": data.stratified_by, "seed": plan.evaluation.seed,
-                       **({"unscored_test_rows": unscored} if plan.missing.strategy == "drop" else {})},
+                       # without a test set there is no test row to leave out: not even 0 of them
+                       **({"unscored_test_rows": unscored}
+                          if plan.missing.strategy == "drop" and plan.evaluation.kind != "none" else {})},
         "data_summary": summary,
         "training_log": fit_log,
     }

@@ -427,6 +427,15 @@ def test_missing_drop_cannot_score_rows_with_missing_values(toy, capsys):
     assert code == 1 and "'x2'" in err and "missing drop" in err
 
 
+def test_missing_drop_without_a_test_set_counts_no_unscored_test_rows(toy, capsys):
+    spec, _, tmp = toy
+    text = spec.read_text().replace("missing impute(median)", "missing drop")
+    spec.write_text(text.replace("evaluate { holdout 0.3 stratify seed 5 }", "evaluate none"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    evaluation = json.loads((tmp / "run" / "metrics.json").read_text())["evaluation"]
+    assert evaluation["kind"] == "none" and "unscored_test_rows" not in evaluation
+
+
 def test_missing_drop_counts_what_it_left_out_and_predict_reproduces_the_test_metrics(toy, capsys):
     import fairspec
     from fairspec.pipeline.train import prepare_data
