@@ -260,6 +260,11 @@ class SweepChart:
     path: str  # SVG polyline points, in sweep order
     points: tuple[ChartPoint, ...]
     bound_lines: tuple[ChartTick, ...]  # vertical lines at each bound (x positions)
+    #: what the chart shows and what its marks mean, for the figure's caption; said of the
+    #: chart's own points (a penalty sweep has no bound lines, and a point with no measured gap
+    #: is not drawn)
+    caption: str = ""
+    aria_label: str = ""
 
 
 @dataclass(frozen=True)
@@ -375,11 +380,15 @@ def fmt_gap(value) -> str:
 
 
 def fmt_gap_against(value, bound) -> str:
-    """:func:`fmt_gap`, with more digits where four would print a gap that exceeds ``bound``
-    as the bound itself ("0.0500 exceeds the bound 0.05" for 0.050025)."""
+    """:func:`fmt_gap`, with more digits where four would print a gap on the wrong side of
+    ``bound``: one that exceeds it as the bound itself ("0.0500 exceeds the bound 0.05" for
+    0.050025), or one within a bound of more than four decimals as above it ("0.0013 is within
+    the bound 0.001255" for 0.0012549)."""
     text = fmt_gap(value)
-    if (bound is not None and text != UNDEFINED and value > bound + MET_TOLERANCE
-            and float(text) <= bound):
+    if bound is None or text == UNDEFINED:
+        return text
+    exceeds = value > bound + MET_TOLERANCE
+    if (exceeds and float(text) <= bound) or (not exceeds and float(text) > bound + MET_TOLERANCE):
         return f"{float(value):.10g}"
     return text
 
@@ -623,7 +632,8 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         rows_split=rows_split,
         rows_note=rows_note,
         target=str(summary.get("target") or target.get("name") or UNDEFINED),
-        positive=fmt_number(positive),
+        # as the model's text and class names spell a class ("True"), not fmt_number's "yes"
+        positive=str(positive) if isinstance(positive, bool) else fmt_number(positive),
         protected=" × ".join(protected) if protected else UNDEFINED,
         protected_note=protected_note,
         evaluation=_evaluation_text(metrics_doc.get("evaluation")),
@@ -821,9 +831,12 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
                         overall=overall, groups=groups)
 
 
-def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None) -> tuple[GapRow, ...]:
+def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None,
+          bound: float | None = None) -> tuple[GapRow, ...]:
     """One row per gap (the known ones first, then any others), one value per split, and the
-    test rows' interval of each gap from ``intervals`` (a block's ``gap_intervals``)."""
+    test rows' interval of each gap from ``intervals`` (a block's ``gap_intervals``); the
+    criterion's gaps are printed against its ``bound`` (:func:`fmt_gap_against`), as the
+    fairness block prints them."""
     names = list(GAP_TITLES)
     for block in blocks:
         names += [g for g in (block.get("gaps") or {}) if g not in names]
@@ -833,7 +846,11 @@ def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None) -> 
         return GAP_TITLES.get(name, name)
 
     interval = ((intervals or {}).get("gaps") or {}).get
-    return tuple(GapRow(name, title(name), tuple(fmt_gap((b.get("gaps") or {}).get(name)) for b in blocks),
+    def value(block, name):
+        gap = (block.get("gaps") or {}).get(name)
+        return fmt_gap_against(gap, bound) if name == criterion else fmt_gap(gap)
+
+    return tuple(GapRow(name, title(name), tuple(value(b, name) for b in blocks),
                         name == criterion, fmt_interval(interval(name)))
                  for name in names)
 
@@ -870,11 +887,48 @@ def _interval_caveat(interval, bound: float, level: float | None, met: bool) -> 
         _interval_reading(interval, bound, met)]
 
 
+def constant_prediction(block: dict | None) -> str | None:
+    """``"negative"`` or ``"positive"`` when ``block`` (a metrics.json split) predicts that class
+    for every row (every group's selection rate 0, or every one 1); ``None`` otherwise."""
+    rates = [g.get("selection_rate") for g in ((block or {}).get("groups") or {}).values()]
+    if not rates or any(r is None for r in rates):
+        return None
+    if all(r == 0 for r in rates):
+        return "negative"
+    if all(r == 1 for r in rates):
+        return "positive"
+    return None
+
+
+def _constant_sentence(constant: str | None, rows: str) -> str:
+    """Said beside a verdict on a model that predicts one class for every row: it gives every
+    group the same selection rate, TPR and FPR, so a bound on their gaps holds whatever the
+    model does to the groups (a bound finer than a small group's rows often leaves such a model)."""
+    if constant is None:
+        return ""
+    return (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
+            "selection rate, TPR and FPR, so their gaps are 0 however the groups differ.")
+
+
 def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None,
-                  words: EvaluationWords = EVALUATION_WORDS["holdout"], test_block: dict | None = None) -> FairnessView:
+                  words: EvaluationWords = EVALUATION_WORDS["holdout"], test_block: dict | None = None,
+                  constant: str | None = None) -> FairnessView:
     """The criterion, its setting, the achieved gaps and the verdict badge on test; ``level``
     is the coverage of the test gap's interval (``fairness["interval_test"]``), if any;
-    ``words`` name the test rows (out-of-fold ones under cross-validation)."""
+    ``words`` name the test rows (out-of-fold ones under cross-validation); ``constant`` is the
+    class the model predicts for every one of those rows, if it predicts one only
+    (:func:`constant_prediction`)."""
+    view = _fairness_view(fairness, has_test, level, words, test_block)
+    if constant is None:
+        return view
+    badge = view.badge
+    caveat = "; ".join(c for c in (badge.caveat, f"every row predicted {constant}") if c)
+    return replace(view, badge=replace(badge, explanation=badge.explanation + _constant_sentence(constant, words.rows),
+                                       caveat=caveat))
+
+
+def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
+                   words: EvaluationWords, test_block: dict | None) -> FairnessView:
     fairness = fairness or {}
     name = fairness.get("criterion")
     bound, penalty = fairness.get("bound"), fairness.get("penalty")
@@ -897,20 +951,22 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
             badge = Badge("NOT MET", "not-met",
                           f"Fewer than two groups have a {' or '.join(r.upper() for r in missing)} in the "
                           f"{words.rows}, so the {words.gap} cannot be measured in full; its "
-                          f"{' and '.join(r.upper() for r in measured)} part alone, {fmt_gap(part)}, exceeds the "
-                          f"bound {fmt_number(bound)}, and the whole gap is at least that.")
+                          f"{' and '.join(r.upper() for r in measured)} part alone, "
+                          f"{fmt_gap_against(part, bound)}, exceeds the bound {fmt_number(bound)}, and the whole "
+                          "gap is at least that.")
         elif has_test and unmeasured and met_test is None and a_test is not None:
             badge = Badge("NOT MEASURED ON TEST", "neutral",
                           f"{_group_list(unmeasured)} {'has' if len(unmeasured) == 1 else 'have'} the rate this "
                           f"criterion compares on the training rows but not in the {words.rows}, so the "
                           f"{words.gap} over every group cannot be measured. Over the other groups it is "
-                          f"{fmt_gap(a_test)}, within the bound {fmt_number(bound)}; a group left out can only "
-                          "widen it. Read the training gap and the group table.")
+                          f"{fmt_gap_against(a_test, bound)}, within the bound {fmt_number(bound)}; a group left "
+                          "out can only widen it. Read the training gap and the group table.")
         elif has_test and met_test is not None:
             why = _interval_sentence(fairness.get("interval_test"), bound, level, met_test, words.rows)
             caveat = _interval_caveat(fairness.get("interval_test"), bound, level, met_test)
             badge = (Badge("MET", "met",
-                           f"The {words.gap} {fmt_gap(a_test)} is within the bound {fmt_number(bound)}.{why}",
+                           f"The {words.gap} {fmt_gap_against(a_test, bound)} is within the bound "
+                           f"{fmt_number(bound)}.{why}",
                            caveat)
                      if met_test else
                      Badge("NOT MET", "not-met",
@@ -955,16 +1011,22 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
 _STOPPED_WITH_SOLUTION = ("time_limit", "work_limit", "iteration_limit", "objective_limit", "interrupted")
 
 
-def _mip_gap_text(mip_gap, mip_gap_of, status) -> str:
+def _mip_gap_text(mip_gap, mip_gap_of, status, returned_from=None) -> str:
     """The gap as a percentage; for a MIP stopped early with no gap recorded (HiGHS reports an
     infinite gap before it has a bound, which JSON writes as null), that it is not known — "—"
-    reads as "no MIP was solved"."""
+    reads as "no MIP was solved".  ``returned_from`` is the rule set's ``selected_from``: when the
+    model returned is another candidate than the integer program's solution (a refinement of it,
+    the local search's), the gap measures that solution, not the model, and the text says so."""
     of = f" (of {mip_gap_of})" if mip_gap_of else ""
     if mip_gap is None:
         if status in _STOPPED_WITH_SOLUTION:
             return "not known: the solver stopped before it had a bound to measure its solution against" + of
         return UNDEFINED
-    return f"{float(mip_gap):.2%}" + of
+    text = f"{float(mip_gap):.2%}" + of
+    if returned_from is not None and returned_from != "final_ip":
+        text += (f"; it measures that program's own solution, and the model returned is another candidate "
+                 f"(selected_from {returned_from}), which the gap does not measure")
+    return text
 
 
 def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
@@ -999,7 +1061,7 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
         seconds=fmt_seconds(seconds),
-        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status),
+        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status, log.get("selected_from")),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
         other=tuple(key_value(k, v, FIT_LOG_TERMS, FIT_LOG_RECORD_TERMS) for k, v in sorted(log.items())),
@@ -1024,9 +1086,10 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     if level is not None:
         interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
-                   gaps=_gaps([b for _, b in blocks], criterion, intervals),
+                   gaps=_gaps([b for _, b in blocks], criterion, intervals, fairness.get("bound")),
                    fairness=fairness_view(fairness, has_test, level, evaluation_words(metrics_doc),
-                                          metrics_doc.get("test")),
+                                          metrics_doc.get("test"),
+                                          constant_prediction(metrics_doc.get("test") or metrics_doc.get("train"))),
                    training=_training(model_doc, metrics_doc),
                    note=note, interval_title=interval_title)
 
@@ -1086,6 +1149,8 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
 
     points = tuple(point(*row) for row in measured)
     return SweepChart(
+        caption=_chart_caption(rows, measured, bool(bounds), words),
+        aria_label=f"{words.accuracy} against the achieved gap on the {words.rows}, one point per sweep setting",
         width=width, height=height, left=left, right=width - right, top=top, bottom=height - bottom,
         plot_width=plot_w, plot_height=plot_h, x_tick_y=height - bottom + 16, y_tick_x=left - 6,
         x_label_x=left + plot_w // 2, x_label_y=height - 8, y_label_x=14, y_label_y=top + plot_h // 2,
@@ -1097,6 +1162,25 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
         points=points,
         bound_lines=tuple(ChartTick(f"{px(b):.1f}", f"≤ {b:g}") for b in sorted(set(bounds))),
     )
+
+
+def _chart_caption(rows: list, measured: list, has_bounds: bool, words: EvaluationWords) -> str:
+    """The chart's caption: its axes, then the marks it holds (bound lines and met / not met
+    colours only where there are bounds), then the settings it leaves out."""
+    text = f"{words.accuracy} against the achieved gap on the {words.rows}."
+    if has_bounds:
+        text += (f" Dashed lines: the bounds. Green, marked ✓: bound met on the {words.rows}; red, marked ✗: "
+                 "not met")
+        if any(met is None for _, _, met, _ in measured):
+            text += f"; grey: not measurable on the {words.rows} (a group left out of the gap)"
+        text += "."
+    else:
+        text += " No setting has a bound, so no point is met or not met."
+    left_out = [label for x, y, _, label in rows if x is None or y is None]
+    if left_out:
+        text += (f" Not drawn, as their gap on the {words.rows} was not measured: "
+                 + ", ".join(left_out) + ".")
+    return text
 
 
 def _setting_label(setting: dict, otherwise: str) -> str:

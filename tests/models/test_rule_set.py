@@ -875,3 +875,22 @@ def test_groups_given_to_an_unenforced_fit_only_measure_it(criterion):
     assert measured.describe() == alone.describe()
     if criterion is not None:  # still measured over the real groups
         assert measured.fit_log_["train_gap"] == pytest.approx(criterion.gap(y, measured.predict(X), groups))
+
+
+def test_the_log_names_a_rule_set_the_last_simplification_changed(monkeypatch):
+    # the last simplification could change the selected set while `selected_from` still named
+    # the final IP, and the report then read the IP's MIP gap as a measure of the model returned
+    original = FairRuleSetClassifier._simplified
+    changed = []
+
+    def dropping_a_rule(chosen, pool, patterns, problem, criterion):
+        simpler = original(chosen, pool, patterns, problem, criterion)
+        changed.append(len(simpler) >= 2)
+        return tuple(simpler[:-1]) if len(simpler) >= 2 else simpler
+
+    monkeypatch.setattr(FairRuleSetClassifier, "_simplified", staticmethod(dropping_a_rule))
+    X, y, g = tiny_problem(3, n=200)
+    est = FairRuleSetClassifier(max_complexity=12, max_conditions=2, thresholds=4, missing="none",
+                                time_limit=4.0).fit(X, y, sensitive_features=g)
+    assert len(changed) == 2 and changed[-1]  # the refinement's call, then the final one, which dropped a rule
+    assert est.fit_log_["selected_from"] == "simplified"

@@ -1,0 +1,120 @@
+"""What the report says beside its numbers: a verdict on a constant model, a MIP gap of a
+solution that is not the model, the sweep chart's caption, the positive class, and gaps
+printed against a bound of many decimals.  Each was found in review of the rendered reports."""
+from __future__ import annotations
+
+import html as html_lib
+import re
+
+import numpy as np
+from conftest import GROUPS, make_docs
+
+from fairspec.metrics import evaluate_predictions, fairness_summary
+from fairspec.plan.fairness import make_criterion
+from fairspec.report import build_context, render_report
+from fairspec.report.context import fmt_gap_against
+
+
+def _constant_on_test(bound=0.05):
+    """make_docs' run with test predictions all 0 (a tree whose leaves were all relabelled to
+    the negative class, which a bound finer than a small group's rows often leaves)."""
+    model_doc, metrics_doc = make_docs(bound=bound)
+    rng = np.random.default_rng(3)
+    y, groups = rng.integers(0, 2, 90), rng.choice(np.asarray(GROUPS, dtype=object), 90)
+    test = evaluate_predictions(y, np.zeros(90, dtype=int), None, groups)
+    metrics_doc["test"] = test
+    metrics_doc["fairness"] = fairness_summary(make_criterion("equal_opportunity", bound=bound),
+                                               metrics_doc["train"], test)
+    return model_doc, metrics_doc
+
+
+def test_a_verdict_on_a_model_that_predicts_one_class_says_so():
+    # found in review: a tree relabelled to predict every row negative met the bound with a
+    # green MET and "gap 0.0000", and nothing near the verdict said the model was constant
+    model_doc, metrics_doc = _constant_on_test()
+    assert metrics_doc["fairness"]["met_test"] is True
+    context = build_context(model_doc, metrics_doc)
+    badge = context.runs[0].fairness.badge
+    assert badge.text == "MET"
+    assert "Every one of the test rows is predicted negative" in badge.explanation
+    assert "every row predicted negative" in badge.caveat
+    card = render_report(context).split('<div class="summary-cards">', 1)[1]
+    assert "is predicted negative" in html_lib.unescape(re.sub(r'title="[^"]*"', "", card))
+    # in a sweep, the table's verdict column says it where the explanation has no room
+    sweep = [_constant_on_test(), make_docs(bound=0.2, seed=1)]
+    rows = build_context(*sweep[0], sweep=sweep).sweep.rows
+    assert "every row predicted negative" in rows[0].badge.caveat
+    assert "predicted" not in rows[1].badge.caveat
+
+
+def test_a_model_predicting_both_classes_gets_no_constant_sentence():
+    badge = build_context(*make_docs()).runs[0].fairness.badge
+    assert "predicted negative" not in badge.explanation and "predicted positive" not in badge.explanation
+
+
+def test_the_mip_gap_says_when_the_model_returned_is_not_the_programs_solution():
+    # found in review: the compas_rules report showed "MIP gap 6.95% (of the final integer
+    # program ...)" for a rule set its fit log says came from the refinement step
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["training_log"].update(status="work_limit", mip_gap=0.0695, mip_gap_of="the final IP",
+                                       selected_from="refined")
+    row = build_context(model_doc, metrics_doc).runs[0].training.mip_gap
+    assert row.startswith("6.95% (of the final IP)")
+    assert "the model returned is another candidate (selected_from refined)" in row
+    metrics_doc["training_log"]["selected_from"] = "final_ip"
+    assert build_context(model_doc, metrics_doc).runs[0].training.mip_gap == "6.95% (of the final IP)"
+
+
+def test_the_sweep_chart_caption_speaks_of_bounds_only_when_there_are_some():
+    penalty = [make_docs(bound=None, penalty=p, seed=i) for i, p in enumerate([0.5, 2.0])]
+    page = html_lib.unescape(render_report(build_context(*penalty[0], sweep=penalty)))
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1)
+    assert "Dashed lines" not in caption and "no point is met or not met" in caption
+    bounded = [make_docs(bound=b, seed=i) for i, b in enumerate([0.001, 0.5])]
+    page = html_lib.unescape(render_report(build_context(*bounded[0], sweep=bounded)))
+    caption = re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1)
+    assert "Dashed lines: the bounds" in caption and "marked ✗: not met" in caption
+
+
+def test_the_sweep_chart_is_labelled_by_the_rows_it_shows():
+    # the chart's label said "test" for a sweep without test rows
+    pts = [make_docs(bound=b, seed=i, with_test=False) for i, b in enumerate([0.001, 0.5])]
+    page = render_report(build_context(*pts[0], sweep=pts))
+    label = re.search(r'role="img" aria-label="([^"]*)"', page).group(1)
+    assert label == "Training accuracy against the achieved gap on the training rows, one point per sweep setting"
+
+
+def test_a_sweep_point_without_a_measured_gap_is_named_under_the_chart():
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.2])]
+    pts[1][1]["fairness"]["achieved_test"] = None
+    pts[1][1]["fairness"]["met_test"] = None
+    chart = build_context(*pts[0], sweep=pts).sweep.chart
+    assert len(chart.points) == 1
+    assert "Not drawn, as their gap on the test rows was not measured: ≤ 0.2." in chart.caption
+
+
+def test_a_boolean_positive_class_is_spelled_as_the_model_spells_it():
+    # found in review: `target approved positive true` printed "positive class yes" beside
+    # leaves reading "leaf: True"
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["data_summary"]["positive"] = True
+    model_doc["schema"]["target"]["positive"] = True
+    assert build_context(model_doc, metrics_doc).data.positive == "True"
+
+
+def test_a_gap_within_a_bound_of_many_decimals_never_prints_above_it():
+    assert fmt_gap_against(0.0012549, 0.001255) == "0.0012549"  # four decimals would print 0.0013
+    assert fmt_gap_against(0.0012, 0.001255) == "0.0012"
+    assert fmt_gap_against(0.05, 0.05) == "0.0500"
+
+
+def test_the_gaps_table_prints_the_declared_gap_as_the_verdict_does():
+    model_doc, metrics_doc = make_docs(bound=0.05)
+    for block in ("train", "test"):
+        metrics_doc[block]["gaps"]["equal_opportunity"] = 0.050025
+    metrics_doc["fairness"].update(achieved_train=0.050025, achieved_test=0.050025, met_train=False, met_test=False)
+    run = build_context(model_doc, metrics_doc).runs[0]
+    declared = next(g for g in run.gaps if g.is_criterion)
+    assert declared.values == ("0.050025", "0.050025") == (run.fairness.achieved_train, run.fairness.achieved_test)
+    other = next(g for g in run.gaps if g.name == "demographic_parity")
+    assert all(len(v.split(".")[1]) == 4 for v in other.values)
