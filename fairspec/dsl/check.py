@@ -111,6 +111,8 @@ PARAM_WRONG_TYPE = "parameter '{name}' of {owner} expects {expected}, got {got}"
 PARAM_OUT_OF_RANGE = "parameter '{name}' of {owner} must be {bounds}, got {value}"
 PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other} {needed}, and this one's {other} "
                         "is {actual}{default}: it would be ignored")
+PARAM_NOT_FOR_MISSING = ("parameter '{name}' of {owner} applies only with missing {needed}, and this spec's missing "
+                         "is {actual}{default}: it would be ignored")
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
@@ -249,6 +251,7 @@ class _Checker:
         self.check_columns_roles()
         self.check_fairness()
         self.check_missing()
+        self.check_missing_params()
         self.check_privileged_use()
         self.check_block(self.spec.solver.params if self.spec.solver else (), SOLVER_PARAMS, "solver")
         self.check_clock_cap()
@@ -489,6 +492,23 @@ class _Checker:
             supported = ", ".join("impute(mean|median|knn)" if s == "impute" else s for s in order)
             self.add(MISSING_UNSUPPORTED.format(family=family.name, strategy=missing.strategy, supported=supported),
                      self.loc(("missing.strategy",), missing.span))
+
+    def check_missing_params(self) -> None:
+        """A model parameter that acts only under some missing-value strategies (the tree's
+        ``middle_growth``, for Trinary's third child), given under another one: it would be
+        ignored, as the baseline's ``depth`` would be with ``learner logistic``."""
+        model, family = self.spec.model, self.family
+        if model is None or family is None:
+            return
+        missing = self.spec.missing
+        strategy = family.default_missing if missing is None else missing.strategy
+        for param in model.params:
+            declared = family.param(param.name)
+            if declared is not None and declared.only_with_missing and strategy not in declared.only_with_missing:
+                self.add(PARAM_NOT_FOR_MISSING.format(name=param.name, owner=f"model '{family.name}'",
+                                                      needed=" or ".join(declared.only_with_missing), actual=strategy,
+                                                      default=" (the default)" if missing is None else ""),
+                         param.span)
 
     def check_privileged_use(self) -> None:
         if not self.spec.privileged or self.family is None or self.family.uses_privileged:

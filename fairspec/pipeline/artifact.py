@@ -110,7 +110,10 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "fairness": None if criterion is None else
         {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
-                  "text": estimator.describe(names, cats, class_names=list(class_names), imputed=imputer is not None),
+                  # under drop no missing value reaches the model either (predict refuses such a row), so
+                  # the text must not say where one goes, as it must not for an imputed model
+                  "text": estimator.describe(names, cats, class_names=list(class_names),
+                                             imputed=imputer is not None or plan.missing.strategy == "drop"),
                   # the labels the text gives the classes, negative then positive
                   "class_names": list(class_names)},
         "training": {"seed": plan.solver.seed, "fit_log": fit_log,

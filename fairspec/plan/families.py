@@ -34,6 +34,9 @@ class Param:
     #: has that value (the baseline's ``depth`` only with ``learner tree``); given otherwise,
     #: it would be silently ignored, so the checker refuses it
     only_with: tuple[str, object] | None = None
+    #: the missing-value strategies under which this parameter acts (empty: every one); under
+    #: another it would be silently ignored, so the checker refuses it
+    only_with_missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,8 @@ FAMILIES: dict[str, Family] = {
             Param("criterion", "choice", "gini", choices=("gini", "entropy"), doc="impurity used to score splits"),
             Param("middle_growth", "choice", "observed", choices=("observed", "full"),
                   doc="trinary: grow the third child only where training rows miss the split feature "
-                      "(observed), or always, as the paper does (full; can be very large)"),
+                      "(observed), or always, as the paper does (full; can be very large)",
+                  only_with_missing=("trinary", "trinary_mia")),
             Param("forest", "block", None, doc="bag several trees: forest { trees 50 max_features sqrt }", params=(
                 Param("trees", "int", 50, low=1, high=10000, doc="number of trees"),
                 Param("max_features", "choice", "sqrt", choices=("sqrt", "log2", "all"), doc="features tried per split"),

@@ -440,6 +440,28 @@ def test_a_parameter_of_the_other_learner_is_refused_not_ignored(model, refused)
     assert messages(spec(model=model)) == expected
 
 
+@pytest.mark.parametrize("missing, refused", [
+    ("missing trinary", None),
+    ("missing trinary_mia", None),
+    ("missing mia", "mia"),
+    ("missing impute(median)", "impute"),
+    ("", "mia (the default)"),
+])
+def test_middle_growth_under_a_strategy_without_a_middle_child_is_refused_not_ignored(missing, refused):
+    # only Trinary splits have a middle child to grow; under mia the setting was accepted and ignored
+    text = spec(*([missing] if missing else []), model="model tree { middle_growth full }")
+    found = problems(text)
+    if refused is None:
+        assert found == []
+    else:
+        (diag,) = found
+        actual, _, default = refused.partition(" ")
+        assert diag.message == check.PARAM_NOT_FOR_MISSING.format(
+            name="middle_growth", owner="model 'tree'", needed="trinary or trinary_mia", actual=actual,
+            default=f" {default}" if default else "")
+        assert diag.span is not None and diag.span.line == text.splitlines().index("model tree { middle_growth full }") + 1
+
+
 def test_a_data_path_naming_a_directory_says_so(tmp_path):
     from fairspec.dsl import load as load_module
 

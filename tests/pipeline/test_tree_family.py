@@ -49,11 +49,13 @@ def test_each_strategy_trains_from_the_cli_and_the_report_shows_missing_routes(s
     capsys.readouterr()
 
 
-def test_an_imputed_tree_says_nothing_of_where_a_missing_value_goes(adult_sample, tmp_path, capsys):
-    # its tree never sees one: "(or missing)" drew a route the imputed value does not take
+@pytest.mark.parametrize("strategy", ["impute(median)", "drop"])
+def test_an_imputed_tree_says_nothing_of_where_a_missing_value_goes(strategy, adult_sample, tmp_path, capsys):
+    # its tree never sees one: "(or missing)" drew a route the imputed value does not take, and
+    # under drop a route for a row predict refuses
     spec = tmp_path / "s.fair"
-    spec.write_text(SPEC.format(strategy="impute(median)", data=adult_sample, extra="")
-                    .replace("spec adult_impute(median)", "spec adult_imputed"))
+    spec.write_text(SPEC.format(strategy=strategy, data=adult_sample, extra="")
+                    .replace(f"spec adult_{strategy}", "spec adult_complete"))
     assert main(["compile-and-train", str(spec), "--out", str(tmp_path / "o"), "-q"]) == 0
     text = json.loads((tmp_path / "o" / "model.json").read_text())["model"]["text"]
     assert any(" in {" in line for line in text)  # categorical splits, where "(or missing ...)" had shown
