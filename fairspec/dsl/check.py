@@ -502,11 +502,12 @@ class _Checker:
             return
         missing = self.spec.missing
         strategy = family.default_missing if missing is None else missing.strategy
+        written = f"impute({missing.method})" if strategy == "impute" and missing is not None else strategy
         for param in model.params:
             declared = family.param(param.name)
             if declared is not None and declared.only_with_missing and strategy not in declared.only_with_missing:
                 self.add(PARAM_NOT_FOR_MISSING.format(name=param.name, owner=f"model '{family.name}'",
-                                                      needed=" or ".join(declared.only_with_missing), actual=strategy,
+                                                      needed=" or ".join(declared.only_with_missing), actual=written,
                                                       default=" (the default)" if missing is None else ""),
                          param.span)
 

@@ -444,7 +444,7 @@ def test_a_parameter_of_the_other_learner_is_refused_not_ignored(model, refused)
     ("missing trinary", None),
     ("missing trinary_mia", None),
     ("missing mia", "mia"),
-    ("missing impute(median)", "impute"),
+    ("missing impute(median)", "impute(median)"),
     ("", "mia (the default)"),
 ])
 def test_middle_growth_under_a_strategy_without_a_middle_child_is_refused_not_ignored(missing, refused):
