@@ -180,13 +180,16 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
         with opener(path, "rt", newline="", encoding="utf-8-sig", errors="replace") as fh:
             # strict: a quote that closes a field must be followed by a delimiter, which is what
             # a stray quote in mid-field breaks (pandas reads on, merging the lines in between)
-            reader = csv.reader(fh, skipinitialspace=True, strict=True)
+            lines = _LastLine(fh)
+            reader = csv.reader(lines, skipinitialspace=True, strict=True)
             before = 0
             for row in _rows_or_quote_error(reader, path, lambda: before):
                 start, before = before + 1, reader.line_num
                 # a blank line, which pandas skips; pandas counts only spaces and tabs as blank, and
-                # reads a line holding a form feed or a no-break space as a record
-                if not (len(row) > 1 or (row and row[0].strip(" \t"))):
+                # reads a line holding a form feed or a no-break space as a record, and one holding
+                # a quote ("" is one empty field: a short record), so this must too, or the two
+                # readers' row counts differ and every error after it named no line or a wrong one
+                if not (len(row) > 1 or (row and row[0].strip(" \t")) or (row and '"' in lines.last)):
                     continue
                 if width is None:
                     width = len(row)
@@ -205,6 +208,22 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
 #: the csv module's field size limit while counting records: larger than any cell of a table
 #: (it must fit a C long, 32 bits on Windows)
 _FIELD_LIMIT = 2**31 - 1
+
+
+class _LastLine:
+    """A file's lines, keeping the last one read: the csv reader's row ``['']`` is both a line
+    of spaces and a line ``""``, which only the text tells apart."""
+
+    def __init__(self, fh):
+        self._fh = fh
+        self.last = ""
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> str:
+        self.last = next(self._fh)
+        return self.last
 
 
 def _refuse_other_separator(path: Path, line: int, header: str) -> None:
@@ -287,7 +306,7 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list) -> str:
-    message = f"{path}: error: line {start}: {fields} fields, the header has {width}"
+    message = f"{path}: error: line {start}: {fields} field{'' if fields == 1 else 's'}, the header has {width}"
     if end > start:
         return f"{message}; the record runs on to line {end}: {_runaway_quote(start, end)}"
     if fields == width + 1 and row[-1] == "":

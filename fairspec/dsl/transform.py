@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass
 
@@ -50,6 +51,11 @@ NUMBER_TOO_LONG = "number {start}... has {digits:,} digits, more than the {limit
 #: "bound inf" or a time limit of inf seconds
 NUMBER_TOO_LARGE = ("{what} {text} is too large: it reads as infinity (the largest number a spec may "
                     "hold is about 1.8e308)")
+#: JSON's escapes are the only ones a string may hold: another backslash used to leave every
+#: escape of the string undecoded (``"a\\d \\"q\\""`` read as typed, quotes and all)
+UNKNOWN_ESCAPE = ("unknown escape {escape} in this string: a string takes the escapes \\\" \\\\ \\/ "
+                  "\\b \\f \\n \\r \\t \\uXXXX; write \\\\ for a backslash (a path may use / instead)")
+_ESCAPE = re.compile(r'\\(u[0-9A-Fa-f]{4}|["\\/bfnrt]|u|.)')
 #: what an escape may spell but no path, column value or name can hold: the NUL character
 #: (an operating system ends a name there) and lone UTF-16 surrogates (not characters at all;
 #: they cannot be printed or encoded)
@@ -113,14 +119,22 @@ def parse_number(text: str) -> int | float:
     return int(text)
 
 
+def unknown_escape(text: str) -> tuple[int, str] | None:
+    """The offset in ``text`` (a quoted literal) and spelling of its first escape JSON does
+    not know (``\\d``, or ``\\u`` without four hex digits), or None."""
+    for match in _ESCAPE.finditer(text, 1, len(text) - 1):
+        escape = match.group(1)
+        if escape == "u" or (len(escape) == 1 and escape not in '"\\/bfnrt'):
+            shown = match.group(0) + (text[match.end():len(text) - 1][:4] if escape == "u" else "")
+            return match.start(), shown
+    return None
+
+
 def parse_string(text: str) -> str:
-    """A double-quoted literal: JSON escapes (``\\"``, ``\\\\``, ``\\n``); other backslashes are kept."""
-    try:
-        # strict=False: a tab typed inside the quotes is text like any other character; JSON
-        # refuses it, and the fallback below then left every escape of the string undecoded
-        return json.loads(text, strict=False)
-    except ValueError:
-        return text[1:-1]
+    """A double-quoted literal with JSON's escapes (``\\"``, ``\\\\``, ``\\n``, ``\\u00e9``);
+    :func:`unknown_escape` finds the others, which are errors, before this is called."""
+    # strict=False: a tab typed inside the quotes is text like any other character
+    return json.loads(text, strict=False)
 
 
 def _unholdable(value: str) -> str | None:
@@ -186,8 +200,16 @@ class SpecTransformer(Transformer):
                                                        token_span(tok)))
                 value = 0
         elif tok.type == "STRING":
-            value = parse_string(text)
-            what = _unholdable(value)
+            bad = unknown_escape(text)
+            if bad:
+                offset, escape = bad
+                # a string never spans lines (the grammar refuses a line break in one)
+                at = Span(tok.line, tok.column + offset, tok.line, tok.column + offset + len(escape))
+                self.syntax_problems.append(Diagnostic(UNKNOWN_ESCAPE.format(escape=escape), at))
+                value = text[1:-1]
+            else:
+                value = parse_string(text)
+            what = None if bad else _unholdable(value)
             if what:
                 self.syntax_problems.append(Diagnostic(STRING_CANNOT_HOLD.format(what=what), token_span(tok)))
         elif tok.type == "DURATION":

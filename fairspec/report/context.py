@@ -413,7 +413,10 @@ def fmt_number(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        return f"{value:g}"
+        # the shortest text that reads back as the value: ``:g`` kept six digits, so a bound
+        # of 0.01234567 printed as 0.0123457 and a count of 1234567 as 1.23457e+06
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
     return str(value)
 
 
@@ -428,6 +431,10 @@ def fmt_value(value) -> str:
     if isinstance(value, (dict, list, tuple)):
         return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
     if isinstance(value, float):
+        # a measurement to six digits, but a whole number (a count a log stored as a float,
+        # 1234567.0) in full: ``.6g`` wrote it as 1.23457e+06
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
         return f"{value:.6g}"
     return fmt_number(value)
 
@@ -1097,12 +1104,16 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
 # --------------------------------------------------------------------------- sweep chart
 
 def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
-    """Round tick values (1, 2, 2.5 or 5 × 10^k steps) covering [low, high]."""
+    """Round tick values (1, 2, 2.5 or 5 × 10^k steps) covering [low, high].
+
+    A single value is widened to a range, but not past 0 or 1: both axes are rates or gaps,
+    and an axis reaching −0.01 (every gap 0) showed a value no point can have."""
     if not math.isfinite(low) or not math.isfinite(high):
         return [0.0, 1.0]
     if high - low < 1e-12:
         pad = max(abs(high) * 0.05, 0.01)
-        low, high = low - pad, high + pad
+        low = low - pad if low - pad >= 0 or low < 0 else 0.0
+        high = high + pad if high + pad <= 1 or high > 1 else 1.0
     raw = (high - low) / max(count - 1, 1)
     magnitude = 10 ** math.floor(math.log10(raw))
     step = next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)

@@ -86,6 +86,17 @@ def test_a_data_error_names_the_line_of_the_file_not_the_row_number_plus_two(tmp
         encoder.transform(kept, source=str(path))
 
 
+def test_a_line_of_two_quotes_is_a_record_and_a_line_of_spaces_is_not(tmp_path):
+    # pandas reads "" as a record (one missing cell) and the line counter skipped it as blank,
+    # so the row counts differed and the error below named line 5 (found in review)
+    path = tmp_path / "t.csv"
+    path.write_text('age\n25\n""\n  \n\nNA\n')
+    frame = read_table(path)
+    assert len(frame) == 3 and frame["age"].isna().tolist() == [False, True, False]
+    with pytest.raises(DataError, match=r"column 'age', line 6: 'NA' is not a number"):
+        FeatureEncoder(["age"], ["numeric"], [None]).transform(frame, source=str(path))
+
+
 def test_a_compressed_file_with_a_blank_line_names_the_line_too(tmp_path):
     path = tmp_path / "t.csv.gz"
     with gzip.open(path, "wt") as fh:
@@ -110,6 +121,9 @@ def test_a_compressed_file_under_a_plain_name_is_named_as_compressed(tmp_path, c
     # a delimiter at the end of every line: pandas made the first column the index, shifting the rest
     ("a,b\n1,x,\n2,y,\n", r"line 2: 3 fields, the header has 2 \(the line ends with a delimiter\)"),
     ("a,b,c\n1,x,5\n2,y\n3,z,7\n", r"line 3: 2 fields, the header has 3"),   # pandas padded it with NaN
+    # pandas read "" as a record of missing cells; counted as a blank line, every later error
+    # named a line one short (found in review)
+    ('a,b,c\n1,x,5\n""\n3,z,7\n', r"line 3: 1 field, the header has 3"),
     # a stray quote: pandas merged lines 3-5 into one field and dropped two records
     ('a,b\n1,x\n2,"y\n3,z\n4,"w",5\n', r"lines 3-5: a quote opening a field on line 3 is closed only by"),
     ('a,b\n1,"x"y\n', r"line 2: text follows a quoted field"),
@@ -260,7 +274,7 @@ def test_a_line_of_a_form_feed_is_a_record_as_pandas_reads_it(tmp_path):
     # there, so the lines no longer matched and the next blank line shifted every error's line
     path = tmp_path / "t.csv"
     path.write_text("a,b\n1,2\n\n\x0c\n3,4\n")
-    with pytest.raises(DataError, match="line 4: 1 fields, the header has 2"):
+    with pytest.raises(DataError, match="line 4: 1 field, the header has 2"):
         read_table(path)
 
 

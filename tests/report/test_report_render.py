@@ -14,7 +14,7 @@ import fairspec.report.render as render_module
 from fairspec.metrics import fairness_summary
 from fairspec.plan.fairness import make_criterion
 from fairspec.report import build_context, render_report, write_report
-from fairspec.report.context import fmt_rate, nice_ticks
+from fairspec.report.context import fmt_number, fmt_rate, fmt_value, nice_ticks
 
 TEMPLATES = Path(render_module.__file__).parent / "templates"
 
@@ -304,6 +304,21 @@ def test_nice_ticks_cover_the_range():
         assert ticks[0] <= low and ticks[-1] >= high and len(ticks) >= 2
         steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
         assert len(steps) == 1
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, 0.004])
+def test_ticks_of_a_single_rate_stay_within_0_and_1(value):
+    # every gap 0 drew the gap axis from -0.01 (found in review)
+    ticks = nice_ticks(value, value)
+    assert 0.0 <= ticks[0] <= value <= ticks[-1] <= 1.0 and ticks[0] < ticks[-1]
+
+
+def test_settings_and_logged_counts_print_every_digit():
+    # a bound of 0.01234567 printed as 0.0123457 and a logged count of 1234567.0 as
+    # 1.23457e+06 (found in review)
+    assert [fmt_number(v) for v in (0.01234567, 1234567.0, 0.025, 1e-05, 120.0)] == [
+        "0.01234567", "1234567", "0.025", "1e-05", "120"]
+    assert [fmt_value(v) for v in (1234567.0, 0.824312345, 3.0)] == ["1234567", "0.824312", "3"]
 
 
 def test_rendering_is_deterministic():
