@@ -1,0 +1,97 @@
+"""The rule-set benchmark's verdicts and bookkeeping (benchmarks/rule_sets.py), on made-up rows:
+no fit and no peer package is run."""
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_rule_sets", ROOT / "benchmarks" / "rule_sets.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def row(bench, method, seed=0, setting="none", bound=None, accuracy=0.7, test_gap=0.01, train_gap=0.01,
+        seconds=1.0, complexity=10, dataset="compas", **extra):
+    return dict(dataset=dataset, seed=seed, setting=setting, bound=bound, method=method, accuracy=accuracy,
+                test_gap=test_gap, train_gap=train_gap, seconds=seconds, complexity=complexity,
+                protected_feature=True, **extra)
+
+
+def targets(capsys):
+    return capsys.readouterr().out.split("ratios and targets", 1)[1]
+
+
+def test_a_slow_or_complex_fit_is_a_missed_target_though_the_means_are_within(bench, capsys):
+    rows = [row(bench, bench.OURS, seed=s, seconds=20.0, complexity=30) for s in range(4)]
+    rows.append(row(bench, bench.OURS, seed=4, seconds=31.0, complexity=31))
+    bench.report(rows)
+    out = targets(capsys)
+    assert "slowest of our 5 fits 31.0s (target <= 30s: MISSED)" in out
+    assert "largest complexity 31 (<= 30: MISSED)" in out
+    assert "max 31 (<= 30: MISSED)" in out
+
+
+def test_the_unconstrained_fit_gets_a_verdict_against_the_paper_and_brcg(bench, capsys):
+    rows = [row(bench, bench.OURS, seed=s, accuracy=0.670) for s in range(2)]
+    rows += [row(bench, bench.BRCG, seed=s, accuracy=0.660, complexity=5) for s in range(2)]
+    bench.report(rows)
+    out = targets(capsys)
+    assert "vs paper 0.676 (ratio 0.991: MISSED)" in out
+    assert "vs BRCG 0.6600 (ratio 1.015: met; BRCG complexity 5.0)" in out
+
+
+def test_a_peer_mean_over_other_splits_is_not_compared(bench, capsys):
+    rows = [row(bench, bench.OURS, seed=s, setting="equal_opportunity", bound=0.05, accuracy=0.66)
+            for s in range(3)]
+    rows += [row(bench, bench.EG, seed=s, setting="equal_opportunity", bound=0.05, accuracy=0.60)
+             for s in range(3, 6)]
+    bench.report(rows)
+    assert "not compared: other splits" in targets(capsys)
+
+
+def test_a_training_gap_equal_to_the_bound_up_to_float_noise_meets_it(bench, capsys):
+    gap = 0.05 + 1e-15
+    bench.report([row(bench, bench.OURS, setting="equal_opportunity", bound=0.05, train_gap=gap)])
+    assert "(<= eps: yes)" in targets(capsys)
+
+
+def test_rows_of_both_feature_conventions_are_refused(bench):
+    with pytest.raises(SystemExit, match="one convention"):
+        bench.report([row(bench, bench.OURS), {**row(bench, bench.OURS, seed=1), "protected_feature": False}])
+
+
+def test_a_fit_loaded_twice_counts_once_the_later_row_used(bench, capsys):
+    rows = [row(bench, bench.OURS, seed=0, accuracy=0.60), row(bench, bench.OURS, seed=1, accuracy=0.70),
+            row(bench, bench.OURS, seed=0, accuracy=0.68)]
+    bench.report(rows)
+    out = capsys.readouterr().out
+    assert "1 rows measured again in a later part" in out
+    assert "unconstrained acc 0.6900" in out
+
+
+def test_an_unknown_setting_is_an_error_not_a_shorter_run(bench):
+    with pytest.raises(SystemExit):
+        bench.main(["--settings", "equalized_odds:0.01", "--no-ours", "--no-eg", "--no-brcg"])
+
+
+def test_every_method_is_scored_on_the_same_stratified_split(bench):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 2))
+    y = rng.integers(0, 2, 200)
+    groups = np.where(rng.random(200) < 0.3, "a", "b")
+    first, again = bench.split(X, y, groups, 3), bench.split(X, y, groups, 3)
+    for a, b in zip(first, again):
+        np.testing.assert_array_equal(a, b)
+    Xtr, Xte, ytr, yte, gtr, gte = first
+    assert len(Xte) == 60
+    for label in (0, 1):
+        for g in ("a", "b"):
+            share = ((ytr == label) & (gtr == g)).mean() - ((yte == label) & (gte == g)).mean()
+            assert abs(share) < 0.02
