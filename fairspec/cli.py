@@ -157,6 +157,7 @@ def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
     is built after the master is written) never leaves a master without its pricing file."""
     import shutil
 
+    from fairspec.files import new_file_mode
     from fairspec.pipeline.artifact import family_module
     from fairspec.pipeline.files import FileSet, cannot_write
 
@@ -172,7 +173,14 @@ def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
             except OSError as exc:
                 raise cannot_write(target, exc) from None
             for path in written or [staging / target.name]:
-                files.add_file(path, target.parent / Path(path).name)
+                final = target.parent / Path(path).name
+                # write_model gave the mode of a new file in the staging directory: a replaced
+                # file keeps its own, as every other output does
+                try:
+                    os.chmod(path, new_file_mode(final))
+                except OSError as exc:
+                    raise cannot_write(final, exc) from None
+                files.add_file(path, final)
             return files.commit()
         finally:
             shutil.rmtree(staging, ignore_errors=True)
@@ -201,6 +209,10 @@ def cmd_compile(args, out, err) -> int:
             raise DataError(f"{args.spec}: error: {exc}") from None
         for path in written:
             out.write(f"wrote {path}\n")
+        if plan.is_sweep:
+            # the files hold one setting's problem: without this, nothing said which
+            err.write(f"{args.spec}: note: the spec sweeps {len(plan.fairness)} fairness settings; the model files "
+                      f"hold the problem under the first alone (fairness[0] above)\n")
     return EXIT_OK
 
 
@@ -424,7 +436,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("spec")
     p = add("compile", cmd_compile, "print the training plan of a spec")
     p.add_argument("spec")
-    p.add_argument("--emit-model", metavar="PATH", help="write the optimisation model (.lp or .mps)")
+    p.add_argument("--emit-model", metavar="PATH",
+                   help="rule_set only: write the FairCG master problem to PATH and its pricing problem "
+                        "beside it as NAME.pricing.SUFFIX; the suffix, .lp or .mps, chooses the format")
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
     p.add_argument("spec")
     p.add_argument("--out", metavar="DIR", help="output directory (default: the spec's output)")

@@ -24,6 +24,16 @@ def cell_text(value, limit: int = 60) -> str:
     return f"{text[:keep]}…{text[-keep:]} ({len(str(value)):,} characters)"
 
 
+def written_number(value: float | int) -> str:
+    """A number with every digit it holds and no more: the shortest text that reads back as it
+    (``:g`` keeps six digits, so a bound of 0.05000001 printed as 0.05 and 1234567 s as
+    1.23457e+06 s), a whole float without its ``.0``."""
+    if isinstance(value, int):
+        return str(value)
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
+
+
 @dataclass(frozen=True)
 class Span:
     """Where a construct stands in a spec file (1-based line and column)."""

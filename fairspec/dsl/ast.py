@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Union
 
-from fairspec.errors import Span
+from fairspec.errors import Span, written_number
 
 
 def _span() -> Span | None:
@@ -162,4 +162,6 @@ def written_value(value) -> str:
         return "true" if value else "false"
     if isinstance(value, str):
         return repr(value)
+    if isinstance(value, float):
+        return written_number(value)
     return str(value)

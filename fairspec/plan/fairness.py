@@ -27,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fairspec.errors import GroupWithoutRateError
+from fairspec.errors import GroupWithoutRateError, written_number
 
 #: rate name -> (which rows it is taken over, what is averaged over them)
 RATE_DEFINITIONS = {
@@ -95,9 +95,9 @@ class Criterion:
     def label(self) -> str:
         """Short printable form, e.g. ``equal_opportunity <= 0.025``."""
         if self.bound is not None:
-            return f"{self.name} <= {self.bound:g}"
+            return f"{self.name} <= {written_number(self.bound)}"
         if self.penalty is not None:
-            return f"{self.name} penalty {self.penalty:g}"
+            return f"{self.name} penalty {written_number(self.penalty)}"
         return f"{self.name} (audited, not enforced)"
 
     def rate_gaps(self, y_true, y_pred, groups, sample_weight=None) -> dict[str, float]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fairspec.errors import Diagnostic, render_diagnostic
+from fairspec.dsl.ast import written_value
+from fairspec.errors import Diagnostic, render_diagnostic, written_number
 from fairspec.plan.families import FAMILIES
 from fairspec.plan.fairness import Criterion
 
@@ -116,10 +117,12 @@ class Plan:
         ]
         for col, op, values in d.filters:
             # as the spec writes it: a list after in / not in (one value too), one value after a comparison
-            shown = list(values) if op in ("in", "not in") else values[0]
-            lines.append(f"    keep rows   {col} {op} {shown!r}")
+            # (true, not Python's True)
+            shown = (f"[{', '.join(written_value(v) for v in values)}]" if op in ("in", "not in")
+                     else written_value(values[0]))
+            lines.append(f"    keep rows   {col} {op} {shown}")
         lines += [
-            f"    target      {d.target} (positive class {d.positive!r})",
+            f"    target      {d.target} (positive class {written_value(d.positive)})",
             f"    groups      {' * '.join(d.protected)}",
             "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
         ]
@@ -136,9 +139,14 @@ class Plan:
         lines.append(f"    model       {self.model.family}({params})")
         s = self.solver
         if "time_limit" in FAMILIES[self.model.family].solver_settings:
-            lines.append(f"    solver      time_limit={s.time_limit:g}s threads={s.threads} mip_gap={s.mip_gap:g} seed={s.seed}"
+            lines.append(f"    solver      time_limit={written_number(s.time_limit)}s threads={s.threads} "
+                         f"mip_gap={written_number(s.mip_gap)} seed={s.seed}"
                          + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit"
                             + ("; from --no-clock-cap)" if s.clock_cap_from_command_line else ")")))
+            if self.model.family == "tree" and not any(c.bound is not None for c in self.fairness):
+                # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
+                lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
+                             "mip_gap act on nothing)")
         else:
             lines.append(f"    seed        {s.seed} (no solver: the learner runs to convergence)")
         if not self.fairness:
@@ -149,7 +157,7 @@ class Plan:
         e = self.evaluation
         lines.append("  evaluation")
         if e.kind == "holdout":
-            lines.append(f"    holdout     {e.test_size:g} of rows{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}")
+            lines.append(f"    holdout     {written_number(e.test_size)} of rows{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}")
         elif e.kind == "cv":
             lines.append(f"    cv          {e.folds} folds{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}; final model refit on all rows")
         else:

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from fairspec.dsl.ast import written_name
+from fairspec.errors import written_number
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, measurable_part
 from fairspec.report.fit_log_terms import FIT_LOG_RECORD_TERMS, FIT_LOG_TERMS
 
@@ -413,10 +414,7 @@ def fmt_number(value) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, float):
-        # the shortest text that reads back as the value: ``:g`` kept six digits, so a bound
-        # of 0.01234567 printed as 0.0123457 and a count of 1234567 as 1.23457e+06
-        text = repr(value)
-        return text[:-2] if text.endswith(".0") else text
+        return written_number(value)
     return str(value)
 
 

@@ -69,6 +69,9 @@ INTERRUPTED = "interrupted"
 NO_SOLUTION_SUFFIX = "_no_solution"
 INFEASIBLE = "infeasible"
 UNBOUNDED = "unbounded"
+#: HiGHS's presolve may find only that a MIP has no optimum, not why; a model whose variables
+#: are all bounded cannot be unbounded, so it is INFEASIBLE then (every model fairspec builds)
+INFEASIBLE_OR_UNBOUNDED = "infeasible_or_unbounded"
 ERROR = "error"
 
 _STATUS_MAP = {
@@ -255,13 +258,22 @@ class HighsSession:
             raise SolverFailure(f"HiGHS failed to solve {model.name!r}: model status "
                                 f"{h.modelStatusToString(h.getModelStatus())}, termination "
                                 f"{res.termination_condition.name}")
+        if res.termination_condition == TC.infeasibleOrUnbounded and not _all_bounded(model):
+            status = INFEASIBLE_OR_UNBOUNDED  # an unbounded MIP came back as "infeasible"
         objective = res.best_feasible_objective
-        has_solution = objective is not None and status not in (INFEASIBLE, UNBOUNDED, ERROR)
+        # APPSI counts any values HiGHS holds as a solution: an LP the dual simplex left at a
+        # limit has values that break the constraints, with an objective beyond the optimum
+        has_solution = (objective is not None and status not in (INFEASIBLE, UNBOUNDED, ERROR)
+                        and h.getInfo().primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible)
         if status in _STOPPED_EARLY and not has_solution:
             status += NO_SOLUTION_SUFFIX
         if has_solution:
             res.solution_loader.load_vars()
+        else:
+            objective = None
         bound = res.best_objective_bound
+        if not mip and status != OPTIMAL:
+            bound = None  # APPSI's is the objective of the values left: from the primal simplex, no bound
         gap = None
         if mip:
             details["nodes"] = int(h.getInfo().mip_node_count)
@@ -341,6 +353,10 @@ class HighsSession:
     def col_index(self, var) -> int:
         """The HiGHS column of a Pyomo variable loaded by the last :meth:`solve`."""
         return self._opt._pyomo_var_to_solver_var_map[id(var)]
+
+
+def _all_bounded(model: pyo.ConcreteModel) -> bool:
+    return all(v.fixed or (v.has_lb() and v.has_ub()) for v in model.component_data_objects(pyo.Var, active=True))
 
 
 def _is_mip(model: pyo.ConcreteModel) -> bool:

@@ -171,3 +171,10 @@ def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model
     text = plan.describe()
     assert all(s in text for s in shown), text
     assert not any(h in text for h in hidden), text
+
+
+def test_a_criterions_label_keeps_every_digit_of_its_setting():
+    # training messages and the rule-set fit log labelled a sweep over 0.05 and 0.05000001
+    # "<= 0.05" twice (found in review)
+    assert EqualOpportunity(bound=0.05000001).label() == "equal_opportunity <= 0.05000001"
+    assert EqualizedOdds(penalty=1234567.0).label() == "equalized_odds penalty 1234567"
