@@ -22,6 +22,7 @@ neither (the criterion is measured and reported, not enforced).
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -72,6 +73,20 @@ class Criterion:
     rates: ClassVar[tuple[str, ...]] = ()
     bound: float | None = None
     penalty: float | None = None
+
+    def __post_init__(self):
+        # a negative bound no model meets (a tree said so only after growing, a rule set ended
+        # in a TypeError after all its work) and a NaN one reached Pyomo's "invalid non-finite
+        # upper bound" (found in review); the spec's checker refuses both, the Python API did not
+        for form in ("bound", "penalty"):
+            value = getattr(self, form)
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+                    or not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"the {form} of {self.name} must be a finite number of at least 0; got {value!r}")
+        if self.bound is not None and self.penalty is not None:
+            raise ValueError(f"{self.name} takes a bound or a penalty, not both")
 
     @property
     def enforced(self) -> bool:

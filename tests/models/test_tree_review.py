@@ -1,8 +1,9 @@
 """Regression tests for problems found in a review of the tree family."""
 import numpy as np
+import pytest
 
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier
-from fairspec.plan.fairness import make_criterion
+from fairspec.plan.fairness import EqualOpportunity, make_criterion
 
 
 def _fractional_data(seed=0, n=200):
@@ -49,3 +50,11 @@ def test_a_forest_of_one_tree_is_not_called_trees():
     assert one.describe()[0].startswith("forest of 1 tree (")
     two = MissingAwareForestClassifier(n_estimators=2, max_depth=1).fit(X, y)
     assert two.describe()[0].startswith("forest of 2 trees (")
+
+
+@pytest.mark.parametrize("bound", [-0.1, float("nan")])
+def test_a_tree_criterion_with_no_usable_bound_is_refused_when_made(bound):
+    # a NaN bound reached Pyomo's "invalid non-finite upper bound" on the tree's fairness rows
+    # (found in review)
+    with pytest.raises(ValueError, match="the bound of equal_opportunity must be a finite number of at least 0"):
+        EqualOpportunity(bound=bound)

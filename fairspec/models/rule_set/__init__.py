@@ -16,6 +16,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import clone
 
 from fairspec.errors import DataError
 from fairspec.models.rule_set.estimator import FairRuleSetClassifier, final_ip_exact_negatives
@@ -74,8 +75,9 @@ def emit_model(estimator_or_params, X, y, sensitive_features, path) -> list[Path
     from fairspec.solvers.highs import HighsSession, write_model
 
     est = estimator_or_params
-    if isinstance(est, dict):
-        est = FairRuleSetClassifier(**est)
+    # a copy: preparing the data sets the fitted column layout and classes, which on a fitted
+    # estimator passed in had left its rules reading another layout (found in review)
+    est = FairRuleSetClassifier(**est) if isinstance(est, dict) else clone(est)
     _, _, _, _, _, patterns, problem = est._prepare(X, y, sensitive_features)
     if patterns.literals.shape[1] == 0:
         raise DataError("the features give no condition on the training rows (each is constant there), so no "

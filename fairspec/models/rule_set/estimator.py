@@ -285,6 +285,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         # a rule needs a condition, and one bin has no cut: either left every rule out silently
         for name, least in (("max_conditions", 1), ("thresholds", 2), ("max_complexity", 1)):
             require_whole(self, name, least)
+        for name in ("time_limit", "mip_gap", "complexity_cost"):
+            _require_finite(getattr(self, name), name)
         categorical = categorical_indices(self.categorical_features, self, X.shape[1])
         if sensitive_features is None:
             if criterion is not None:
@@ -341,9 +343,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
+        X, y, groups, criterion, binarizer, patterns, problem = self._prepare(X, y, sensitive_features)
         # the wall clock each stage may use; the work limits are sized from time_limit either way
         budget = float(self.time_limit) if self.clock_cap else math.inf
-        X, y, groups, criterion, binarizer, patterns, problem = self._prepare(X, y, sensitive_features)
         rng = np.random.default_rng(self.seed_)
         pool = self._warm_start_pool(patterns)
         n_warm = len(pool.rules)
@@ -791,12 +793,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         precise covering rule for a covered row, ``rate/2`` for an uncovered one (``rate`` the
         training positive rate of uncovered rows, held just below 1/2 when it is 1: every
         uncovered training row positive happens when no condition can pick them out), so
-        ``predict == (score >= 0.5)``."""
+        ``predict == (score > 0.5)`` and ``predict == classes_[argmax(predict_proba)]``.  A
+        covered row's score is held just above 1/2 likewise when its rules' precision is 0: an
+        equalized-odds bound can keep a rule that covers only negatives (to raise a group's FPR),
+        and its rows had scored exactly 1/2, which ``argmax`` reads as the negative class."""
         X = self._check_X(X)
         cov = self._rule_coverage(X)
         prec = np.asarray(self.rule_precision_, dtype=float)
         best = np.where(cov, prec[None, :], -1.0).max(axis=1) if cov.shape[1] else np.full(len(X), -1.0)
-        p1 = np.where(best >= 0, 0.5 + best / 2, min(self.uncovered_positive_rate_ / 2, np.nextafter(0.5, 0)))
+        p1 = np.where(best >= 0, np.maximum(0.5 + best / 2, np.nextafter(0.5, 1)),
+                      min(self.uncovered_positive_rate_ / 2, np.nextafter(0.5, 0)))
         return np.column_stack([1 - p1, p1])
 
     # ------------------------------------------------------------ read out
@@ -914,6 +920,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.fit_log_ = dict(fit_log)
         record_params(est)
         return est
+
+
+def _require_finite(value, what: str) -> None:
+    """A ValueError unless ``value`` (a parameter, named ``what``) is a finite number of at least 0.
+
+    Each had failed late or not at all: ``time_limit`` inf or NaN in an OverflowError or
+    ValueError from sizing the work limits after column generation had run, a negative one
+    read as 0; ``complexity_cost`` NaN made HiGHS spin on the final IP past every time limit
+    (found in review); a negative ``mip_gap`` was refused by Pyomo only at the final IP."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{what} must be a finite number of at least 0; got {value!r}")
 
 
 def _gap_if_fair(covered: np.ndarray, patterns: Patterns, criterion, scorer: RuleSetScorer) -> float | None:

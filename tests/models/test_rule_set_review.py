@@ -1,0 +1,69 @@
+"""The rule-set family as a careful Python caller meets it: found in the review of 2026-11-24."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fairspec.models.rule_set import FairRuleSetClassifier, emit_model
+from fairspec.plan.fairness import EqualOpportunity, make_criterion
+
+#: small work limits: these tests are about what the estimator accepts and returns
+FAST = dict(time_limit=2.0, clock_cap=False, max_complexity=6, max_conditions=2, max_rounds=3, search_iterations=20)
+
+
+def _data(n=120, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 3))
+    return X, (X[:, 0] + 0.3 * rng.normal(size=n) > 0).astype(int), rng.choice(["a", "b"], n)
+
+
+@pytest.mark.parametrize("params", [
+    dict(time_limit=float("inf")),  # had been an OverflowError after column generation
+    dict(time_limit=float("nan")),
+    dict(time_limit=-1.0),  # had been read as 0
+    dict(time_limit=None),
+    dict(complexity_cost=float("nan")),  # had made HiGHS spin on the final IP past every time limit
+    dict(complexity_cost=-0.01),
+    dict(mip_gap=float("nan")),
+    dict(mip_gap=-1.0),
+])
+def test_a_time_limit_cost_or_gap_that_is_no_finite_nonnegative_number_is_refused_before_any_work(params):
+    X, y, _ = _data()
+    name = next(iter(params))
+    if name == "complexity_cost":
+        X = np.ones_like(X)  # no condition, so no final IP: the old code ended at once instead of hanging
+    with pytest.raises(ValueError, match=rf"{name} must be a finite number of at least 0"):
+        FairRuleSetClassifier(**{**FAST, **params}).fit(X, y)
+
+
+@pytest.mark.parametrize("bound", [-0.1, float("nan")])  # no gap meets the one; the other had failed in Pyomo
+def test_a_bound_no_gap_can_meet_or_no_number_is_refused_saying_so(bound):
+    X, y, g = _data()
+    with pytest.raises(ValueError, match="the bound of equal_opportunity must be a finite number of at least 0"):
+        FairRuleSetClassifier(criterion=EqualOpportunity(bound=bound), **FAST).fit(X, y, sensitive_features=g)
+
+
+def test_a_rule_covering_only_negatives_scores_its_rows_for_the_class_predict_gives():
+    # equalized odds keeps a rule of precision 0 here (it raises one group's FPR); its rows had
+    # scored exactly 1/2, so argmax(predict_proba) said 0 where predict said 1
+    rng = np.random.default_rng(37)
+    n = 80
+    g, x0, x1 = rng.integers(0, 2, n), rng.integers(0, 4, n), rng.integers(0, 3, n)
+    y = ((x0 >= 2) & (rng.random(n) < 0.8) | (rng.random(n) < 0.1)).astype(int)
+    X = np.column_stack([x0, x1, g]).astype(float)
+    est = FairRuleSetClassifier(**{**FAST, "max_complexity": 8}, criterion=make_criterion("equalized_odds", 0.05))
+    est.fit(X, y, sensitive_features=g)
+    assert 0.0 in est.rule_precision_
+    proba = est.predict_proba(X)
+    pred = est.predict(X)
+    assert np.array_equal(est.classes_[proba.argmax(axis=1)], pred)
+    assert np.array_equal(proba[:, 1] > 0.5, pred == 1)
+
+
+def test_emitting_the_model_of_a_fitted_estimator_leaves_it_predicting_as_before(tmp_path):
+    X, y, _ = _data()
+    est = FairRuleSetClassifier(**FAST).fit(X, y)
+    before = est.predict(X)
+    emit_model(est, X[:, :2], np.where(y == 1, "yes", "no"), None, tmp_path / "m.lp")
+    assert est.n_features_in_ == 3 and list(est.classes_) == [0, 1]
+    assert np.array_equal(est.predict(X), before)
