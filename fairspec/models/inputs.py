@@ -12,6 +12,7 @@ own estimators use (``check_estimator`` holds the families to them).
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 import pandas as pd
@@ -227,6 +228,20 @@ def require_whole(estimator, name: str, least: int) -> None:
     value = getattr(estimator, name)
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
         raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}")
+
+
+def require_finite(estimator, name: str) -> None:
+    """A ValueError unless parameter ``name`` of ``estimator`` is a finite number of at least 0.
+
+    Each had failed late or not at all (found in review): a ``time_limit`` of inf or NaN in an
+    OverflowError or ValueError from sizing the work limits, after the column generation or
+    the growing had run, a negative one read as 0; a rule set's ``complexity_cost`` of NaN made
+    HiGHS spin on the final IP past every time limit; a negative ``mip_gap`` was refused by
+    Pyomo only when the first MIP was built, and a NaN one was passed on silently."""
+    value = getattr(estimator, name)
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not (math.isfinite(value) and value >= 0):
+        raise ValueError(f"{name} must be a finite number of at least 0; got {value!r}")
 
 
 def fit_or_keep(fit):

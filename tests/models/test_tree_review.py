@@ -58,3 +58,17 @@ def test_a_tree_criterion_with_no_usable_bound_is_refused_when_made(bound):
     # (found in review)
     with pytest.raises(ValueError, match="the bound of equal_opportunity must be a finite number of at least 0"):
         EqualOpportunity(bound=bound)
+
+
+@pytest.mark.parametrize("params", [{"time_limit": float("nan")}, {"time_limit": float("inf")}, {"time_limit": -1},
+                                    {"time_limit": None}, {"mip_gap": -1}, {"mip_gap": float("nan")}])
+@pytest.mark.parametrize("cls", [MissingAwareTreeClassifier, MissingAwareForestClassifier])
+def test_a_solver_setting_that_is_no_finite_nonnegative_number_is_refused_by_name(cls, params):
+    # inf and NaN time limits failed in an OverflowError or ValueError after growing, None in a
+    # TypeError, -1 was read as 0, a negative gap failed in Pyomo's words, a NaN one was used
+    rng = np.random.default_rng(0)
+    X, g = rng.normal(size=(60, 2)), rng.integers(0, 2, 60)
+    y = (X[:, 0] > 0).astype(int)
+    name = next(iter(params))
+    with pytest.raises(ValueError, match=rf"{name} must be a finite number of at least 0"):
+        cls(max_depth=2, fairness=EqualOpportunity(bound=0.01), **params).fit(X, y, sensitive_features=g)

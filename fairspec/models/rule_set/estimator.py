@@ -96,7 +96,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
-                                   require_whole, seed_of)
+                                   require_finite, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
                                         labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
@@ -286,7 +286,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         for name, least in (("max_conditions", 1), ("thresholds", 2), ("max_complexity", 1)):
             require_whole(self, name, least)
         for name in ("time_limit", "mip_gap", "complexity_cost"):
-            _require_finite(getattr(self, name), name)
+            require_finite(self, name)
         categorical = categorical_indices(self.categorical_features, self, X.shape[1])
         if sensitive_features is None:
             if criterion is not None:
@@ -920,18 +920,6 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         est.fit_log_ = dict(fit_log)
         record_params(est)
         return est
-
-
-def _require_finite(value, what: str) -> None:
-    """A ValueError unless ``value`` (a parameter, named ``what``) is a finite number of at least 0.
-
-    Each had failed late or not at all: ``time_limit`` inf or NaN in an OverflowError or
-    ValueError from sizing the work limits after column generation had run, a negative one
-    read as 0; ``complexity_cost`` NaN made HiGHS spin on the final IP past every time limit
-    (found in review); a negative ``mip_gap`` was refused by Pyomo only at the final IP."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{what} must be a finite number of at least 0; got {value!r}")
 
 
 def _gap_if_fair(covered: np.ndarray, patterns: Patterns, criterion, scorer: RuleSetScorer) -> float | None:
