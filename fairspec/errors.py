@@ -5,6 +5,8 @@ exit code (see ``EXIT_CODES``).  Every message is meant to be read by a user as 
 """
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import dataclass, field
 
 
@@ -32,6 +34,12 @@ def written_number(value: float | int) -> str:
         return str(value)
     text = repr(float(value))
     return text[:-2] if text.endswith(".0") else text
+
+
+def finite_at_least_zero(value) -> bool:
+    """Whether ``value`` is a number (not a bool; numpy's count) that is finite and at least 0,
+    as a time limit, a gap, a cost or a fairness bound must be."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ own estimators use (``check_estimator`` holds the families to them).
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 import pandas as pd
@@ -22,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
 from fairspec.data.prepare import joined_labels
-from fairspec.errors import DataError
+from fairspec.errors import DataError, finite_at_least_zero
 
 
 def feature_matrix(X, estimator, *, reset: bool) -> np.ndarray:
@@ -239,8 +238,7 @@ def require_finite(estimator, name: str) -> None:
     HiGHS spin on the final IP past every time limit; a negative ``mip_gap`` was refused by
     Pyomo only when the first MIP was built, and a NaN one was passed on silently."""
     value = getattr(estimator, name)
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not (math.isfinite(value) and value >= 0):
+    if not finite_at_least_zero(value):
         raise ValueError(f"{name} must be a finite number of at least 0; got {value!r}")
 
 

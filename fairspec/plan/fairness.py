@@ -22,13 +22,12 @@ neither (the criterion is measured and reported, not enforced).
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
 
-from fairspec.errors import GroupWithoutRateError, written_number
+from fairspec.errors import GroupWithoutRateError, finite_at_least_zero, written_number
 
 #: rate name -> (which rows it is taken over, what is averaged over them)
 RATE_DEFINITIONS = {
@@ -80,10 +79,7 @@ class Criterion:
         # upper bound" (found in review); the spec's checker refuses both, the Python API did not
         for form in ("bound", "penalty"):
             value = getattr(self, form)
-            if value is None:
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-                    or not (math.isfinite(value) and value >= 0):
+            if value is not None and not finite_at_least_zero(value):
                 raise ValueError(f"the {form} of {self.name} must be a finite number of at least 0; got {value!r}")
         if self.bound is not None and self.penalty is not None:
             raise ValueError(f"{self.name} takes a bound or a penalty, not both")
