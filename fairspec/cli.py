@@ -194,8 +194,12 @@ def cmd_compile(args, out, err) -> int:
     family = FAMILIES[plan.model.family]
     if args.emit_model is not None and not family.solver_backed:
         # the spec is fine; the option does not apply to it (as --no-clock-cap for a family without work limits)
+        # "not solver-backed" had been said of a tree, which does solve a MIP under a bound
+        grown_first = (" (under a fairness bound it solves a MIP, built from the tree grown in training)"
+                       if family.name == "tree" else "")
         raise UsageError(f"fairspec compile: error: argument --emit-model: {args.spec} trains {family.name!r}, "
-                         f"which is not solver-backed; --emit-model works for: {implemented_with('solver_backed')}")
+                         f"which has no optimisation model to write before training{grown_first}; "
+                         f"--emit-model works for: {implemented_with('solver_backed')}")
     out.write(plan.describe() + "\n")
     if args.emit_model is not None:
         from fairspec.pipeline.train import prepare_data, training_matrix
@@ -441,7 +445,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "beside it as NAME.pricing.SUFFIX; the suffix, .lp or .mps, chooses the format")
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
     p.add_argument("spec")
-    p.add_argument("--out", metavar="DIR", help="output directory (default: the spec's output)")
+    p.add_argument("-o", "--out", metavar="DIR", help="output directory (default: the spec's output)")
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
                         "stages, so a slower machine gives the same model, later (rule_set and tree)")

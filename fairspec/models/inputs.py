@@ -221,25 +221,42 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
 MAX_SEED = 2**31 - 1
 
 
-def require_whole(estimator, name: str, least: int) -> None:
+def require_whole(estimator, name: str, least: int, optional: bool = False) -> None:
     """A ValueError unless parameter ``name`` of ``estimator`` is a whole number (not a bool)
-    of at least ``least``: ``int()`` had turned None into a TypeError and 2.5 into 2."""
+    of at least ``least`` (or None, when ``optional``: the estimator then derives it).
+    ``int()`` had turned None into a TypeError and 2.5 into 2; a rule set's ``beam_width`` or
+    ``columns_per_round`` of 0 had priced nothing and returned a worse model without a word,
+    and a ``threads`` of 0 or -1 had reached HiGHS (found in review)."""
     value = getattr(estimator, name)
+    if optional and value is None:
+        return
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        raise ValueError(f"{name} must be a whole number of at least {least}; got {value!r}")
+        either = " (or None)" if optional else ""
+        raise ValueError(f"{name} must be a whole number of at least {least}{either}; got {value!r}")
 
 
-def require_finite(estimator, name: str) -> None:
-    """A ValueError unless parameter ``name`` of ``estimator`` is a finite number of at least 0.
+def require_finite(estimator, name: str, most: float | None = None) -> None:
+    """A ValueError unless parameter ``name`` of ``estimator`` is a finite number of at least 0
+    (and at most ``most`` when given, as a share must be).
 
     Each had failed late or not at all (found in review): a ``time_limit`` of inf or NaN in an
     OverflowError or ValueError from sizing the work limits, after the column generation or
     the growing had run, a negative one read as 0; a rule set's ``complexity_cost`` of NaN made
     HiGHS spin on the final IP past every time limit; a negative ``mip_gap`` was refused by
-    Pyomo only when the first MIP was built, and a NaN one was passed on silently."""
+    Pyomo only when the first MIP was built, and a NaN one was passed on silently; a
+    ``cg_fraction`` of NaN or 2 was taken as it came."""
     value = getattr(estimator, name)
-    if not finite_at_least_zero(value):
-        raise ValueError(f"{name} must be a finite number of at least 0; got {value!r}")
+    if not finite_at_least_zero(value) or (most is not None and value > most):
+        span = f"from 0 to {most:g}" if most is not None else "of at least 0"
+        raise ValueError(f"{name} must be a finite number {span}; got {value!r}")
+
+
+def require_flag(estimator, name: str) -> None:
+    """A ValueError unless parameter ``name`` of ``estimator`` is True or False: ``bool()`` had
+    read the string "false" as True."""
+    value = getattr(estimator, name)
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}")
 
 
 def fit_or_keep(fit):

@@ -817,13 +817,23 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
     return tuple(notes)
 
 
+def _balanced_accuracy(value) -> str:
+    """Balanced accuracy, said to be below chance when it is: a constant or a random prediction
+    scores 0.5, so a model below it does worse on its rows than not looking at them, which a
+    reviewer reading 0.48 beside an accuracy of 0.70 (one class common) could miss."""
+    text = fmt_rate(value)
+    if isinstance(value, (int, float)) and math.isfinite(value) and value < 0.5:
+        return f"{text} (below 0.5, what a constant or random prediction scores)"
+    return text
+
+
 def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
     groups = tuple(
         GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
         for name, g in (block.get("groups") or {}).items()
     )
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
-               KeyValue("Balanced accuracy", fmt_rate(block.get("balanced_accuracy"))),
+               KeyValue("Balanced accuracy", _balanced_accuracy(block.get("balanced_accuracy"))),
                KeyValue(AUC_OF_LABELS if block.get("scores_are_labels") else "AUC", fmt_rate(block.get("auc"))))
     if key == "train":
         title = "Training rows"

@@ -397,6 +397,13 @@ def write_model(model: pyo.ConcreteModel, path: str) -> None:
     os.close(fd)
     try:
         model.write(tmp, format=fmt, io_options={"symbolic_solver_labels": True})
+        # on disk before the rename, as every other output (fairspec.files.write_beside): a
+        # crash must not leave the new name on an empty file
+        fd = os.open(tmp, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
         os.chmod(tmp, new_file_mode(path))  # mkstemp's 0600 would hide the file from others
         os.replace(tmp, path)
     except BaseException:

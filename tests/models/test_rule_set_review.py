@@ -36,6 +36,42 @@ def test_a_time_limit_cost_or_gap_that_is_no_finite_nonnegative_number_is_refuse
         FairRuleSetClassifier(**{**FAST, **params}).fit(X, y)
 
 
+@pytest.mark.parametrize("name, value, words", [
+    ("beam_width", 0, "a whole number of at least 1"),  # 0 priced nothing: a worse model without a word
+    ("beam_width", 2.5, "a whole number of at least 1"),  # had been a TypeError deep in the beam search
+    ("columns_per_round", 0, "a whole number of at least 1"),
+    ("max_rounds", -1, "a whole number of at least 0"),
+    ("max_ip_columns", 0, "a whole number of at least 1"),
+    ("max_search_columns", 0, "a whole number of at least 1"),
+    ("pricing_rows", 0, "a whole number of at least 1"),  # had divided by zero
+    ("fairness_folds", -1, "a whole number of at least 0"),
+    ("search_iterations", -1, "a whole number of at least 0"),
+    ("tilt_rounds", -1, "a whole number of at least 0"),
+    ("max_enumerated_rules", -1, "a whole number of at least 0"),
+    ("search_cells", -1, r"a whole number of at least 0 \(or None\)"),
+    ("ip_checkpoints", 0, r"a whole number of at least 1 \(or None\)"),
+    ("threads", 0, "a whole number of at least 1"),  # had reached HiGHS
+    ("threads", -1, "a whole number of at least 1"),
+    ("cg_fraction", float("nan"), "a finite number from 0 to 1"),
+    ("cg_fraction", 2.0, "a finite number from 0 to 1"),
+    ("clock_cap", "no", "True or False"),  # bool("no") had been True
+])
+def test_an_advanced_setting_out_of_its_range_is_refused_by_name_before_any_work(name, value, words):
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match=rf"{name} must be {words}; got"):
+        FairRuleSetClassifier(**{**FAST, name: value}).fit(X, y)
+
+
+def test_the_advanced_settings_at_their_least_values_still_fit():
+    # the least accepted value of each is a real setting, not an error
+    X, y, _ = _data()
+    least = dict(beam_width=1, columns_per_round=1, max_rounds=0, max_ip_columns=1, max_search_columns=1,
+                 pricing_rows=1, fairness_folds=0, search_iterations=0, tilt_rounds=0, max_enumerated_rules=0,
+                 search_cells=0, ip_checkpoints=1, threads=1, cg_fraction=0.0, clock_cap=np.bool_(False))
+    model = FairRuleSetClassifier(**{**FAST, **least}).fit(X, y)
+    assert model.predict(X).shape == y.shape
+
+
 @pytest.mark.parametrize("bound", [-0.1, float("nan")])  # no gap meets the one; the other had failed in Pyomo
 def test_a_bound_no_gap_can_meet_or_no_number_is_refused_saying_so(bound):
     X, y, g = _data()

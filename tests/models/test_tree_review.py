@@ -72,3 +72,24 @@ def test_a_solver_setting_that_is_no_finite_nonnegative_number_is_refused_by_nam
     name = next(iter(params))
     with pytest.raises(ValueError, match=rf"{name} must be a finite number of at least 0"):
         cls(max_depth=2, fairness=EqualOpportunity(bound=0.01), **params).fit(X, y, sensitive_features=g)
+
+
+@pytest.mark.parametrize("params, words", [
+    ({"threads": 0}, "threads must be a whole number of at least 1"),  # had reached HiGHS
+    ({"relabel_checkpoints": 0}, r"relabel_checkpoints must be a whole number of at least 1 \(or None\)"),
+    ({"clock_cap": "false"}, "clock_cap must be True or False"),  # bool("false") had been True
+    ({"mia_missing_split": "no"}, "mia_missing_split must be True or False"),
+])
+@pytest.mark.parametrize("cls", [MissingAwareTreeClassifier, MissingAwareForestClassifier])
+def test_a_tree_setting_out_of_its_range_is_refused_by_name(cls, params, words):
+    rng = np.random.default_rng(0)
+    X, g = rng.normal(size=(60, 2)), rng.integers(0, 2, 60)
+    y = (X[:, 0] > 0).astype(int)
+    with pytest.raises(ValueError, match=words):
+        cls(max_depth=2, fairness=EqualOpportunity(bound=0.01), **params).fit(X, y, sensitive_features=g)
+
+
+def test_a_forest_bootstrap_that_is_no_flag_is_refused():
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    with pytest.raises(ValueError, match="bootstrap must be True or False"):
+        MissingAwareForestClassifier(n_estimators=2, bootstrap="false").fit(X, (X[:, 0] > 0).astype(int))

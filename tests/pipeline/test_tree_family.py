@@ -105,3 +105,14 @@ def test_solver_seed_reaches_the_estimator_and_evaluate_seed_the_split(adult_sam
     assert point.estimator.get_params()["random_state"] == 3
     assert point.model_doc["training"]["seed"] == 3
     assert point.metrics_doc["evaluation"]["seed"] == 2
+
+
+def test_emit_model_refuses_a_tree_without_calling_it_solverless(adult_sample, tmp_path, capsys):
+    # a tree under a bound does solve a MIP, but one built from the tree training grows
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(strategy="mia", data=adult_sample, extra="")
+                    .replace("fairness equal_opportunity", "fairness equal_opportunity <= 0.05"))
+    assert main(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp")]) == 2
+    err = capsys.readouterr().err
+    assert "under a fairness bound it solves a MIP, built from the tree grown in training" in err
+    assert "solver-backed" not in err and not (tmp_path / "m.lp").exists()

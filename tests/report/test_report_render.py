@@ -100,6 +100,16 @@ def test_auc_and_abroca_of_scores_that_are_the_labels_say_so(flag):
     assert ("ABROCA (area between the groups' ROC curves)" in page) is not bool(flag)
 
 
+@pytest.mark.parametrize("value, below", [(0.47, True), (0.5, False), (0.81, False)])
+def test_a_balanced_accuracy_below_chance_says_so_in_its_card(value, below):
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["test"]["balanced_accuracy"] = value
+    page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    card = re.search(r"Balanced accuracy <strong>([^<]+)</strong>", page[page.index("Test rows"):]).group(1)
+    assert card.startswith(fmt_rate(value))
+    assert ("below 0.5, what a constant or random prediction scores" in card) is below
+
+
 def test_undefined_rate_shows_a_dash():
     model_doc, metrics_doc = make_docs()
     metrics_doc["test"]["groups"]["Other"]["tpr"] = None

@@ -1,4 +1,6 @@
 """The HiGHS wrapper reports what happened: optimum, infeasibility, time limits, thread changes."""
+from pathlib import Path
+
 import numpy as np
 import pyomo.environ as pyo
 import pytest
@@ -117,6 +119,20 @@ def test_written_lp_and_mps_files_solve_to_the_same_optimum(tmp_path):
         highs.use_threads(1)
         h.run()
         assert abs(abs(h.getInfo().objective_function_value) - expected) < 1e-6
+
+
+def test_a_written_model_file_is_on_disk_before_it_takes_its_name(tmp_path, monkeypatch):
+    import os
+
+    m, _, _ = knapsack()
+    events = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append(("fsync", os.fstat(fd).st_size)) or fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: events.append(("replace", Path(b).name)) or replace(a, b))
+    highs.write_model(m, str(tmp_path / "k.lp"))
+    # the whole file synced, then renamed: a crash cannot leave k.lp empty
+    assert [e[0] for e in events] == ["fsync", "replace"] and events[0][1] == (tmp_path / "k.lp").stat().st_size > 0
+    assert events[1][1] == "k.lp"
 
 
 def multi_knapsack(n=30, rows=5, seed=0):

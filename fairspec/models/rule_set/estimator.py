@@ -96,7 +96,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
-                                   require_finite, require_whole, seed_of)
+                                   require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
                                         labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
@@ -285,8 +285,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         # a rule needs a condition, and one bin has no cut: either left every rule out silently
         for name, least in (("max_conditions", 1), ("thresholds", 2), ("max_complexity", 1)):
             require_whole(self, name, least)
+        # the advanced settings: none of them has a meaning below these
+        for name, least in (("threads", 1), ("beam_width", 1), ("columns_per_round", 1), ("max_rounds", 0),
+                            ("max_ip_columns", 1), ("max_search_columns", 1), ("pricing_rows", 1),
+                            ("fairness_folds", 0), ("search_iterations", 0), ("tilt_rounds", 0),
+                            ("max_enumerated_rules", 0)):
+            require_whole(self, name, least)
+        require_whole(self, "search_cells", 0, optional=True)
+        require_whole(self, "ip_checkpoints", 1, optional=True)
         for name in ("time_limit", "mip_gap", "complexity_cost"):
             require_finite(self, name)
+        require_finite(self, "cg_fraction", most=1.0)
+        require_flag(self, "clock_cap")
         categorical = categorical_indices(self.categorical_features, self, X.shape[1])
         if sensitive_features is None:
             if criterion is not None:

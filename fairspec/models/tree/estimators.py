@@ -33,7 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
-                                   numeric_target, require_finite, require_whole, seed_of)
+                                   numeric_target, require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, number_text, shown_classes
@@ -95,6 +95,12 @@ class _TreeParams:
         for name in ("time_limit", "mip_gap"):
             if hasattr(self, name):
                 require_finite(self, name)
+        if hasattr(self, "threads"):
+            require_whole(self, "threads", 1)
+            require_whole(self, "relabel_checkpoints", 1, optional=True)
+        for name in ("clock_cap", "mia_missing_split", "bootstrap"):
+            if hasattr(self, name):
+                require_flag(self, name)
         fairness = getattr(self, "fairness", None)
         if fairness is not None and not isinstance(fairness, Criterion):
             raise TypeError(f"fairness must be a fairspec Criterion (fairspec.plan.fairness.make_criterion) or "
