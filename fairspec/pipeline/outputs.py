@@ -110,7 +110,11 @@ def render_outputs(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> 
     """Relative path → file text for one run (one point, or a sweep); ``failed`` lists the
     sweep settings that gave no model (:func:`failed_entries`), and makes it a sweep's layout
     even when one point is left."""
-    points = [(m, _stamped(m, d)) for m, d in points]
+    # the report is rendered from the documents as the files hold them, so it says what
+    # `fairspec report` says from those files: rendered from the documents in memory, it had
+    # printed a bound of inf that the files hold as null (found in review)
+    points = [(_as_written(m), _as_written(_stamped(m, d))) for m, d in points]
+    failed = _as_written(list(failed))
     files: dict[str, str] = {}
     if len(points) == 1 and not failed:
         model_doc, metrics_doc = points[0]
@@ -124,6 +128,11 @@ def render_outputs(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> 
     files["sweep.json"] = dumps(_sweep_document(points, failed))
     files["report.html"] = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
     return files
+
+
+def _as_written(doc):
+    """``doc`` as its JSON file reads back (an infinity or NaN becomes None, a tuple a list)."""
+    return json.loads(dumps(doc))
 
 
 #: how a report fairspec wrote begins (report.html.jinja's generator tag, in its first bytes)

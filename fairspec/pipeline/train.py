@@ -99,6 +99,19 @@ def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, cri
     return _Fitted(encoder, imputer, estimator, time.perf_counter() - start)
 
 
+#: what metrics.json keeps of each cross-validation fold's fit log
+FOLD_FIT_KEYS = ("status", "mip_gap", "reproducible", "cut_by_clock")
+
+
+def _fold_fit(fold: int, fitted: _Fitted) -> dict:
+    """How the fit of one cross-validation fold ended.  The out-of-fold metrics and the verdict
+    read these models' predictions, so a reviewer must see whether the clock cut one of them:
+    the kept model's fit log alone had said "optimal" and "reproducible" while a fold's
+    relabelling MIP had stopped at the time limit (found in review)."""
+    log = getattr(fitted.estimator, "fit_log_", {}) or {}
+    return {"fold": fold, **{key: log.get(key) for key in FOLD_FIT_KEYS}}
+
+
 def _data_summary(plan: Plan, y: np.ndarray, groups: np.ndarray, splits, before_drop) -> dict:
     """Rows, groups and missing rates of the rows used.  ``before_drop`` is ``(frame, groups)``
     of the rows the filters kept: the missing rates are read there, since under ``missing
@@ -227,6 +240,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
     t_fit = time.perf_counter()
     unscored = 0
+    fold_fits: list[dict] = []
     if plan.evaluation.kind == "cv":
         pred = np.zeros(len(y_all), dtype=int)
         score = np.zeros(len(y_all))
@@ -234,6 +248,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         for k, (tr, te) in enumerate(splits):
             progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
             fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion, fold=k + 1)
+            fold_fits.append(_fold_fit(k + 1, fold))
             te = _scorable(plan, fold, frame, te)
             pred[te], score[te] = fold.predict(frame.iloc[te])
             scored[te] = True
@@ -273,7 +288,8 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
                        "stratified_by": data.stratified_by, "seed": plan.evaluation.seed,
                        # without a test set there is no test row to leave out: not even 0 of them
                        **({"unscored_test_rows": unscored}
-                          if plan.missing.strategy == "drop" and plan.evaluation.kind != "none" else {})},
+                          if plan.missing.strategy == "drop" and plan.evaluation.kind != "none" else {}),
+                       **({"fold_fits": fold_fits} if fold_fits else {})},
         "data_summary": summary,
         "training_log": fit_log,
     }

@@ -141,6 +141,10 @@ class TrainingView:
     reproducible: str
     other: tuple[KeyValue, ...]
     timing: tuple[KeyValue, ...]
+    #: which stages the time limit stopped, said beside the status ("" when none)
+    status_note: str = ""
+    #: under cross-validation, how each fold's fit ended ("" otherwise)
+    folds: str = ""
 
 
 @dataclass(frozen=True)
@@ -394,11 +398,13 @@ def fmt_gap_against(value, bound) -> str:
     return text
 
 
-def fmt_interval(interval) -> str:
-    """``[low, high]`` of a gap as ``low to high``; ``—`` when there is none."""
+def fmt_interval(interval, bound=None) -> str:
+    """``[low, high]`` of a gap as ``low to high``; ``—`` when there is none.  Each end is
+    printed against ``bound`` (:func:`fmt_gap_against`): an end of 0.05004 had printed as
+    0.0500 in "its interval, 0.0000 to 0.0500, reaches above the bound 0.05" (found in review)."""
     if not interval or any(v is None for v in interval):
         return UNDEFINED
-    return f"{fmt_gap(interval[0])} to {fmt_gap(interval[1])}"
+    return f"{fmt_gap_against(interval[0], bound)} to {fmt_gap_against(interval[1], bound)}"
 
 
 def fmt_count(value) -> str:
@@ -866,7 +872,7 @@ def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None,
         return fmt_gap_against(gap, bound) if name == criterion else fmt_gap(gap)
 
     return tuple(GapRow(name, title(name), tuple(value(b, name) for b in blocks),
-                        name == criterion, fmt_interval(interval(name)))
+                        name == criterion, fmt_interval(interval(name), bound if name == criterion else None))
                  for name in names)
 
 
@@ -883,7 +889,7 @@ def _interval_sentence(interval, bound: float, level: float | None, met: bool, r
     """What the test gap's interval says about the verdict on the bound ('' without one)."""
     if not interval or level is None:
         return ""
-    stated = f"Its {level:.0%} interval, {fmt_interval(interval)},"
+    stated = f"Its {level:.0%} interval, {fmt_interval(interval, bound)},"
     return {
         "within": f" {stated} lies within the bound too.",
         "reaches above": f" {stated} reaches above the bound: the {rows} are too few to show that the gap on new "
@@ -1016,7 +1022,7 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
         achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,
         met_train=UNDEFINED if met_train is None else ("met" if met_train else "not met"),
         badge=badge,
-        interval_test=(fmt_interval(fairness.get("interval_test")) + f" ({level:.0%})"
+        interval_test=(fmt_interval(fairness.get("interval_test"), bound) + f" ({level:.0%})"
                        if has_test and level is not None and fairness.get("interval_test") else UNDEFINED),
         test_rows=words.rows, test_gap=words.gap,
     )
@@ -1026,7 +1032,58 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
 _STOPPED_WITH_SOLUTION = ("time_limit", "work_limit", "iteration_limit", "objective_limit", "interrupted")
 
 
-def _mip_gap_text(mip_gap, mip_gap_of, status, returned_from=None) -> str:
+def _cut_stages(log: dict) -> list[str]:
+    """The stages of a fit the clock stopped, from its log's ``cut_by_clock``."""
+    return [str(stage) for stage in (log.get("cut_by_clock") or [])]
+
+
+def _fold_fits(metrics_doc: dict) -> list[dict]:
+    """metrics.json's ``evaluation.fold_fits``: how each cross-validation fold's fit ended."""
+    fits = (metrics_doc.get("evaluation") or {}).get("fold_fits") or []
+    return [f for f in fits if isinstance(f, dict)]
+
+
+def _fold_cuts(metrics_doc: dict) -> list[str]:
+    """"fold 2 (relabel_mip)" for each fold whose fit the clock cut."""
+    return [f"fold {f.get('fold')} ({', '.join(_cut_stages(f))})" for f in _fold_fits(metrics_doc)
+            if _cut_stages(f)]
+
+
+def _fold_fits_text(metrics_doc: dict) -> str:
+    """One line for the training log: each fold's status and MIP gap, and what the clock cut."""
+    parts = []
+    for f in _fold_fits(metrics_doc):
+        text = f"fold {f.get('fold')}: {f.get('status') if f.get('status') is not None else UNDEFINED}"
+        if f.get("mip_gap") is not None:
+            text += f", MIP gap {float(f['mip_gap']):.2%}"
+        if _cut_stages(f):
+            text += f", the time limit stopped {', '.join(_cut_stages(f))}"
+        parts.append(text)
+    return "; ".join(parts)
+
+
+def clock_caveat(metrics_doc: dict) -> tuple[str, str] | None:
+    """(caveat, sentence) for a verdict read on a model the time limit stopped, or None.
+
+    The verdict reads the out-of-fold predictions under cross-validation (so the folds' fits,
+    and the kept model handed over), and the kept model otherwise.  A clock-cut fit is the
+    best found in time, often the empty rule set or a constant tree: the summary had shown a
+    green MET with nothing to say the limit, not the method, chose it (found in review)."""
+    cuts = []
+    kept = _cut_stages(metrics_doc.get("training_log") or {})
+    if kept:
+        cuts.append(f"the kept model's fit ({', '.join(kept)})")
+    folds = _fold_cuts(metrics_doc) if (metrics_doc.get("evaluation") or {}).get("kind") == "cv" else []
+    if folds:
+        cuts.append("the fit of " + ", ".join(folds))
+    if not cuts:
+        return None
+    return ("the time limit stopped the fit",
+            f" The time limit stopped {' and '.join(cuts)}: each such model is the best found in time, not what "
+            "the method would give with its work done, and a faster or idle machine may give another.")
+
+
+def _mip_gap_text(mip_gap, mip_gap_of, status, returned_from=None, cut=()) -> str:
     """The gap as a percentage; for a MIP stopped early with no gap recorded (HiGHS reports an
     infinite gap before it has a bound, which JSON writes as null), that it is not known — "—"
     reads as "no MIP was solved".  ``returned_from`` is the rule set's ``selected_from``: when the
@@ -1036,6 +1093,10 @@ def _mip_gap_text(mip_gap, mip_gap_of, status, returned_from=None) -> str:
     if mip_gap is None:
         if status in _STOPPED_WITH_SOLUTION:
             return "not known: the solver stopped before it had a bound to measure its solution against" + of
+        if cut:
+            # "—" reads as "no MIP was solved"; here the clock may have stopped one before it had a solution
+            return (f"none: the time limit stopped {', '.join(cut)} before a solver returned a solution it could "
+                    "measure")
         return UNDEFINED
     text = f"{float(mip_gap):.2%}" + of
     if returned_from is not None and returned_from != "final_ip":
@@ -1072,11 +1133,18 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     else:
         reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(map(str, cut))
                              + "; a faster or idle machine may give another model")
+    fold_cuts = _fold_cuts(metrics_doc)
+    if fold_cuts:
+        reproducible_text = (f"the kept model: {reproducible_text}. The out-of-fold metrics and the verdict: not "
+                             f"guaranteed, the time limit stopped the fit of {', '.join(fold_cuts)}; a faster or "
+                             "idle machine may give other fold models")
     timing = metrics_doc.get("timing") or {}
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
+        status_note=f"(the time limit stopped {', '.join(map(str, cut))})" if cut else "",
+        folds=_fold_fits_text(metrics_doc),
         seconds=fmt_seconds(seconds),
-        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status, log.get("selected_from")),
+        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status, log.get("selected_from"), [str(c) for c in cut]),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
         other=tuple(key_value(k, v, FIT_LOG_TERMS, FIT_LOG_RECORD_TERMS) for k, v in sorted(log.items())),
@@ -1085,6 +1153,17 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
                      for k in sorted(timing, key=lambda k: (TIMING_ORDER.index(k) if k in TIMING_ORDER
                                                             else len(TIMING_ORDER), k))),
     )
+
+
+def _with_clock_caveat(view: FairnessView, metrics_doc: dict) -> FairnessView:
+    """``view`` with :func:`clock_caveat`'s words on its badge, when a fit behind it was cut."""
+    said = clock_caveat(metrics_doc)
+    if said is None:
+        return view
+    caveat, sentence = said
+    badge = view.badge
+    return replace(view, badge=replace(badge, explanation=badge.explanation + sentence,
+                                       caveat="; ".join(c for c in (badge.caveat, caveat) if c)))
 
 
 def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:
@@ -1102,9 +1181,10 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
         interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
                    gaps=_gaps([b for _, b in blocks], criterion, intervals, fairness.get("bound")),
-                   fairness=fairness_view(fairness, has_test, level, evaluation_words(metrics_doc),
-                                          metrics_doc.get("test"),
-                                          constant_prediction(metrics_doc.get("test") or metrics_doc.get("train"))),
+                   fairness=_with_clock_caveat(
+                       fairness_view(fairness, has_test, level, evaluation_words(metrics_doc), metrics_doc.get("test"),
+                                     constant_prediction(metrics_doc.get("test") or metrics_doc.get("train"))),
+                       metrics_doc),
                    training=_training(model_doc, metrics_doc),
                    note=note, interval_title=interval_title)
 
@@ -1166,7 +1246,7 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
             label_x=f"{px(x) + (-8 if near_right else 8):.1f}", label_y=f"{py(y) - 8:.1f}",
             label_anchor="end" if near_right else "start")
 
-    points = tuple(point(*row) for row in measured)
+    points = _placed_labels([point(*row) for row in measured], low=top + LABEL_HEIGHT, high=height - bottom - 2)
     return SweepChart(
         caption=_chart_caption(rows, measured, bool(bounds), words),
         aria_label=f"{words.accuracy} against the achieved gap on the {words.rows}, one point per sweep setting",
@@ -1179,8 +1259,48 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
         y_ticks=tuple(ChartTick(f"{py(t):.1f}", f"{t:g}") for t in y_ticks),
         path=" ".join(f"{p.cx},{p.cy}" for p in points),
         points=points,
-        bound_lines=tuple(ChartTick(f"{px(b):.1f}", f"≤ {b:g}") for b in sorted(set(bounds))),
+        bound_lines=tuple(ChartTick(f"{px(b):.1f}", f"≤ {fmt_number(b)}") for b in sorted(set(bounds))),
     )
+
+
+#: a point label's height and the width of one of its characters, in the chart's pixels
+#: (11px text; a generous width, so an estimate never lets two labels touch)
+LABEL_HEIGHT, LABEL_CHAR_WIDTH = 12, 7
+
+
+def _placed_labels(points: list[ChartPoint], low: float, high: float) -> tuple[ChartPoint, ...]:
+    """The points with labels that do not overprint one another.
+
+    Points drawn at one spot share one label ("λ = 5 ✓, λ = 1000000000 ✓"): two labels there had
+    printed over each other and read as a setting that does not exist (λ = 5000000000).  A label
+    that would overlap one placed before it moves down or up a line at a time, to the nearest
+    free place between ``low`` and ``high`` (baselines; ``low`` keeps it off the bound labels
+    over the plot), and stays where it was if there is none."""
+    merged: dict[tuple[str, str], list[ChartPoint]] = {}
+    for p in points:
+        merged.setdefault((p.cx, p.cy), []).append(p)
+    placed, boxes = [], []
+
+    def box(p: ChartPoint, y: float) -> tuple[float, float, float, float]:
+        x, width = float(p.label_x), LABEL_CHAR_WIDTH * len(p.label)
+        left = x - width if p.label_anchor == "end" else x
+        return left, left + width, y - LABEL_HEIGHT, y
+
+    def free(b) -> bool:
+        return all(b[1] <= o[0] or o[1] <= b[0] or b[3] <= o[2] or o[3] <= b[2] for o in boxes)
+
+    for p in points:
+        same = merged[(p.cx, p.cy)]
+        if p is not same[0]:
+            placed.append(replace(p, label=""))
+            continue
+        p = replace(p, label=", ".join(q.label for q in same))
+        base = min(max(float(p.label_y), low), high)
+        tries = [base + sign * step * LABEL_HEIGHT for step in range(8) for sign in ((1,) if not step else (1, -1))]
+        y = next((t for t in tries if low <= t <= high and free(box(p, t))), base)
+        boxes.append(box(p, y))
+        placed.append(replace(p, label_y=f"{y:.1f}"))
+    return tuple(placed)
 
 
 def _chart_caption(rows: list, measured: list, has_bounds: bool, words: EvaluationWords) -> str:

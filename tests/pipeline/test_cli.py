@@ -587,3 +587,41 @@ def test_a_group_whose_only_positive_the_split_leaves_out_of_training_is_named_w
     frame.to_csv(data, index=False)
     code, _, quiet = run(["check", str(spec)], capsys)
     assert code == 0 and "none on" not in quiet
+
+
+def test_a_fold_fit_the_clock_cut_is_kept_in_metrics_and_said_by_the_report(toy, capsys, monkeypatch):
+    # the out-of-fold verdict reads the fold models: the kept model's log alone had said
+    # "optimal" and "Reproducible: yes" while a fold had stopped at the time limit (found in
+    # review). The clock is simulated on fold 2's log, so the test does not race a real one.
+    import fairspec.pipeline.train as train_module
+
+    fit = train_module._fit
+
+    def fit_with_fold_2_cut(*args, fold=None, **kwargs):
+        fitted = fit(*args, fold=fold, **kwargs)
+        if fold == 2:
+            fitted.estimator.fit_log_ = {**fitted.estimator.fit_log_, "status": "time_limit", "mip_gap": 0.25,
+                                         "reproducible": False, "cut_by_clock": ["relabel_mip"]}
+        return fitted
+
+    monkeypatch.setattr(train_module, "_fit", fit_with_fold_2_cut)
+    spec, _, tmp = toy
+    spec.write_text(spec.read_text().replace("evaluate { holdout 0.3 stratify seed 5 }", "evaluate { cv 3 seed 5 }"))
+    assert run(["compile-and-train", str(spec), "-o", str(tmp / "cv"), "-q"], capsys)[0] == 0
+    fits = json.loads((tmp / "cv" / "metrics.json").read_text())["evaluation"]["fold_fits"]
+    assert [f["fold"] for f in fits] == [1, 2, 3]
+    assert fits[1] == {"fold": 2, "status": "time_limit", "mip_gap": 0.25, "reproducible": False,
+                       "cut_by_clock": ["relabel_mip"]}
+    assert fits[0]["reproducible"] is True and not fits[0]["cut_by_clock"]
+    for render in (False, True):
+        if render:  # `fairspec report` reads the files back (and checks them against the schema)
+            assert run(["report", str(tmp / "cv")], capsys)[0] == 0
+        page = re.sub(r"\s+", " ", (tmp / "cv" / "report.html").read_text())
+        assert "fold 2: time_limit, MIP gap 25.00%, the time limit stopped relabel_mip" in page
+        assert "not guaranteed, the time limit stopped the fit of fold 2 (relabel_mip)" in page
+        # the summary card's verdict says it, not the training log alone
+        card = page[page.index('<div class="card-detail">The criterion is measured'):]
+        assert card[:card.index("</div>")].endswith("The time limit stopped the fit of fold 2 (relabel_mip): each "
+                                                     "such model is the best found in time, not what the method "
+                                                     "would give with its work done, and a faster or idle machine "
+                                                     "may give another.")

@@ -5,6 +5,7 @@ browser fails this test instead of skipping it.
 """
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -98,3 +99,30 @@ def test_console_error_detection_works(tmp_path):
     result = run_chromium(page, tmp_path / "profile", "--dump-dom")
     errors = console_errors(result.stderr)
     assert any("not_defined_anywhere" in line for line in errors), result.stderr[-2000:]
+
+
+def _renamed(doc, old: str, new: str):
+    """``doc`` with every key or string ``old`` replaced by ``new`` (a group's name throughout)."""
+    if isinstance(doc, dict):
+        return {(new if k == old else k): _renamed(v, old, new) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_renamed(v, old, new) for v in doc]
+    return new if doc == old else doc
+
+
+def test_a_long_name_from_the_data_wraps_instead_of_widening_the_page(tmp_path):
+    # a 200-character group name and a 150-character category, with no space to break at, had
+    # widened their tables to 2,800 pixels; in print the browser shrank every page to fit them
+    long = "G" * 200
+    model_doc, metrics_doc = (_renamed(doc, GROUPS[-1], long) for doc in make_docs())
+    model_doc["schema"]["features"][2]["categories"] = ["F", "C" * 150]
+    page = write_report(tmp_path / "report.html", build_context(model_doc, metrics_doc))
+    text = page.read_text(encoding="utf-8")
+    assert long in text and "C" * 150 in text
+    # the page measures itself: its width, written into the DOM Chromium dumps
+    page.write_text(text.replace("</body>", "<script>document.body.setAttribute('data-width', "
+                                            "document.documentElement.scrollWidth)</script></body>"), encoding="utf-8")
+    result = run_chromium(page, tmp_path / "profile", "--dump-dom", "--window-size=1000,1400")
+    assert result.returncode == 0, result.stderr[-2000:]
+    width = int(re.search(r'data-width="(\d+)"', result.stdout).group(1))
+    assert width <= 1000

@@ -201,3 +201,17 @@ def test_a_gap_whose_rate_the_groups_do_not_record_is_not_checked(root, tmp_path
 
     edit(d / "metrics.json", without_accuracy)
     assert read_outputs(d)
+
+
+def test_the_report_written_with_the_files_is_the_one_fairspec_report_renders_from_them(tmp_path, capsys):
+    # an infinite fit-log value (a relabelling MIP without a bound) is null in the JSON files: the
+    # report rendered from the documents in memory had printed inf, a re-render "—" (found in review)
+    model_doc, metrics_doc = make_docs(bound=BOUND)
+    metrics_doc["training_log"]["relabel_bound"] = math.inf
+    model_doc["training"]["fit_log"]["relabel_bound"] = math.inf
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    written = (d / "report.html").read_text(encoding="utf-8")
+    assert "inf" not in written.split("relabel_bound", 1)[1][:200]
+    assert main(["report", str(d)]) == 0
+    capsys.readouterr()
+    assert (d / "report.html").read_text(encoding="utf-8") == written

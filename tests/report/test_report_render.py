@@ -676,3 +676,69 @@ def test_a_gap_just_above_the_bound_never_prints_as_the_bound():
     assert fmt_gap_against(0.0502, 0.05) == "0.0502"
     assert fmt_gap_against(0.04999, 0.05) == "0.0500"  # within the bound: rounding says nothing wrong
     assert fmt_gap_against(None, 0.05) == "—"
+
+
+def test_a_fit_the_clock_cut_says_so_by_its_status_its_gap_and_its_verdict():
+    # a rule set whose every stage the clock stopped returned the empty rule set with a green
+    # MET, status "heuristic" and MIP gap "—" (found in review)
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.1])]
+    pts[1][1]["training_log"].update(status="heuristic", mip_gap=None, reproducible=False,
+                                     cut_by_clock=["cg", "final_ip"])
+    context = build_context(*pts[0], sweep=pts)
+    cut, whole = context.runs[1], context.runs[0]
+    assert cut.training.status == "heuristic"
+    assert cut.training.status_note == "(the time limit stopped cg, final_ip)" and whole.training.status_note == ""
+    assert cut.training.mip_gap == ("none: the time limit stopped cg, final_ip before a solver returned a solution "
+                                    "it could measure")
+    assert cut.fairness.badge.caveat.endswith("the time limit stopped the fit")
+    assert "The time limit stopped the kept model's fit (cg, final_ip)" in cut.fairness.badge.explanation
+    assert "time limit" not in (whole.fairness.badge.caveat or "") + whole.fairness.badge.explanation
+    page = re.sub(r"\s+", " ", html_lib.unescape(render_report(context)))
+    # the sweep table's row of the point says it too
+    assert page.count("the time limit stopped the fit</span>") == 2  # its table row and its section
+    assert "<code>heuristic</code> (the time limit stopped cg, final_ip)" in page
+
+
+def test_an_interval_end_beside_the_bound_is_printed_on_its_side_of_it():
+    from fairspec.report.context import _interval_sentence, fmt_interval
+
+    # four decimals had printed 0.05004 as 0.0500: "0.0000 to 0.0500 reaches above the bound 0.05"
+    assert _interval_sentence([0.0, 0.05004], 0.05, 0.95, True) == (
+        " Its 95% interval, 0.0000 to 0.05004, reaches above the bound: the test rows are too few to show that "
+        "the gap on new data is within it.")
+    assert fmt_interval([0.0, 0.05004]) == "0.0000 to 0.0500"  # a gap with no bound keeps four decimals
+    model_doc, metrics_doc = make_docs(bound=0.05)
+    metrics_doc["test"]["gap_intervals"]["gaps"]["equal_opportunity"] = [0.01, 0.05004]
+    metrics_doc["fairness"]["interval_test"] = [0.01, 0.05004]
+    run = build_context(model_doc, metrics_doc).runs[0]
+    assert run.fairness.interval_test.startswith("0.0100 to 0.05004 (")
+    assert {g.name: g.interval for g in run.gaps}["equal_opportunity"] == "0.0100 to 0.05004"
+
+
+def _label_box(p):
+    from fairspec.report.context import LABEL_CHAR_WIDTH, LABEL_HEIGHT
+
+    x, y, width = float(p.label_x), float(p.label_y), LABEL_CHAR_WIDTH * len(p.label)
+    left = x - width if p.label_anchor == "end" else x
+    return left, left + width, y - LABEL_HEIGHT, y
+
+
+def test_sweep_chart_labels_never_overprint_and_one_spot_shares_one_label():
+    # λ = 5 and λ = 1e9 both gave gap 0 and accuracy 0.530: their labels printed over each other
+    # and read "λ = 5000000000" (found in review); two points 0.0026 apart overprinted too
+    pts = []
+    for i, (penalty, gap, accuracy) in enumerate([(0.0, 0.20, 0.70), (5.0, 0.0, 0.53), (1e9, 0.0, 0.53),
+                                                  (2.0, 0.0026, 0.5302), (3.0, 0.004, 0.531)]):
+        model_doc, metrics_doc = make_docs(bound=None, penalty=penalty, seed=i)
+        metrics_doc["fairness"]["achieved_test"] = gap
+        metrics_doc["test"]["accuracy"] = accuracy
+        pts.append((model_doc, metrics_doc))
+    chart = build_context(*pts[0], sweep=pts).sweep.chart
+    labels = [p.label for p in chart.points]
+    assert labels[1] == "λ = 5, λ = 1000000000" and labels[2] == ""
+    boxes = [_label_box(p) for p in chart.points if p.label]
+    assert len(boxes) == 4
+    for i, a in enumerate(boxes):
+        assert a[2] >= chart.top  # below the bound labels over the plot
+        for b in boxes[i + 1:]:
+            assert a[1] <= b[0] or b[1] <= a[0] or a[3] <= b[2] or b[3] <= a[2], (a, b)
