@@ -65,6 +65,12 @@ def error_handler(stderr):
         stderr.write("fairspec: interrupted; no output was written for the unfinished step\n")
         raise _ExitCode(EXIT_INTERRUPTED) from None
     except Exception as exc:  # noqa: BLE001 - the last line of defence
+        if isinstance(exc, OSError) and exc.filename is not None:
+            # a path the system refused (a folder the user may not enter, a name too long):
+            # Python's Path.is_dir() and exists() raise these where the readers had not looked
+            # for them (found in review), and none of it is fairspec's fault
+            stderr.write(f"{exc.filename}: error: cannot use this path ({exc.strerror or exc})\n")
+            raise _ExitCode(EXIT_USER) from None
         fd, log = tempfile.mkstemp(prefix=f"fairspec-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
         with os.fdopen(fd, "w") as fh:
             traceback.print_exc(file=fh)
@@ -377,7 +383,10 @@ def cmd_predict(args, out, err) -> int:
         shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
         err.write(f"{args.data}: warning: column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} "
                   f"a category never seen in training ({shown}); the model reads it as a missing value\n")
-    text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False, float_format="%.6g")
+    # every digit (the shortest text that reads back as the same float): six had differed from
+    # the Python API's scores by up to 5e-7 and made ties that change an AUC recomputed from the
+    # file, and could print 0.5 beside a prediction of 1 (found in review)
+    text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False)
     if args.output:
         try:
             if in_place:
@@ -437,14 +446,14 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("check", cmd_check, "parse a spec and check it against its data")
-    p.add_argument("spec")
+    p.add_argument("spec", type=_spec_argument)
     p = add("compile", cmd_compile, "print the training plan of a spec")
-    p.add_argument("spec")
+    p.add_argument("spec", type=_spec_argument)
     p.add_argument("--emit-model", metavar="PATH",
                    help="rule_set only: write the FairCG master problem to PATH and its pricing problem "
                         "beside it as NAME.pricing.SUFFIX; the suffix, .lp or .mps, chooses the format")
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
-    p.add_argument("spec")
+    p.add_argument("spec", type=_spec_argument)
     p.add_argument("-o", "--out", metavar="DIR", help="output directory (default: the spec's output)")
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
@@ -458,6 +467,13 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json")
     p.add_argument("dir")
     return parser
+
+
+def _spec_argument(text: str) -> str:
+    """A spec path as given; an empty one is a usage error (it had read as ".", "a directory")."""
+    if not text:
+        raise argparse.ArgumentTypeError("empty path: name a .fair file")
+    return text
 
 
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:

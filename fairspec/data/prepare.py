@@ -54,15 +54,28 @@ def category_text(value) -> str:
     return str(value)
 
 
-def _integral_float_text(text: str) -> str | None:
-    """``"2"`` for ``"2.0"`` (the text older model files hold for a whole float); else None."""
-    if not text.endswith(".0"):
+#: whole numbers beyond this have no exact float, so two of them could read as one number
+_EXACT_INTEGERS = 2.0 ** 53
+
+
+def _number_text(text: str) -> str | None:
+    """The text :func:`category_text` gives the number ``text`` spells (``"13"`` for ``"13.0"``,
+    ``"1.5"`` for ``"1.50"``), or None when it spells none exactly.
+
+    A column is typed by the whole file: with one text cell in it ("unknown") every cell stays
+    text, so a cell ``13.0`` stayed "13.0" and missed the category "13" that the same cell,
+    read in a file of numbers, matched: one row changed how the others were scored (found in
+    review).  Model files written before :func:`category_text` stored a whole float as "2.0";
+    through this they answer to "2" too."""
+    if "_" in text:  # float() reads 1_000 as 1000; a category spelled so is a name, not a number
         return None
     try:
         number = float(text)
     except ValueError:
         return None
-    return category_text(number) if category_text(number) + ".0" == text else None
+    if not np.isfinite(number) or abs(number) >= _EXACT_INTEGERS:
+        return None
+    return category_text(number)
 
 
 @dataclass
@@ -180,25 +193,36 @@ def _category_codes(col: pd.Series, lookup: dict[str, int]) -> tuple[np.ndarray,
         texts = list(dict.fromkeys(category_text(v) for v, m in zip(cells, missing) if not m))
         position = {t: i for i, t in enumerate(texts)}
         codes = np.array([-1 if m else position[category_text(v)] for v, m in zip(cells, missing)], dtype=np.intp)
-    by_value = np.array([lookup.get(t, np.nan) for t in texts] + [np.nan], dtype=float)
+    found = [_code_of(t, lookup) for t in texts]
+    by_value = np.array([np.nan if c is None else c for c in found] + [np.nan], dtype=float)
     coded = by_value[codes]  # codes of -1 pick the last entry, NaN
     counts = np.bincount(codes[codes >= 0], minlength=len(texts))
     unseen: dict[str, int] = {}
     for i, t in enumerate(texts):
-        if t not in lookup:
+        if found[i] is None:
             unseen[t] = unseen.get(t, 0) + int(counts[i])
     return coded, unseen
 
 
 def _category_lookup(categories: list[str]) -> dict[str, int]:
-    """Category text -> code.  Model files written before :func:`category_text` stored a whole
-    float as ``"2.0"``; such a category also answers to ``"2"`` so those models still score."""
+    """Category text -> code.  A category that spells a number also answers to that number's
+    text (:func:`_number_text`), as a cell does that is no category's exact text
+    (:func:`_category_codes`): ``13.0`` finds "13", and ``13`` finds "13.0"."""
     lookup = {c: i for i, c in enumerate(categories)}
     for i, c in enumerate(categories):
-        alias = _integral_float_text(c)
+        alias = _number_text(c)
         if alias is not None:
             lookup.setdefault(alias, i)
     return lookup
+
+
+def _code_of(text: str, lookup: dict[str, int]) -> int | None:
+    """The code of a cell's text: its exact category, else the category of the number it spells."""
+    code = lookup.get(text)
+    if code is None:
+        alias = _number_text(text)
+        code = None if alias is None else lookup.get(alias)
+    return code
 
 
 @dataclass

@@ -21,7 +21,7 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import LEADING_ZERO, column_kind, value_mask
+from fairspec.data.table import LEADING_ZERO, column_kind, value_mask, values_present
 from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
@@ -694,8 +694,8 @@ class _Checker:
         if flt.op not in ("in", "not in", "==", "!="):
             return
         values = None
-        for j, value in enumerate(flt.values):
-            if value_mask(series, "==", [value]).any():
+        for j, (value, present) in enumerate(zip(flt.values, values_present(series, flt.values))):
+            if present:
                 continue
             if values is None:
                 values = _distinct(series)

@@ -28,6 +28,10 @@ SPEC_ENCODING_HINT = "save the spec as UTF-8 (most editors offer it under 'Save 
 _LONE_CR = re.compile(r"\r(?!\n)")
 DATA_NOT_FOUND = "data file '{path}' not found: tried {first} and {second}"
 DATA_IS_A_DIRECTORY = "data path {path} is a directory, not a CSV file"
+DATA_NOT_REGULAR = "data path {path} is not a regular file (a device or a pipe): name a CSV file"
+DATA_PATH_UNUSABLE = "data path '{path}' cannot be used: {reason}"
+#: the largest spec file read: a spec is a page of text, and a file past this is not one
+MAX_SPEC_BYTES = 1_000_000
 DATA_NOT_FOUND_ABSOLUTE = "data file '{path}' not found"
 DATA_NOT_FOUND_HINT = "a relative data path is read from the spec file's folder first, then from the current directory"
 DATA_PATH_EMPTY = "data path is empty: name the CSV file (.csv or .csv.gz) to read"
@@ -132,6 +136,12 @@ def load_spec(path: str | pathlib.Path) -> SpecDocument:
     """
     path = pathlib.Path(path)
     try:
+        # a named pipe had blocked the read for ever, /dev/zero filled the memory (found in review)
+        if path.exists() and not path.is_dir() and not path.is_file():
+            raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason="not a regular file"))], None, str(path))
+        if path.is_file() and path.stat().st_size > MAX_SPEC_BYTES:
+            raise SpecError([Diagnostic(SPEC_UNREADABLE.format(
+                reason=f"{path.stat().st_size:,} bytes, more than a spec's {MAX_SPEC_BYTES:,}"))], None, str(path))
         raw = path.read_bytes()
     except OSError as error:
         raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason=error.strerror or error))], None, str(path)) from None
@@ -172,11 +182,22 @@ def resolve_data_path(doc: SpecDocument) -> pathlib.Path:
     written = pathlib.Path(doc.spec.data.path).expanduser()
     places = [written] if written.is_absolute() else [doc.path.parent / written] if doc.path is not None else []
     places += [] if written.is_absolute() else [pathlib.Path.cwd() / written]
-    folders = [p for p in places if p.is_dir()]
-    if folders and not any(p.is_file() for p in places):
+    try:
+        folders = [p for p in places if p.is_dir()]
+        others = [p for p in places if p.exists() and not p.is_dir() and not p.is_file()]
+        any_file = any(p.is_file() for p in places)
+    except OSError as error:
+        # a name too long, a folder the user may not enter: Path.is_dir() raises these, which had
+        # ended as an internal error (found in review)
+        raise SpecSemanticError([Diagnostic(DATA_PATH_UNUSABLE.format(path=doc.spec.data.path,
+                                                                      reason=error.strerror or error), span)],
+                                doc.text, doc.filename) from None
+    if folders and not any_file:
         # "not found" would send the user looking for a file that is there, as a folder
         raise SpecSemanticError([Diagnostic(DATA_IS_A_DIRECTORY.format(path=folders[0]), span,
                                             "name the CSV file inside it")], doc.text, doc.filename)
+    if others and not any_file:
+        raise SpecSemanticError([Diagnostic(DATA_NOT_REGULAR.format(path=others[0]), span)], doc.text, doc.filename)
     if written.is_absolute():
         if written.is_file():
             return written

@@ -20,7 +20,8 @@ import pandas as pd
 import fairspec
 from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.model_file import is_integer, show
+from fairspec.dsl.check import MISSING_STRATEGIES
+from fairspec.models.model_file import integer, is_integer, number, show
 from fairspec.pipeline.files import number_problem, read_json
 from fairspec.plan.families import FAMILIES
 from fairspec.plan.plan import Plan
@@ -181,6 +182,7 @@ class LoadedModel(FittedPipeline):
             if isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented:
                 estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
                 cls._check_estimator(estimator, encoder)
+                cls._check_text(doc, encoder, imputer, estimator)
         except damage as exc:
             # the families' own errors already say what is wrong; others need their type to be read
             why = str(exc) if isinstance(exc, FairspecError) else f"{type(exc).__name__}: {exc}"
@@ -209,6 +211,9 @@ class LoadedModel(FittedPipeline):
         missing = pre.get("missing")
         if not isinstance(missing, dict) or not isinstance(missing.get("strategy"), str):
             raise ValueError("preprocessing.missing must be an object with a 'strategy'")
+        if missing["strategy"] not in (*MISSING_STRATEGIES, "impute"):
+            raise ValueError(f"unknown missing strategy {show(missing['strategy'])} (the strategies: "
+                             f"{', '.join((*MISSING_STRATEGIES, 'impute'))})")
         # training imputes exactly under `missing impute(...)`; without the imputer the rows'
         # missing values would reach an estimator that was never fitted on any
         if (missing["strategy"] == "impute") != (imputer is not None):
@@ -228,6 +233,12 @@ class LoadedModel(FittedPipeline):
                 raise ValueError(f"categorical feature {name!r} lists a category twice")
         if imputer is None:
             return
+        # Imputer.from_json converts with int() and float(), which read "3", 2.9 and true alike:
+        # the file's own values must be what training writes
+        raw = pre["imputer"]
+        integer(raw["k"], "the imputer's k", low=1, high=1_000_000)
+        for v in raw["fill"]:
+            number(v, "an imputer fill value")
         p = len(encoder.names)
         if imputer.method not in ("mean", "median", "knn"):
             raise ValueError(f"unknown imputation method {imputer.method!r}")
@@ -249,7 +260,7 @@ class LoadedModel(FittedPipeline):
         if imputer.method == "knn":
             ref = imputer.reference
             def usable(v):
-                return v is None or (isinstance(v, (int, float)) and np.isfinite(v))
+                return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v))
 
             if imputer.k < 1 or not isinstance(ref, list) or not ref or not all(
                     isinstance(row, list) and len(row) == p and all(usable(v) for v in row) for row in ref):
@@ -264,11 +275,44 @@ class LoadedModel(FittedPipeline):
                              f"the encoder makes {p}")
         if not callable(getattr(estimator, "predict_proba", None)):
             raise ValueError(f"{type(estimator).__name__} gives no class probabilities")
+        # training hands every family the encoder's categorical columns; a tree told otherwise
+        # compares category codes with numeric split points, and its scores are quietly wrong
+        # (found in review: an encoder edited to call a numeric feature categorical loaded)
+        categorical = getattr(estimator, "categorical_features", None)
+        if categorical is not None:
+            given = sorted(int(j) for j in categorical) if all(is_integer(j) for j in categorical) else categorical
+            if given != encoder.categorical_indices:
+                raise ValueError(f"the estimator reads features {show(list(categorical))} as categorical, but the "
+                                 f"encoder codes {encoder.categorical_indices} as categories")
         # training codes the target 0/1; other labels would break `predict` or swap the classes
         classes = getattr(estimator, "classes_", None)
         classes = None if classes is None else np.asarray(classes).tolist()
         if classes != [0, 1]:
             raise ValueError(f"the classes must be [0, 1], got {classes!r}")
+
+    @staticmethod
+    def _check_text(doc: dict, encoder: FeatureEncoder, imputer: Imputer | None, estimator) -> None:
+        """``ValueError`` unless ``model.text`` is what the estimator's own description gives.
+
+        The text is what a reviewer reads and signs off; the estimator is what scores.  A split
+        point edited from 10 to 15 with the text left as it was had loaded, and ``predict``
+        scored by the edit while the text still said 10 (found in review)."""
+        model = doc["model"]
+        class_names = model["class_names"]
+        if not (isinstance(class_names, list) and len(class_names) == 2 and all(isinstance(c, str) for c in class_names)):
+            raise ValueError("model.class_names must be the two class names as text, negative then positive")
+        imputed = imputer is not None or doc["preprocessing"]["missing"]["strategy"] == "drop"
+        drawn = estimator.describe(encoder.names, encoder.category_names, class_names=class_names, imputed=imputed)
+        text = model["text"]
+        if text == drawn:
+            return
+        if not (isinstance(text, list) and all(isinstance(line, str) for line in text)):
+            raise ValueError("model.text must be a list of lines of text")
+        at = next((i for i, (a, b) in enumerate(zip(text, drawn)) if a != b), min(len(text), len(drawn)))
+        said = repr(text[at]) if at < len(text) else "nothing (the text ends)"
+        gives = repr(drawn[at]) if at < len(drawn) else "nothing (its description ends)"
+        raise ValueError(f"model.text is not the model that scores: its line {at + 1} reads {said}, where the "
+                         f"estimator gives {gives}; the file was edited after training")
 
     @property
     def strategy(self) -> str:

@@ -71,11 +71,31 @@ def read_json(path, kind: str, not_found_hint: str = ""):
     except OSError as exc:
         raise ModelFileError(f"{path}: error: cannot read the {kind} file ({exc.strerror or exc})") from None
     try:
-        return json.loads(text, parse_int=_parse_int)
+        return json.loads(text, parse_int=_parse_int, object_pairs_hook=_one_value_per_key)
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
+    except _RepeatedKey as exc:
+        raise ModelFileError(f"{path}: error: damaged {kind} file (the key {exc.key!r} appears twice in one "
+                             f"object; no file fairspec writes repeats one)") from None
     except RecursionError:  # the decoder recurses once per nesting level
         raise ModelFileError(f"{path}: error: damaged {kind} file (JSON nested too deeply)") from None
+
+
+class _RepeatedKey(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _one_value_per_key(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as a dict, refusing a key given twice: Python keeps the last value, a
+    viewer may show the first, so ``"classes": [1, 0], "classes": [0, 1]`` would read as one
+    model here and another there (found in review)."""
+    doc = dict(pairs)
+    if len(doc) != len(pairs):
+        seen = set()
+        raise _RepeatedKey(next(k for k, _ in pairs if k in seen or seen.add(k)))
+    return doc
 
 
 _FLOAT_MAX = int(sys.float_info.max)

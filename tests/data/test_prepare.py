@@ -50,6 +50,31 @@ def test_a_model_file_that_stored_whole_floats_as_x_point_0_still_scores():
     np.testing.assert_array_equal(encoder.transform(frame)[:, 0], [1, 0, np.nan, np.nan])
 
 
+def test_a_cell_spelling_a_category_as_another_number_text_finds_it_whatever_the_other_rows():
+    # one text cell ("unknown") keeps a whole column as text, and "13.0" had then missed the
+    # category "13" it matched in a file of numbers: one row changed the others' scores (found in review)
+    encoder = FeatureEncoder.fit(pd.DataFrame({"edu": [13, 9, 14, 9]}), ["edu"], ["categorical"])
+    assert encoder.categories == [["13", "14", "9"]]
+    as_numbers = encoder.transform(pd.DataFrame({"edu": [13.0, 9.0, 14.0]}))[:, 0]
+    as_text = encoder.transform(pd.DataFrame({"edu": ["13.0", "9", "14.00", "unknown"]}))[:, 0]
+    np.testing.assert_array_equal(as_numbers, as_text[:3])
+    assert np.isnan(as_text[3])
+    # "+13" and "1.3e1" spell 13; "1_3" is a name (float() would read it as 13), "1e400" no finite number
+    np.testing.assert_array_equal(encoder.transform(pd.DataFrame({"edu": ["+13", "1.3e1", "1_3", "1e400"]}))[:, 0],
+                                  [0, 0, np.nan, np.nan])
+    assert encoder.unseen_categories(pd.DataFrame({"edu": ["13.0", "unknown", "1_3"]})) == {
+        "edu": (2, ["unknown", "1_3"])}
+    # and a category kept as text finds the number a file of numbers holds
+    text_kept = FeatureEncoder.from_json({"names": ["g"], "kinds": ["categorical"], "categories": [["1.50", "x"]]})
+    np.testing.assert_array_equal(text_kept.transform(pd.DataFrame({"g": [1.5, 2.0]}))[:, 0], [0, np.nan])
+
+
+def test_whole_numbers_past_exact_floats_are_never_read_as_one_another():
+    encoder = FeatureEncoder.fit(pd.DataFrame({"id": ["9007199254740993", "5"]}), ["id"], ["categorical"])
+    # the float of 9007199254740992 is that of ...993: only the exact text finds its category
+    assert np.isnan(encoder.transform(pd.DataFrame({"id": ["9007199254740992"]}))[0, 0])
+
+
 GOOD = {"names": ["age", "sex"], "kinds": ["numeric", "categorical"], "categories": [None, ["F", "M"]]}
 
 

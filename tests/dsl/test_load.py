@@ -101,6 +101,36 @@ def test_data_path_not_found_points_at_the_data_string(tmp_path, monkeypatch):
     assert str(tmp_path / "people.csv") in diag.message
 
 
+@pytest.mark.parametrize("kind", ["pipe", "device", "too big"])
+def test_a_spec_path_that_is_no_regular_file_of_a_spec_s_size_is_refused_before_reading(tmp_path, kind):
+    # a named pipe had blocked the read for ever, and /dev/zero read until the memory ran out
+    # (found in review)
+    import os
+
+    path = {"pipe": tmp_path / "pipe.fair", "device": pathlib.Path("/dev/zero"), "too big": tmp_path / "big.fair"}[kind]
+    if kind == "pipe":
+        os.mkfifo(path)
+    elif kind == "too big":
+        path.write_text(SPEC + "#" * 1_000_001, encoding="utf-8")
+    with pytest.raises(SpecError) as info:
+        load_spec(path)
+    reason = "more than a spec's 1,000,000" if kind == "too big" else "not a regular file"
+    assert str(info.value).startswith(f"{path}: error: cannot read the spec file: ") and reason in str(info.value)
+
+
+@pytest.mark.parametrize("data", ["/dev/null", "x" * 300 + ".csv"])
+def test_a_data_path_the_system_will_not_open_as_a_file_is_named_at_the_data_string(tmp_path, data):
+    # a name too long had been an internal error (Path.is_dir() raised), a device "not found"
+    path = tmp_path / "people.fair"
+    path.write_text(SPEC.replace('"people.csv"', f'"{data}"'), encoding="utf-8")
+    with pytest.raises(SpecSemanticError) as info:
+        resolve_data_path(load_spec(path))
+    (diag,) = info.value.diagnostics
+    assert (diag.span.line, diag.span.column) == (2, 6)
+    expected = "is not a regular file (a device or a pipe)" if data == "/dev/null" else "File name too long"
+    assert expected in diag.message
+
+
 def test_example_specs_exist():
     assert EXAMPLE_SPECS, "specs/*.fair: the repository ships example specs"
 

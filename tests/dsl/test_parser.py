@@ -400,3 +400,16 @@ def test_an_unknown_escape_is_a_syntax_error_at_the_escape(typed, escape, column
 def test_the_escapes_json_knows_are_decoded():
     spec = parse(data=r'data "d.csv" where city == "a\\b \/ \"q\" \u00e9\t"')
     assert spec.data.filters[0].values == ('a\\b / "q" é\t',)
+
+
+@pytest.mark.parametrize("statement, column", [
+    ("evaluate { holdout \u0660.\u0663 seed 7 }", 20),  # Arabic-Indic ٠.٣: had read as holdout 0.3
+    ("solver { time_limit \u0661\u0662\u0660s }", 21),  # ١٢٠s
+])
+def test_a_number_is_written_in_ascii_digits(statement, column):
+    text = spec_text(extra=statement)
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(text)
+    (diag,) = info.value.diagnostics
+    assert (diag.span.line, diag.span.column) == (len(BASE) + 2, column)
+    assert "unexpected character" in diag.message

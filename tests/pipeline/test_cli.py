@@ -625,3 +625,70 @@ def test_a_fold_fit_the_clock_cut_is_kept_in_metrics_and_said_by_the_report(toy,
                                                      "such model is the best found in time, not what the method "
                                                      "would give with its work done, and a faster or idle machine "
                                                      "may give another.")
+
+
+@pytest.mark.parametrize("where", ["model", "data", "output"])
+def test_a_path_the_system_refuses_is_a_user_error_naming_it(toy, capsys, where):
+    # a name too long (or a folder the user may not enter) made Path.is_dir() / exists() raise,
+    # which ended as "internal error", exit 70 (found in review)
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "-o", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    too_long = str(tmp / ("n" * 300 + ".csv"))
+    argv = {"model": ["predict", too_long, str(data)],
+            "data": ["predict", str(tmp / "run"), too_long],
+            "output": ["predict", str(tmp / "run"), str(data), "-o", too_long]}[where]
+    code, _, err = run(argv, capsys)
+    assert code == 1 and "internal error" not in err
+    assert err.startswith(too_long + ": error: ") and "File name too long" in err
+
+
+@pytest.mark.parametrize("edit", ["estimator", "text"])
+def test_a_model_whose_text_is_not_its_estimator_is_refused_by_predict_and_report(toy, capsys, edit):
+    # a split point edited with the text left as it was had loaded, and predict scored by the
+    # edit while the text a reviewer signed off said otherwise (found in review)
+    spec, data, tmp = toy
+    out = tmp / "run"
+    assert main(["compile-and-train", str(spec), "-o", str(out), "-q"]) == 0
+    capsys.readouterr()
+    doc = json.loads((out / "model.json").read_text())
+    assert doc["model"]["text"][0].startswith("x1 <= 0.5")
+    if edit == "estimator":
+        doc["model"]["estimator"]["tree"]["threshold"][0] = 1.5
+    else:
+        doc["model"]["text"][0] = doc["model"]["text"][0].replace("x1 <= 0.5", "x1 <= 1.5")
+    (out / "model.json").write_text(json.dumps(doc))
+    code, stdout, err = run(["predict", str(out), str(data)], capsys)
+    assert code == 1 and stdout == ""
+    assert "model.text is not the model that scores: its line 1 reads 'x1 <= " in err
+    assert "the file was edited after training" in err
+    # report refuses it too (first, as it always did, because metrics.json names another model)
+    assert run(["report", str(out)], capsys)[0] == 1
+    from fairspec import load_model
+    from fairspec.errors import ModelFileError
+
+    with pytest.raises(ModelFileError, match="model.text is not the model that scores"):
+        load_model(out)
+
+
+def test_predict_writes_the_scores_the_python_api_returns_to_the_last_digit(toy, capsys, tmp_path):
+    # six significant digits had differed from the API by up to 5e-7 (found in review)
+    from fairspec import load_model
+
+    spec, data, tmp = toy
+    spec.write_text(spec.read_text().replace("learner tree  depth 3", "learner logistic"))
+    assert main(["compile-and-train", str(spec), "-o", str(tmp / "run"), "-q"]) == 0
+    capsys.readouterr()
+    code, csv, _ = run(["predict", str(tmp / "run"), str(data)], capsys)
+    written = pd.read_csv(io.StringIO(csv))
+    labels, scores = load_model(tmp / "run").predict(pd.read_csv(data))
+    assert code == 0 and len(set(scores)) > 100  # logistic scores: no two rows share one by chance
+    np.testing.assert_array_equal(written["score"].to_numpy(), scores)
+    np.testing.assert_array_equal(written["prediction"].to_numpy(), labels)
+
+
+@pytest.mark.parametrize("command", ["check", "compile", "compile-and-train"])
+def test_an_empty_spec_path_is_a_usage_error(command, capsys):
+    # it had read as ".", and the error said the spec file was a directory
+    code, _, err = run([command, ""], capsys)
+    assert code == 2 and "argument spec: empty path: name a .fair file" in err

@@ -105,6 +105,27 @@ DAMAGE = [
      "tree.feature must hold integers, got None"),
     # a leaf's feature past int64 (never read, but it made the column Python objects that numpy
     # refused as indices at predict: an internal error)
+    # a tree or rule set told other categorical columns than the encoder codes compared codes
+    # with split points, and scored quietly wrong (found in review)
+    ("adult_tree", "encoder calls a numeric feature categorical",
+     lambda d: (d["preprocessing"]["encoder"]["kinds"].__setitem__(0, "categorical"),
+                d["preprocessing"]["encoder"]["categories"].__setitem__(0, ["17", "18"])),
+     "the estimator reads features [1, 3, 4, 5, 9] as categorical, but the encoder codes [0, 1, 3, 4, 5, 9] as "
+     "categories"),
+    ("compas_rules", "estimator's categorical features not the encoder's",
+     lambda d: _est(d)["params"].update(categorical_features=[0, 5, 6]),
+     "the estimator reads features [0, 5, 6] as categorical, but the encoder codes [5, 6] as categories"),
+    # values no fairspec writes, which int() and float() had read as something (found in review)
+    ("adult_tree", "unknown missing strategy", lambda d: d["preprocessing"]["missing"].update(strategy="bogus"),
+     "unknown missing strategy 'bogus'"),
+    ("compas_baseline", "imputer k as text", lambda d: d["preprocessing"]["imputer"].update(k="3"),
+     "the imputer's k must be an integer, got '3'"),
+    ("compas_baseline", "fractional imputer k", lambda d: d["preprocessing"]["imputer"].update(k=2.9),
+     "the imputer's k must be an integer, got 2.9"),
+    ("compas_baseline", "imputer fill as text", lambda d: d["preprocessing"]["imputer"]["fill"].__setitem__(0, "1.5"),
+     "an imputer fill value must be a number, got '1.5'"),
+    ("compas_baseline", "imputer fill true", lambda d: d["preprocessing"]["imputer"]["fill"].__setitem__(0, True),
+     "an imputer fill value must be a number, got True"),
     ("compas_baseline", "huge leaf feature",
      lambda d: _est(d)["tree"]["feature"].__setitem__(_est(d)["tree"]["left"].index(-1), 10 ** 20),
      "feature 100000000000000000000 is out of range (a leaf has -2)"),
@@ -198,3 +219,19 @@ def test_a_format_version_no_fairspec_wrote_is_refused_by_predict_and_report(roo
     metrics.write_text(text.replace('"format_version": 1,', f'"format_version": {literal},', 1), encoding="utf-8")
     assert main(["report", str(run), "-q"]) == 1
     assert "metrics file format" in capsys.readouterr().err
+
+
+def test_a_key_repeated_in_one_object_is_refused_by_predict_and_report(root, tmp_path, capsys):
+    # Python kept the last value, a viewer may show the first: "classes": [1, 0], "classes": [0, 1]
+    # read as one model here and another there (found in review)
+    run = shutil.copytree(root / "reports" / "compas_baseline", tmp_path / "run")
+    text = (run / "model.json").read_text(encoding="utf-8")
+    assert text.count('"classes": [\n') == 1
+    (run / "model.json").write_text(text.replace('"classes": [\n', '"classes": [1, 0], "classes": [\n', 1),
+                                    encoding="utf-8")
+    expected = (f"{run / 'model.json'}: error: damaged model file (the key 'classes' appears twice in one object; "
+                "no file fairspec writes repeats one)\n")
+    assert main(["predict", str(run), str(_scored_csv(root, tmp_path, "compas_baseline")), "-q"]) == 1
+    assert capsys.readouterr().err == expected
+    assert main(["report", str(run), "-q"]) == 1
+    assert capsys.readouterr().err == expected
