@@ -335,16 +335,27 @@ def coerce_like(value, series: pd.Series):
     return str(value) if not isinstance(value, str) else value
 
 
+def _targets(series: pd.Series, values: Sequence) -> list[tuple[bool, object]]:
+    """Each of ``values`` as the column's cells are compared with it (:func:`coerce_like`):
+    ``(True, number)`` in a numeric column, ``(False, text)`` otherwise."""
+    numeric = column_kind(series) == "numeric"
+    targets = []
+    for value in values:
+        target = coerce_like(value, series)
+        targets.append((True, target) if numeric and isinstance(target, float) else (False, str(target)))
+    return targets
+
+
 def _equal_mask(series: pd.Series, values: Sequence) -> np.ndarray:
-    """Rows of ``series`` equal to one of ``values`` (each read as the column's cells are, by
-    :func:`coerce_like`).  The column is converted once for all the values: once per value, an
-    allow-list of 10,000 ids took a minute to check (found in review)."""
-    targets = [coerce_like(v, series) for v in values]
+    """Rows of ``series`` equal to one of ``values`` (:func:`_targets`).  The column is
+    converted once for all the values: once per value, an allow-list of 10,000 ids took a
+    minute to check (found in review)."""
+    targets = _targets(series, values)
+    numbers = [t for is_number, t in targets if is_number and not np.isnan(t)]
+    texts = [t for is_number, t in targets if not is_number]
     mask = np.zeros(len(series), dtype=bool)
-    numbers = [t for t in targets if isinstance(t, float)] if column_kind(series) == "numeric" else []
     if numbers:
-        mask |= np.isin(series.astype(float).to_numpy(), [n for n in numbers if not np.isnan(n)])
-    texts = [str(t) for t in targets if not (numbers and isinstance(t, float))]
+        mask |= np.isin(series.astype(float).to_numpy(), numbers)
     if texts:
         mask |= series.astype("string").isin(texts).fillna(False).to_numpy(dtype=bool)
     return mask
@@ -353,21 +364,10 @@ def _equal_mask(series: pd.Series, values: Sequence) -> np.ndarray:
 def values_present(series: pd.Series, values: Sequence) -> list[bool]:
     """For each of ``values``, whether a row of ``series`` equals it, as ``value_mask``'s ``==``
     reads it; the column's distinct values are taken once for all of them."""
-    numeric = column_kind(series) == "numeric"
-    numbers: set | None = None
-    texts: set | None = None
-    found = []
-    for value in values:
-        target = coerce_like(value, series)
-        if numeric and isinstance(target, float):
-            if numbers is None:
-                numbers = set(series.astype(float).dropna().tolist())
-            found.append(target in numbers)
-        else:
-            if texts is None:
-                texts = set(series.astype("string").dropna().tolist())
-            found.append(str(target) in texts)
-    return found
+    targets = _targets(series, values)
+    numbers = set(series.astype(float).dropna().tolist()) if any(n for n, _ in targets) else set()
+    texts = set(series.astype("string").dropna().tolist()) if not all(n for n, _ in targets) else set()
+    return [t in (numbers if is_number else texts) for is_number, t in targets]
 
 
 def value_mask(series: pd.Series, op: str, values: Sequence) -> np.ndarray:

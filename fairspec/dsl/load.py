@@ -139,9 +139,10 @@ def load_spec(path: str | pathlib.Path) -> SpecDocument:
         # a named pipe had blocked the read for ever, /dev/zero filled the memory (found in review)
         if path.exists() and not path.is_dir() and not path.is_file():
             raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason="not a regular file"))], None, str(path))
-        if path.is_file() and path.stat().st_size > MAX_SPEC_BYTES:
+        size = path.stat().st_size if path.is_file() else 0
+        if size > MAX_SPEC_BYTES:
             raise SpecError([Diagnostic(SPEC_UNREADABLE.format(
-                reason=f"{path.stat().st_size:,} bytes, more than a spec's {MAX_SPEC_BYTES:,}"))], None, str(path))
+                reason=f"{size:,} bytes, more than a spec's {MAX_SPEC_BYTES:,}"))], None, str(path))
         raw = path.read_bytes()
     except OSError as error:
         raise SpecError([Diagnostic(SPEC_UNREADABLE.format(reason=error.strerror or error))], None, str(path)) from None

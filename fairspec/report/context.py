@@ -1113,7 +1113,8 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     mip_gap = log.pop("mip_gap", None)
     mip_gap_of = log.pop("mip_gap_of", None)
     reproducible = log.pop("reproducible", None)
-    cut = log.pop("cut_by_clock", None) or []
+    cut = _cut_stages(log)
+    log.pop("cut_by_clock", None)
     clock_cap = log.pop("clock_cap", True)
     if reproducible is None:
         reproducible_text = UNDEFINED
@@ -1131,7 +1132,7 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
                              + "; the same spec, data and seed give this model again under the same software "
                                "(in the header)")
     else:
-        reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(map(str, cut))
+        reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(cut)
                              + "; a faster or idle machine may give another model")
     fold_cuts = _fold_cuts(metrics_doc)
     if fold_cuts:
@@ -1141,10 +1142,10 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
     timing = metrics_doc.get("timing") or {}
     return TrainingView(
         status=str(status) if status is not None else UNDEFINED,
-        status_note=f"(the time limit stopped {', '.join(map(str, cut))})" if cut else "",
+        status_note=f"(the time limit stopped {', '.join(cut)})" if cut else "",
         folds=_fold_fits_text(metrics_doc),
         seconds=fmt_seconds(seconds),
-        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status, log.get("selected_from"), [str(c) for c in cut]),
+        mip_gap=_mip_gap_text(mip_gap, mip_gap_of, status, log.get("selected_from"), cut),
         seed=fmt_number(training.get("seed")),
         reproducible=reproducible_text,
         other=tuple(key_value(k, v, FIT_LOG_TERMS, FIT_LOG_RECORD_TERMS) for k, v in sorted(log.items())),
