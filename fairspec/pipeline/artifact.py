@@ -185,7 +185,11 @@ class LoadedModel(FittedPipeline):
                 cls._check_text(doc, encoder, imputer, estimator)
         except damage as exc:
             # the families' own errors already say what is wrong; others need their type to be read
-            why = str(exc) if isinstance(exc, FairspecError) else f"{type(exc).__name__}: {exc}"
+            if isinstance(exc, KeyError) and exc.args:
+                # "KeyError: 'encoder'" is Python's way of saying it
+                why = f"the entry {show(exc.args[0])} is missing"
+            else:
+                why = str(exc) if isinstance(exc, FairspecError) else f"{type(exc).__name__}: {exc}"
             raise ModelFileError(f"{source}: error: damaged model file ({why})") from None
         if not (isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented):
             raise ModelFileError(f"{source}: error: unknown model family {family!r}")
@@ -287,7 +291,8 @@ class LoadedModel(FittedPipeline):
         # training codes the target 0/1; other labels would break `predict` or swap the classes
         classes = getattr(estimator, "classes_", None)
         classes = None if classes is None else np.asarray(classes).tolist()
-        if classes != [0, 1]:
+        # [false, true] and [0.0, 1.0] equal [0, 1] in Python, but training writes the integers
+        if classes != [0, 1] or not all(is_integer(c) for c in classes):
             raise ValueError(f"the classes must be [0, 1], got {classes!r}")
 
     @staticmethod
@@ -299,7 +304,8 @@ class LoadedModel(FittedPipeline):
         scored by the edit while the text still said 10 (found in review)."""
         model = doc["model"]
         class_names = model["class_names"]
-        if not (isinstance(class_names, list) and len(class_names) == 2 and all(isinstance(c, str) for c in class_names)):
+        if not (isinstance(class_names, list) and len(class_names) == 2
+                and all(isinstance(c, str) for c in class_names)):
             raise ValueError("model.class_names must be the two class names as text, negative then positive")
         imputed = imputer is not None or doc["preprocessing"]["missing"]["strategy"] == "drop"
         drawn = estimator.describe(encoder.names, encoder.category_names, class_names=class_names, imputed=imputed)

@@ -97,8 +97,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, json_values,
-                                        labels_to_json, number, params_at_fit, record_params,
+from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
+                                        json_values, labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
 from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.rule_set.binarize import Binarizer, Literal
@@ -871,7 +871,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         kind = doc.get("kind") if isinstance(doc, dict) else None
         if kind != "rule_set":
             raise ModelFileError(f"not a rule_set model (kind={kind!r})")
-        if doc.get("format_version") != FORMAT_VERSION or isinstance(doc.get("format_version"), bool):
+        if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
             raise ModelFileError(f"rule_set model format {doc.get('format_version')!r} is not {FORMAT_VERSION}")
         # content errors are ValueErrors, as the baseline's loader raises them (the pipeline
         # names either kind as a damaged model file); a missing entry or a value of the wrong

@@ -34,7 +34,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    numeric_target, require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, json_values,
+from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, number_text, shown_classes
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
@@ -582,7 +582,7 @@ def estimator_from_json(doc: dict):
     cls = _KINDS.get(kind) if isinstance(kind, str) else None
     if cls is None:
         raise ModelFileError(f"not a missing-aware tree model: kind {kind!r}")
-    if doc.get("format_version") != FORMAT_VERSION:
+    if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
         raise ModelFileError(f"tree model format version {doc.get('format_version')!r}; "
                              f"this fairspec reads {FORMAT_VERSION}")
     try:
