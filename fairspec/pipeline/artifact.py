@@ -266,9 +266,9 @@ class LoadedModel(FittedPipeline):
             def usable(v):
                 return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v))
 
-            if imputer.k < 1 or not isinstance(ref, list) or not ref or not all(
+            if not isinstance(ref, list) or not ref or not all(
                     isinstance(row, list) and len(row) == p and all(usable(v) for v in row) for row in ref):
-                raise ValueError(f"a knn imputer needs k >= 1 and reference rows of {p} numbers or nulls")
+                raise ValueError(f"a knn imputer needs reference rows of {p} numbers or nulls")
 
     @staticmethod
     def _check_estimator(estimator, encoder: FeatureEncoder) -> None:

@@ -48,14 +48,18 @@ _POINT_DIR = re.compile(r"point-\d+")
 
 def model_digest(model_doc: dict) -> str:
     """SHA-256 of a model document's canonical text, as written to model.json."""
-    return hashlib.sha256(dumps(model_doc).encode("utf-8")).hexdigest()
+    return _digest(dumps(model_doc))
 
 
-def _stamped(model_doc: dict, metrics_doc: dict) -> dict:
+def _digest(model_text: str) -> str:
+    return hashlib.sha256(model_text.encode("utf-8")).hexdigest()
+
+
+def _stamped(model_text: str, metrics_doc: dict) -> dict:
     # The digest ties metrics.json to its model.json: a report drawn from one run's model and
     # another run's metrics would contradict itself and nothing in it would show it.
     return {**metrics_doc, "format": METRICS_FORMAT, "format_version": FORMAT_VERSION,
-            "model_sha256": model_digest(model_doc)}
+            "model_sha256": _digest(model_text)}
 
 
 def _sweep_document(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> dict:
@@ -113,26 +117,23 @@ def render_outputs(points: list[tuple[dict, dict]], failed: list[dict] = ()) -> 
     # the report is rendered from the documents as the files hold them, so it says what
     # `fairspec report` says from those files: rendered from the documents in memory, it had
     # printed a bound of inf that the files hold as null (found in review)
-    points = [(_as_written(m), _as_written(_stamped(m, d))) for m, d in points]
-    failed = _as_written(list(failed))
+    texts = []
+    for model_doc, metrics_doc in points:
+        model_text = dumps(model_doc)
+        texts.append((model_text, dumps(_stamped(model_text, metrics_doc))))
+    points = [(json.loads(model_text), json.loads(metrics_text)) for model_text, metrics_text in texts]
+    failed = json.loads(dumps(list(failed)))
     files: dict[str, str] = {}
     if len(points) == 1 and not failed:
-        model_doc, metrics_doc = points[0]
-        files["model.json"] = dumps(model_doc)
-        files["metrics.json"] = dumps(metrics_doc)
-        files["report.html"] = render_report(build_context(model_doc, metrics_doc))
+        files["model.json"], files["metrics.json"] = texts[0]
+        files["report.html"] = render_report(build_context(*points[0]))
         return files
-    for i, (model_doc, metrics_doc) in enumerate(points):
-        files[f"point-{i}/model.json"] = dumps(model_doc)
-        files[f"point-{i}/metrics.json"] = dumps(metrics_doc)
+    for i, (model_text, metrics_text) in enumerate(texts):
+        files[f"point-{i}/model.json"] = model_text
+        files[f"point-{i}/metrics.json"] = metrics_text
     files["sweep.json"] = dumps(_sweep_document(points, failed))
     files["report.html"] = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
     return files
-
-
-def _as_written(doc):
-    """``doc`` as its JSON file reads back (an infinity or NaN becomes None, a tuple a list)."""
-    return json.loads(dumps(doc))
 
 
 #: how a report fairspec wrote begins (report.html.jinja's generator tag, in its first bytes)
