@@ -175,6 +175,7 @@ class LoadedModel(FittedPipeline):
         family = None
         try:
             pre = doc["preprocessing"]
+            cls._check_preprocessing_values(pre)
             encoder = FeatureEncoder.from_json(pre["encoder"])
             imputer = None if pre.get("imputer") is None else Imputer.from_json(pre["imputer"])
             cls._check_preprocessing(pre, encoder, imputer)
@@ -188,8 +189,11 @@ class LoadedModel(FittedPipeline):
             if isinstance(exc, KeyError) and exc.args:
                 # "KeyError: 'encoder'" is Python's way of saying it
                 why = f"the entry {show(exc.args[0])} is missing"
+            elif isinstance(exc, (ValueError, FairspecError)):
+                # the loaders' checks raise ValueError with what is wrong, in words
+                why = str(exc)
             else:
-                why = str(exc) if isinstance(exc, FairspecError) else f"{type(exc).__name__}: {exc}"
+                why = f"{type(exc).__name__}: {exc}"
             raise ModelFileError(f"{source}: error: damaged model file ({why})") from None
         if not (isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented):
             raise ModelFileError(f"{source}: error: unknown model family {family!r}")
@@ -208,6 +212,31 @@ class LoadedModel(FittedPipeline):
             path = path / "model.json"
         doc = read_json(path, "model", hint)
         return cls.from_document(doc, str(path))
+
+    @staticmethod
+    def _check_preprocessing_values(pre) -> None:
+        """``ValueError`` unless the preprocessing entries have the types training writes.
+
+        Checked before the encoder and imputer are built from them: ``Imputer.from_json``
+        converts with ``int()`` and ``float()``, which read ``"3"``, 2.9 and ``true`` alike, and
+        would call a null ``k`` a ``TypeError`` of Python's instead of naming the entry."""
+        if not isinstance(pre, dict):
+            raise ValueError("preprocessing must be an object")
+        if not isinstance(pre["encoder"], dict):
+            raise ValueError("preprocessing.encoder must be an object with lists names, kinds, categories")
+        raw = pre.get("imputer")
+        if raw is None:
+            return
+        if not isinstance(raw, dict):
+            raise ValueError("preprocessing.imputer must be an object or null")
+        integer(raw["k"], "the imputer's k", low=1, high=1_000_000)
+        for key in ("fill", "categorical"):
+            if not isinstance(raw[key], list):
+                raise ValueError(f"the imputer's {key} must be a list, got {show(raw[key])}")
+        for v in raw["fill"]:
+            number(v, "an imputer fill value")
+        for j in raw["categorical"]:
+            integer(j, "an imputer categorical index")
 
     @staticmethod
     def _check_preprocessing(pre: dict, encoder: FeatureEncoder, imputer: Imputer | None) -> None:
@@ -237,12 +266,6 @@ class LoadedModel(FittedPipeline):
                 raise ValueError(f"categorical feature {name!r} lists a category twice")
         if imputer is None:
             return
-        # Imputer.from_json converts with int() and float(), which read "3", 2.9 and true alike:
-        # the file's own values must be what training writes
-        raw = pre["imputer"]
-        integer(raw["k"], "the imputer's k", low=1, high=1_000_000)
-        for v in raw["fill"]:
-            number(v, "an imputer fill value")
         p = len(encoder.names)
         if imputer.method not in ("mean", "median", "knn"):
             raise ValueError(f"unknown imputation method {imputer.method!r}")

@@ -95,7 +95,8 @@ DAMAGE = [
      lambda d: d["preprocessing"]["imputer"].update(categorical=[0, 4, 5]),
      "imputer categorical indices [0, 4, 5] are not the categorical features [4, 5]"),
     ("compas_baseline", "imputer categorical index true",
-     lambda d: d["preprocessing"]["imputer"].update(categorical=[True, 5]), "imputer categorical indices must be"),
+     lambda d: d["preprocessing"]["imputer"].update(categorical=[True, 5]),
+     "an imputer categorical index must be an integer, got True"),
     ("compas_baseline", "categorical fill that is no code",
      lambda d: d["preprocessing"]["imputer"]["fill"].__setitem__(4, 7.0),
      "fills categorical feature 'c_charge_degree' with 7.0, which is no category's code (0..1)"),
@@ -138,6 +139,24 @@ DAMAGE = [
     ("compas_baseline", "huge leaf feature",
      lambda d: _est(d)["tree"]["feature"].__setitem__(_est(d)["tree"]["left"].index(-1), 10 ** 20),
      "feature 100000000000000000000 is out of range (a leaf has -2)"),
+    # wrong types where an object or list belongs: these were named by Python's TypeError
+    # ("'NoneType' object is not subscriptable"), not by their entry (found by a fuzzer)
+    ("compas_baseline", "null encoder", lambda d: d["preprocessing"].update(encoder=None),
+     "preprocessing.encoder must be an object"),
+    ("compas_baseline", "imputer true", lambda d: d["preprocessing"].update(imputer=True),
+     "preprocessing.imputer must be an object or null"),
+    ("compas_baseline", "null imputer k", lambda d: d["preprocessing"]["imputer"].update(k=None),
+     "the imputer's k must be an integer, got None"),
+    ("compas_baseline", "null imputer fill list", lambda d: d["preprocessing"]["imputer"].update(fill=None),
+     "the imputer's fill must be a list, got None"),
+    ("compas_baseline", "null imputer fill value", lambda d: d["preprocessing"]["imputer"]["fill"].__setitem__(0, None),
+     "an imputer fill value must be a number, got None"),
+    ("compas_baseline", "null imputer categorical list",
+     lambda d: d["preprocessing"]["imputer"].update(categorical=None), "the imputer's categorical must be a list"),
+    ("compas_rules", "condition as a list", lambda d: _est(d)["rules"][0]["conditions"].__setitem__(0, [1, "a"]),
+     "each with a list of 'conditions' (objects)"),
+    ("compas_rules", "criterion named by a list", lambda d: _est(d)["criterion"].update(name=[]),
+     "unknown criterion []"),
 ]
 
 
@@ -152,6 +171,8 @@ def test_predict_with_a_damaged_model_file_exits_1_naming_the_file(root, tmp_pat
     assert code == 1, err
     assert err.startswith(f"{path}: error: damaged model file (") and fragment in err.split("\n")[0], err
     assert "internal error" not in err
+    # the entry is named in words, not by the Python exception that reading it raised
+    assert "Error" not in err.split("\n")[0], err
 
 
 def test_the_undamaged_models_score_the_rows(root, tmp_path, capsys):

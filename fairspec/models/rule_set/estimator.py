@@ -898,15 +898,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if crit is not None:
             if not isinstance(crit, dict):
                 raise ValueError("'criterion' must be an object or null")
-            if crit.get("name") not in CRITERIA:
+            if not isinstance(crit.get("name"), str) or crit["name"] not in CRITERIA:
                 raise ValueError(f"unknown criterion {show(crit.get('name'))}")
             crit = make_criterion(crit["name"], *(None if crit[k] is None else number(crit[k], f"the criterion's {k}")
                                                   for k in ("bound", "penalty")))
         est = cls(**params, criterion=crit)
         rules = doc["rules"]
         if not (isinstance(rules, list) and all(isinstance(r, dict) and isinstance(r.get("conditions"), list)
+                                                and all(isinstance(c, dict) for c in r["conditions"])
                                                 for r in rules)):
-            raise ValueError("'rules' must be a list of objects, each with a list of 'conditions'")
+            raise ValueError("'rules' must be a list of objects, each with a list of 'conditions' (objects)")
         if len(rules) > 1 and any(not r["conditions"] for r in rules):
             # the fit writes a rule with no condition (all positive) only alone
             raise ValueError("a rule without conditions beside other rules")
