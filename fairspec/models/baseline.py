@@ -18,6 +18,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, refuse_missing,
                                    seed_of)
 from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
@@ -104,6 +105,12 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
             }
         elif self.learner == "logistic":
             from sklearn.linear_model import LogisticRegression
+            if len(np.unique(y)) < 2:
+                # binary_labels accepts all-0 or all-1 labels, and the tree learner fits a
+                # constant to them; a logistic model of one class would need an infinite
+                # intercept, which no model file holds (scikit-learn raised its own error here)
+                raise DataError(f"the logistic learner needs both classes among the training rows, which hold "
+                                f"one class only ({self.classes_.tolist()[int(y[0])]!r})")
             # Standardising numeric columns keeps lbfgs well conditioned; the scaling is folded
             # back into the coefficients so the stored model reads in the data's own units.
             # The moments are taken of each column divided by its largest magnitude: a column of

@@ -100,6 +100,22 @@ def test_bad_labels_unfitted_use_and_a_wrong_width_are_refused():
         model.predict(np.column_stack([X, X[:, :2]]))
 
 
+def test_one_class_fits_the_tree_learner_a_constant_and_the_logistic_learner_says_it_needs_two():
+    import pytest
+
+    from fairspec.errors import DataError
+
+    X, _ = data()
+    for label in (0, 1):
+        y = np.full(len(X), label)
+        tree = BaselineClassifier(learner="tree").fit(X, y)
+        assert list(tree.classes_) == [0, 1] and (tree.predict(X) == label).all()
+        # scikit-learn's own "needs samples of at least 2 classes" had come through unexplained
+        with pytest.raises(DataError, match=fr"needs both classes among the training rows, which hold one class "
+                                            fr"only \({label}\)"):
+            BaselineClassifier(learner="logistic").fit(X, y)
+
+
 def test_any_two_labels_the_second_sorted_one_positive_and_the_model_file_keeps_them():
     X, y = data()
     for learner in ("tree", "logistic"):
