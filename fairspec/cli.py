@@ -13,10 +13,11 @@ import sys
 import tempfile
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 from fairspec import __version__
-from fairspec.errors import DataError, FairspecError, UsageError
+from fairspec.errors import DataError, FairspecError, UnseenCategoryWarning, UsageError
 
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
 
@@ -378,11 +379,14 @@ def cmd_predict(args, out, err) -> int:
     # a header with no rows is a batch with nothing in it today (a nightly export, a filter that
     # kept no one): its predictions are the header alone, as a filter prints nothing for no input
     frame = read_table(Path(args.data), allow_no_rows=True)
-    labels, scores = model.predict(frame, source=args.data)
-    for column, (rows, values) in model.encoder.unseen_categories(frame).items():
-        shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
-        err.write(f"{args.data}: warning: column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} "
-                  f"a category never seen in training ({shown}); the model reads it as a missing value\n")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UnseenCategoryWarning)
+        labels, scores = model.predict(frame, source=args.data)
+    for warning in caught:
+        if issubclass(warning.category, UnseenCategoryWarning):
+            err.write(f"{warning.message.source}: warning: {warning.message.detail}\n")
+        else:
+            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
     # every digit (the shortest text that reads back as the same float): six had differed from
     # the Python API's scores by up to 5e-7 and made ties that change an AUC recomputed from the
     # file, and could print 0.5 beside a prediction of 1 (found in review)

@@ -170,6 +170,16 @@ class NoUsableModelError(FairspecError):
     exit_code = 3
 
 
+class UnseenCategoryWarning(UserWarning):
+    """Rows scored by a loaded model hold a category its training rows never had; the model
+    reads it as a missing value.  ``fairspec predict`` prints ``source: warning: detail``."""
+
+    def __init__(self, source: str, detail: str):
+        super().__init__(f"{source}: {detail}")
+        self.source = source
+        self.detail = detail
+
+
 class UsageError(FairspecError):
     """The command line itself is wrong."""
 

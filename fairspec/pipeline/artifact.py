@@ -10,6 +10,7 @@ import hashlib
 import importlib
 import importlib.metadata
 import platform
+import warnings
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -19,7 +20,7 @@ import pandas as pd
 
 import fairspec
 from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
-from fairspec.errors import DataError, ModelFileError
+from fairspec.errors import DataError, ModelFileError, UnseenCategoryWarning
 from fairspec.dsl.check import MISSING_STRATEGIES
 from fairspec.models.model_file import integer, is_integer, number, show
 from fairspec.pipeline.files import number_problem, read_json
@@ -149,6 +150,19 @@ class LoadedModel(FittedPipeline):
     """A model read back from ``model.json``, ready to predict on a table."""
 
     doc: dict
+
+    def predict(self, frame: pd.DataFrame, source: str = "data") -> tuple[np.ndarray, np.ndarray]:
+        """(labels in {0, 1}, positive-class scores) for every row of ``frame``, with an
+        :class:`UnseenCategoryWarning` per column holding a category training never saw: the
+        model reads it as a missing value, which a reader of ``color != red`` would not expect,
+        and a caller of the API had not been told (``fairspec predict`` printed it alone)."""
+        scored = super().predict(frame, source)
+        for column, (rows, values) in self.encoder.unseen_categories(frame).items():
+            shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+            warnings.warn(UnseenCategoryWarning(
+                source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
+                        f"seen in training ({shown}); the model reads it as a missing value"), stacklevel=2)
+        return scored
 
     @classmethod
     def from_document(cls, doc: dict, source: str = "model.json") -> "LoadedModel":

@@ -208,6 +208,26 @@ def test_predict_warns_of_categories_never_seen_in_training(toy, capsys, tmp_pat
     assert "warning" not in run(["predict", str(tmp / "run"), str(tmp_path / "seen.csv")], capsys)[2]
 
 
+def test_the_api_warns_of_categories_never_seen_in_training_as_predict_does(toy, capsys, tmp_path):
+    import warnings
+
+    import fairspec
+    from fairspec.errors import UnseenCategoryWarning
+
+    spec, data, tmp = toy
+    assert main(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"]) == 0
+    model = fairspec.load_model(tmp / "run" / "model.json")
+    frame = pd.read_csv(data)[["x1", "x2", "color"]].head(6)
+    frame["color"] = ["purple", "red", "purple", "teal", None, "green"]
+    # a caller of the API had been told nothing: the rows were scored as missing values
+    with pytest.warns(UnseenCategoryWarning, match=r"^new rows: column 'color': 3 rows hold a category never "
+                                                   r"seen in training \('purple', 'teal'\)"):
+        model.predict(frame, source="new rows")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model.predict(pd.read_csv(data)[["x1", "x2", "color"]])
+
+
 @pytest.mark.parametrize("model", ["baseline { learner tree  depth 2 }", "tree { depth 2 }",
                                    "rule_set { max_complexity 6 }"])
 def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, model):
