@@ -376,9 +376,15 @@ def _fairness_problem(doc: dict) -> str | None:
     if "unmeasured_test" not in f and expected["met_test"] is None and expected["unmeasured_test"]:
         gap, bound = expected["achieved_test"], expected["bound"]
         expected["met_test"] = None if gap is None or bound is None else bool(gap <= bound + MET_TOLERANCE)
+    intervals = (doc["test"] or {}).get("gap_intervals")
+    copied = None if intervals is None or name is None else intervals["gaps"].get(name)
     for key in ("achieved_train", "achieved_test", "unmeasured_test", "met_train", "met_test", "interval_test"):
         found, wanted = f.get(key), expected[key]
         if key not in f or (sorted(found) if key == "unmeasured_test" and isinstance(found, list) else found) == wanted:
+            continue
+        if key == "interval_test" and expected["unmeasured_test"] and found == copied:
+            # written before 2026-11-24, when the interval was copied as it was with groups
+            # left out of the test gap (its high end now 1); the report shows what the file says
             continue
         split = key.rsplit("_", 1)[1]
         if key.startswith("met_"):

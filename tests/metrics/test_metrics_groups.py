@@ -205,8 +205,30 @@ def test_a_group_without_test_rows_of_the_compared_kind_never_gets_a_met_verdict
     dp = fairness_summary(make_criterion("demographic_parity", bound=1.0), train, test_b)
     assert dp["unmeasured_test"] == ["c"]
     test["gap_intervals"] = gap_intervals(y[250:], pred[250:], groups[250:], seed=3)
-    s = fairness_summary(make_criterion("fpr_parity", bound=0.1), train, test)
-    assert s["interval_test"] == test["gap_intervals"]["gaps"]["fpr_parity"]
+    every_group = evaluate_predictions(y[:250], pred[:250], score[:250], groups[:250])
+    s = fairness_summary(make_criterion("fpr_parity", bound=0.1), every_group, test)
+    assert s["unmeasured_test"] == [] and s["interval_test"] == test["gap_intervals"]["gaps"]["fpr_parity"]
+    # with "c" left out, the interval's high end bounds only the gap over "a" and "b": over
+    # every group only its low end holds (the report had stated 0.047 to 0.090 for a gap of 0.6)
+    s = fairness_summary(make_criterion("demographic_parity", bound=0.1), train, test)
+    low, high = test["gap_intervals"]["gaps"]["demographic_parity"]
+    assert s["unmeasured_test"] == ["c"] and high < 1.0 and s["interval_test"] == [low, 1.0]
+
+
+def test_a_data_frame_of_groups_is_one_label_per_row_as_fairlearn_reads_it():
+    y, pred, score, _ = random_case(11, 300, ["a"], skew=0.1)
+    rng = np.random.default_rng(11)
+    race, sex = rng.choice(["A", "B"], 300), rng.choice(["F", "M"], 300)
+    frame = pd.DataFrame({"race": race, "sex": sex})
+    block = evaluate_predictions(y, pred, score, frame)
+    # a frame iterated gives its column names: it had been read as two rows labelled "race"
+    # and "sex", whatever its length
+    assert sorted(block["groups"]) == sorted(str(t) for t in {("A", "F"), ("A", "M"), ("B", "F"), ("B", "M")})
+    expected = MetricFrame(metrics={"sel": selection_rate}, y_true=y, y_pred=pred,
+                           sensitive_features=frame).difference()["sel"]
+    assert block["gaps"]["demographic_parity"] == pytest.approx(expected)
+    one = evaluate_predictions(y, pred, score, frame[["race"]])
+    assert one == evaluate_predictions(y, pred, score, race)
 
 
 def test_missing_by_group_and_group_counts():

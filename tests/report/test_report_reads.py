@@ -114,6 +114,21 @@ def test_a_fairness_block_that_is_not_what_its_blocks_give_is_refused(tmp_path, 
     assert problem in message, message
 
 
+def test_with_a_group_left_out_the_interval_bounds_the_gap_from_below_only(tmp_path):
+    # the interval is of the gap over the measured groups, which a group left out can only
+    # widen: its high end had been reported as if it bounded the gap over every group
+    model_doc, metrics_doc = _docs(0.01, unmeasured=True)
+    low, high = metrics_doc["test"]["gap_intervals"]["gaps"][CRITERION]
+    assert high < 1.0 and metrics_doc["fairness"]["interval_test"] == [low, 1.0]
+    d = _write(tmp_path / "run", model_doc, metrics_doc)
+    assert f"{low:.4f} to 1.0000 (95%)" in (d / "report.html").read_text(encoding="utf-8")
+    # a file written before keeps loading with the interval copied as it was; nothing else does
+    edit(d / "metrics.json", lambda m: m["fairness"].update(interval_test=[low, high]))
+    assert read_outputs(d)
+    edit(d / "metrics.json", lambda m: m["fairness"].update(interval_test=[low, 0.5]))
+    assert "fairness.interval_test is [" in refusal(d)
+
+
 def test_a_file_written_before_the_verdict_rules_still_loads(tmp_path):
     # no unmeasured_test, interval_test or met_*: each rule applies to the keys present, and
     # before unmeasured_test a test verdict was the gap against the bound alone
