@@ -160,8 +160,10 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
             shown = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
             # a group the fit never sees does not stop it: the bound is just not imposed on it,
             # while the test rows still measure it; one the fit sees without the rate stops it
+            # a sweep's settings are all bounds or all penalties
+            form = "bound" if criteria[0].bound is not None else "penalty"
             outcome = (f"no model can be fitted under {criteria[0].name}" if g in seen else
-                       f"the fit under {criteria[0].name} cannot impose the bound on it")
+                       f"the fit under {criteria[0].name} cannot impose the {form} on it")
             message = (f"group '{g}' has {n} {kind}{'s' if n != 1 else ''} in all and none on {shown} of the "
                        f"split (seed {plan.evaluation.seed}): its {RATE_NAMES[rate]} is undefined there, so "
                        f"{outcome}")

@@ -717,8 +717,21 @@ def _model(model_doc: dict) -> ModelView:
         missing=missing_text,
         impute_values=_impute_values(prep),
         reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text,
-                               "class_names" in model),
+                               "class_names" in model, _tree_scoring(model.get("estimator"))),
     )
+
+
+def _tree_scoring(estimator) -> str | None:
+    """``"forest"``, ``"relabelled"`` (a single tree whose leaves the fairness bound relabelled)
+    or None: the trees that score a row by their leaves' labels, not by the ``p`` the text shows.
+    Read from the estimator, not the text: a relabelling that changed no leaf marks none, yet
+    the tree then scores by labels (found in review: under fractional, two trees with the same
+    text scored one row 0.38 and 0.57)."""
+    if not isinstance(estimator, dict):
+        return None
+    if isinstance(estimator.get("trees"), list):
+        return "forest"
+    return "relabelled" if estimator.get("relabelled") is True else None
 
 
 def _impute_values(prep: dict) -> tuple[KeyValue, ...]:
@@ -779,8 +792,10 @@ STRATEGY_MEANINGS = {
 }
 
 
-def _reading_notes(family: str, strategy, schema: dict, text: list, classes_named: bool = True) -> tuple[str, ...]:
-    """What the model's text leaves unsaid: what a leaf's ``p`` is; a rule's condition on a
+def _reading_notes(family: str, strategy, schema: dict, text: list, classes_named: bool = True,
+                   tree_scoring: str | None = None) -> tuple[str, ...]:
+    """What the model's text leaves unsaid: what a leaf's ``p`` is, and whether the score reads
+    it (``tree_scoring``, :func:`_tree_scoring`); a rule's condition on a
     missing value; and a category training never saw, which the encoder reads as missing
     (``fairspec.data.prepare``).  A reviewer evaluating ``color != red`` on ``purple`` by hand
     would otherwise expect the opposite of the score."""
@@ -797,6 +812,14 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
         notes.append(f"A leaf {shows}; p is the share of the positive class{positive} "
                      f"among its training rows, n their number.")
     lines = [str(line) for line in text]
+    fractional = "under fractional cases, by the weighted share of the leaves it reaches whose label is"
+    if tree_scoring == "relabelled":
+        notes.append(f"The leaves were relabelled for the fairness bound: a row is scored by the label of the leaf "
+                     f"it reaches, 1 for the positive class or 0 ({fractional} the positive class), not by p.")
+    elif tree_scoring == "forest":
+        notes.append(f"The forest scores a row by the mean of its trees' votes; a tree votes with the label of the "
+                     f"leaf the row reaches, 1 for the positive class or 0 ({fractional} the positive class), not "
+                     f"with p.")
     if any("relabelled for the fairness bound" in line for line in lines):
         notes.append('A leaf marked "relabelled for the fairness bound" predicts the class that is not '
                      "the majority of its training rows: the integer program that meets the bound chose it.")

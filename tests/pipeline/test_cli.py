@@ -541,6 +541,11 @@ def test_a_group_the_hold_out_takes_whole_is_an_error_under_a_bound_on_its_rate(
                     f"(seed {seed}): its selection rate is undefined there, so the fit under demographic_parity "
                     "cannot impose the bound on it") in err
             assert "pick an `evaluate` seed whose hold-out keeps its one row on the training side" in err
+            # under a penalty the message had spoken of a bound
+            spec.write_text(audit.replace("fairness demographic_parity", "fairness demographic_parity penalty 1")
+                            .replace("seed 5", f"seed {seed}"))
+            code, _, err = run(["check", str(spec)], capsys)
+            assert code == 1 and "cannot impose the penalty on it" in err, err
         seen.add(trained)
         if seen == {True, False}:
             break
@@ -627,7 +632,10 @@ def test_a_fold_fit_the_clock_cut_is_kept_in_metrics_and_said_by_the_report(toy,
     monkeypatch.setattr(train_module, "_fit", fit_with_fold_2_cut)
     spec, _, tmp = toy
     spec.write_text(spec.read_text().replace("evaluate { holdout 0.3 stratify seed 5 }", "evaluate { cv 3 seed 5 }"))
-    assert run(["compile-and-train", str(spec), "-o", str(tmp / "cv"), "-q"], capsys)[0] == 0
+    code, summary, _ = run(["compile-and-train", str(spec), "-o", str(tmp / "cv"), "-q"], capsys)
+    assert code == 0
+    # the command's one-line summary says it too (it had printed "bound 0.05: met" alone)
+    assert summary.splitlines()[0].endswith(") [the time limit stopped the fit]"), summary
     fits = json.loads((tmp / "cv" / "metrics.json").read_text())["evaluation"]["fold_fits"]
     assert [f["fold"] for f in fits] == [1, 2, 3]
     assert fits[1] == {"fold": 2, "status": "time_limit", "mip_gap": 0.25, "reproducible": False,

@@ -1,4 +1,5 @@
 """The tree family behind the spec: every missing strategy, from the CLI and from Python."""
+import html
 import json
 
 import numpy as np
@@ -119,3 +120,40 @@ def test_emit_model_refuses_a_tree_without_calling_it_solverless(adult_sample, t
     err = capsys.readouterr().err
     assert "under a fairness bound it solves a MIP, built from the tree grown in training" in err
     assert "solver-backed" not in err and not (tmp_path / "m.lp").exists()
+
+
+@pytest.mark.parametrize("fairness, extra, note", [
+    # a relabelled tree scores by its leaves' labels, unmarked leaves too, not by the p the text
+    # shows (when the relabelling changed no leaf, two reports with the same text had scored
+    # one row 0.38 and 0.57; found in review)
+    ("equal_opportunity <= 0.1", "", "The leaves were relabelled for the fairness bound: a row is scored by"),
+    ("equal_opportunity", "forest { trees 3 }", "The forest scores a row by the mean of its trees' votes; a tree votes with the label"),
+    ("equal_opportunity", "", None),
+])
+def test_the_report_says_when_a_tree_scores_by_its_leaves_labels_not_their_p(adult_sample, tmp_path, capsys,
+                                                                              fairness, extra, note):
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(strategy="fractional", data=adult_sample, extra=extra)
+                    .replace("fairness equal_opportunity\n", f"fairness {fairness}\n"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp_path / "o"), "-q"]) == 0
+    model = fairspec.load_model(tmp_path / "o" / "model.json")
+    frame = pd.read_csv(adult_sample)
+    with pytest.warns(UnseenCategoryWarning):
+        _, scores = model.predict(frame)
+    report = html.unescape((tmp_path / "o" / "report.html").read_text(encoding="utf-8"))
+    if note is None:
+        assert "scored by the label" not in report and "vote with the label" not in report
+        assert not np.isin(scores, (0.0, 1.0)).all()  # p mixed over leaves
+        return
+    assert note in report
+    estimator = model.estimator
+    trees = estimator.trees_ if hasattr(estimator, "trees_") else [estimator.tree_]
+    X = model.matrix(frame)
+    by_labels = np.zeros(len(frame))
+    for t in trees:
+        rows, leaves, w = t.route_rows(X)
+        by_labels += np.bincount(rows, weights=w * t.leaf_labels()[leaves], minlength=len(frame))
+    # what the note says is how the model scores: the leaves' labels, weighted, averaged over trees
+    np.testing.assert_allclose(scores, by_labels / len(trees), atol=1e-12)
+    assert not np.isin(scores, np.arange(len(trees) + 1) / len(trees)).all()  # fractional votes, not whole ones
+    capsys.readouterr()
