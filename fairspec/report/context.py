@@ -812,14 +812,15 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
         notes.append(f"A leaf {shows}; p is the share of the positive class{positive} "
                      f"among its training rows, n their number.")
     lines = [str(line) for line in text]
-    fractional = "under fractional cases, by the weighted share of the leaves it reaches whose label is"
+    # under fractional cases a row reaches several leaves, weighted
+    mixed = (" (a row missing a split's feature: the weighted share of the leaves it reaches whose label is the "
+             "positive class)" if strategy == "fractional" else "")
     if tree_scoring == "relabelled":
         notes.append(f"The leaves were relabelled for the fairness bound: a row is scored by the label of the leaf "
-                     f"it reaches, 1 for the positive class or 0 ({fractional} the positive class), not by p.")
+                     f"it reaches, 1 for the positive class or 0{mixed}, not by p.")
     elif tree_scoring == "forest":
         notes.append(f"The forest scores a row by the mean of its trees' votes; a tree votes with the label of the "
-                     f"leaf the row reaches, 1 for the positive class or 0 ({fractional} the positive class), not "
-                     f"with p.")
+                     f"leaf the row reaches, 1 for the positive class or 0{mixed}, not with p.")
     if any("relabelled for the fairness bound" in line for line in lines):
         notes.append('A leaf marked "relabelled for the fairness bound" predicts the class that is not '
                      "the majority of its training rows: the integer program that meets the bound chose it.")
