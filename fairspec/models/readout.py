@@ -43,8 +43,13 @@ def column_names(estimator, feature_names=None):
 
 
 def number_text(value: float) -> str:
-    """The shortest text that reads back as the same float (``:g`` wrote 1234567 as 1.23457e+06)."""
-    return np.format_float_positional(float(value), trim="-")
+    """The shortest text that reads back as the same float (``:g`` wrote 1234567 as 1.23457e+06):
+    positional from 1e-6 to below 1e16, where a reader counts the digits, and in scientific
+    notation beyond (positional, a split point of 1e300 had printed as 301 digits)."""
+    x = float(value)
+    if x == 0 or not np.isfinite(x) or 1e-6 <= abs(x) < 1e16:
+        return np.format_float_positional(x, trim="-")
+    return np.format_float_scientific(x, trim="-")
 
 
 def _name_text(text: str) -> str:

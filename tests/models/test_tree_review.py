@@ -93,3 +93,17 @@ def test_a_forest_bootstrap_that_is_no_flag_is_refused():
     X = np.random.default_rng(0).normal(size=(40, 2))
     with pytest.raises(ValueError, match="bootstrap must be True or False"):
         MissingAwareForestClassifier(n_estimators=2, bootstrap="false").fit(X, (X[:, 0] > 0).astype(int))
+
+
+def test_split_points_print_in_full_but_far_from_1_in_scientific_notation():
+    from fairspec.models.missing_tree import MissingAwareTreeClassifier
+    from fairspec.models.readout import number_text
+
+    # each reads back as the same float; positional, 1e300 had printed as 301 digits
+    for value, text in ((1234567.5, "1234567.5"), (0.000001, "0.000001"), (0.0, "0"), (-2.5, "-2.5"),
+                        (1e300, "1e+300"), (-1.5e20, "-1.5e+20"), (2.5e-10, "2.5e-10")):
+        assert number_text(value) == text and float(text) == value
+    X = np.array([[1e300], [2e300], [3e300], [4e300]] * 5)
+    y = np.array([0, 0, 1, 1] * 5)
+    lines = MissingAwareTreeClassifier(max_depth=1).fit(X, y).describe(["x"])
+    assert lines[0].startswith("x < 2") and "e+300" in lines[0] and max(map(len, lines)) < 80, lines
