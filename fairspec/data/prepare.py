@@ -16,11 +16,13 @@ that prediction re-runs scikit-learn's ``KNNImputer`` on exactly the same refere
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 
+from fairspec.data.table import LEADING_ZERO
 from fairspec.errors import DataError, cell_text
 
 
@@ -68,6 +70,10 @@ def _number_text(text: str) -> str | None:
     review).  Model files written before :func:`category_text` stored a whole float as "2.0";
     through this they answer to "2" too."""
     if "_" in text:  # float() reads 1_000 as 1000; a category spelled so is a name, not a number
+        return None
+    if re.match(LEADING_ZERO, text):
+        # a code with a leading zero is text wherever it is read (read_table): "07" is not the
+        # category "7", nor "007" the cell 7 (both had matched, silently; found in review)
         return None
     try:
         number = float(text)

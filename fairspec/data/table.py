@@ -54,6 +54,11 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         held = f"it is {magic[0]}-compressed" if magic is not None else "a file that is not compressed is named .csv"
         raise DataError(f"{path}: error: the file's name ends in {suffix}, but the file is not "
                         f"{_FORMAT_OF[suffix]}-compressed: rename it to match what it holds ({held})")
+    if _utf16_encoded(path):
+        # read as UTF-8 it is one field per line of NULs, with a line count that is no line of
+        # the file ("line 402" of 401), or raw NUL bytes printed in "unknown column" hints
+        raise DataError(f"{path}: error: the file is UTF-16 text, not UTF-8 (save it as UTF-8; spreadsheets call "
+                        f"UTF-16 \"Unicode text\")")
     # the fields of every record are counted first: pandas reads a record with one more field
     # than the header (a delimiter at the end of each line) by making the first column the row
     # index, so every column after it shifts one place, and pads a short record with missing values
@@ -122,6 +127,8 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     return frame
 
 
+_WHOLE = re.compile(r"[+-]?\d+")
+
 #: how a code written with a leading zero begins ("01", "-007"); read_table reads a column holding one as text
 LEADING_ZERO = r"[+-]?0\d"
 
@@ -159,6 +166,20 @@ def _compression_of(path: Path) -> tuple[str, str] | None:
     if _BZIP2.match(head):
         return "bzip2", ".bz2"
     return next((kind for magic, kind in _MAGIC.items() if head.startswith(magic)), None)
+
+
+def _utf16_encoded(path: Path) -> bool:
+    """Whether the file (decompressed) begins with a UTF-16 byte-order mark, or as ASCII text in
+    UTF-16 does: every other byte NUL.  A NUL byte here and there is left to the line check."""
+    try:
+        with _OPENERS.get(path.suffix.lower(), open)(path, "rb") as fh:
+            head = fh.read(64)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
+        return False  # reading fails next, with its own error
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    halves = (head[0::2], head[1::2])
+    return len(head) >= 8 and any(half.count(0) >= 0.75 * len(half) for half in halves)
 
 
 def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
@@ -263,9 +284,16 @@ def _numbers_or_text(text: pd.Series) -> pd.Series:
     if present.empty or present.str.match(LEADING_ZERO).any():
         return text  # codes with a leading zero are text (see read_table)
     distinct = pd.Series(present.unique())
-    if pd.to_numeric(distinct, errors="coerce").notna().all():
-        return pd.to_numeric(text, errors="coerce").astype(float)
-    return text
+    numbers = pd.to_numeric(distinct, errors="coerce")
+    if not numbers.notna().all():
+        return text
+    # whole numbers past 2**53 that one float would merge (ids ...901 and ...902, two groups,
+    # had become one) keep the column as text; "1" and "1.0", one number twice, do not count
+    wide = [(int(t), x) for t, x in zip(distinct, numbers.astype(float))  # (int() reads up to 4,300 digits)
+            if abs(x) >= 2.0 ** 53 and len(str(t)) <= 4000 and _WHOLE.fullmatch(str(t).strip())]
+    if len({i for i, _ in wide}) > len({x for _, x in wide}):
+        return text
+    return pd.to_numeric(text, errors="coerce").astype(float)
 
 
 def _rows_or_quote_error(reader, path: Path, last_line):
@@ -315,8 +343,14 @@ def _field_count_error(path: Path, start: int, end: int, fields: int, width: int
 
 
 def column_kind(series: pd.Series) -> str:
-    """``numeric`` for numbers (bool too), else ``categorical``."""
+    """``numeric`` for numbers (bool too), else ``categorical``.
+
+    A True/False column with an empty cell is read as Python objects, not as bools: it is
+    still True/False (one empty cell had made the column categorical, so that a model trained
+    on it called a scored ``1`` a category never seen; found in review)."""
     if pd.api.types.is_bool_dtype(series) or pd.api.types.is_numeric_dtype(series):
+        return "numeric"
+    if series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "boolean":
         return "numeric"
     return "categorical"
 

@@ -81,6 +81,11 @@ INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categori
                         "such as {examples} (first on line {line} of the data), but {numbers:,} of its {cells:,} "
                         "non-empty cells are numbers")
 HINT_INFERRED_CATEGORICAL = "declare it numeric and clean the cell(s), or declare it categorical to silence this"
+INFERRED_CODES = ("feature '{column}' has no type and is taken as categorical, its cells kept as text, because some "
+                  "are written with a leading zero, such as {examples} (first on line {line} of the data); all "
+                  "{cells:,} of its non-empty cells are numbers")
+HINT_INFERRED_CODES = ("declare it numeric to read them as numbers (030 as 30), or categorical if they are codes "
+                       "(zones, zip codes) to silence this")
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
 BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
@@ -901,9 +906,18 @@ def inference_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
         present = table[name].dropna()
         text = _text_cells(present)
         numbers = int((~text).sum())
+        padded = present.astype(str).str.match(LEADING_ZERO).to_numpy()
+        if not text.any() and padded.any():
+            # every cell a number, and one "030" made the column categorical (see read_table):
+            # said, as one text cell is, or 53 ages became 53 unordered categories unannounced
+            examples, line = _text_sample(present, padded)
+            found.append(Diagnostic(INFERRED_CODES.format(column=name, examples=examples, line=line,
+                                                          cells=len(present)),
+                                    feature.name.span, HINT_INFERRED_CODES, severity="warning"))
+            continue
         if not text.any() or numbers < MOSTLY_NUMBERS * len(present):
             continue
-        if present[~text].astype(str).str.match(LEADING_ZERO).any():
+        if padded[~text].any():
             continue  # codes with a leading zero are text anyway (see read_table): the text cells are not why
         examples, line = _text_sample(present, text)
         found.append(Diagnostic(INFERRED_CATEGORICAL.format(column=name, examples=examples, line=line,

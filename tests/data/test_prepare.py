@@ -69,6 +69,18 @@ def test_a_cell_spelling_a_category_as_another_number_text_finds_it_whatever_the
     np.testing.assert_array_equal(text_kept.transform(pd.DataFrame({"g": [1.5, 2.0]}))[:, 0], [0, np.nan])
 
 
+def test_a_code_with_a_leading_zero_is_its_own_category_not_the_number_it_spells():
+    # read_table keeps such codes as text ("007" and "7" are two zones); the number alias had
+    # matched the cell "07" to the category "7", and the cell 7 to the category "007", silently
+    encoder = FeatureEncoder.fit(pd.DataFrame({"zone": ["007", "7", "01", "10"]}), ["zone"], ["categorical"])
+    assert encoder.categories == [["007", "01", "10", "7"]]
+    codes = encoder.transform(pd.DataFrame({"zone": ["007", "7", "07", "0007", "1", "01", "-07"]}))[:, 0]
+    np.testing.assert_array_equal(codes, [0, 3, np.nan, np.nan, np.nan, 1, np.nan])
+    assert encoder.unseen_categories(pd.DataFrame({"zone": ["07", "1", "7.0"]})) == {"zone": (2, ["07", "1"])}
+    only_padded = FeatureEncoder.fit(pd.DataFrame({"zone": ["007", "01"]}), ["zone"], ["categorical"])
+    assert np.isnan(only_padded.transform(pd.DataFrame({"zone": [7.0, 1.0]}))[:, 0]).all()
+
+
 def test_whole_numbers_past_exact_floats_are_never_read_as_one_another():
     encoder = FeatureEncoder.fit(pd.DataFrame({"id": ["9007199254740993", "5"]}), ["id"], ["categorical"])
     # the float of 9007199254740992 is that of ...993: only the exact text finds its category

@@ -193,6 +193,19 @@ def test_a_wide_whole_number_keeps_codes_with_a_leading_zero_as_text(tmp_path):
     assert read_table(path)["zone"].tolist() == ["1" * 22, "01", "1.5"]
 
 
+def test_wide_whole_numbers_one_float_would_merge_stay_text(tmp_path):
+    # ids ...901 and ...902 are one float: read as numbers, two groups had become one, and the
+    # error named 123456789012345683968, a number the file does not hold (found in review)
+    path = tmp_path / "t.csv"
+    path.write_text("id,n\n123456789012345678901,1\n123456789012345678902,2\n5,3\n")
+    assert read_table(path)["id"].tolist() == ["123456789012345678901", "123456789012345678902", "5"]
+    # one wide number, or one number written twice ("1", "1.0"), is read as numbers as before
+    path.write_text("id,n\n123456789012345678901,1\n1.5,2\n")
+    assert read_table(path)["id"].dtype == float
+    path.write_text("id,n\n" + "1" * 22 + ",1\n" + "1" * 22 + ",2\n1.0,3\n1,4\n")
+    assert read_table(path)["id"].dtype == float
+
+
 @pytest.mark.parametrize("other", ["x", "1.5"])
 def test_an_empty_cell_beside_a_wide_whole_number_is_missing(tmp_path, other):
     # pandas dropped its na_values in such a column: the empty cell was the text "", so a
@@ -262,6 +275,25 @@ def test_a_file_separated_by_something_else_than_commas_says_so(tmp_path, body, 
         read_table(path)
 
 
+@pytest.mark.parametrize("name, encode", [
+    ("le.csv", lambda t: t.encode("utf-16")), ("be.csv", lambda t: t.encode("utf-16-be")),
+    ("no_bom.csv", lambda t: t.encode("utf-16-le")), ("packed.csv.gz", lambda t: gzip.compress(t.encode("utf-16"))),
+])
+def test_a_utf16_file_is_named_as_one(tmp_path, name, encode):
+    # read as UTF-8 it had been "line 4: 1 field, the header has 2" in a file of 3 lines, or an
+    # unknown-column hint printing NUL bytes
+    path = tmp_path / name
+    path.write_bytes(encode("a,b\n1,x\n2,y\n"))
+    with pytest.raises(DataError, match=r"the file is UTF-16 text, not UTF-8 \(save it as UTF-8"):
+        read_table(path)
+
+
+def test_a_nul_byte_in_a_utf8_file_does_not_make_it_utf16(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b"a,b\n1,x\x00\n2,y\n")
+    assert read_table(path).shape == (2, 2)
+
+
 def test_a_byte_that_is_not_utf8_is_on_its_line_whatever_the_line_ends(tmp_path):
     path = tmp_path / "t.csv"
     path.write_bytes("a,b\r1,x\r2,x\r3,M\xe2le\r".encode("latin-1"))  # lone carriage returns (old Mac)
@@ -324,3 +356,18 @@ def test_an_allow_list_of_ten_thousand_ids_is_matched_in_one_pass():
     # both in one pass
     assert time.perf_counter() - start < 5
     assert mask.sum() == 10_000 and mask[::2].all() and all(present)
+
+
+def test_a_true_false_column_with_an_empty_cell_is_numeric_as_one_without_it(tmp_path):
+    # read as Python objects beside the empty cell, it had been categorical: a model trained on
+    # it then called a scored 1 a category never seen (found in review)
+    from fairspec.data.table import column_kind
+
+    path = tmp_path / "t.csv"
+    path.write_text("flag,y\nTrue,1\nFalse,0\n,1\nTrue,0\n")
+    with_gap = read_table(path)
+    path.write_text("flag,y\nTrue,1\nFalse,0\nFalse,1\nTrue,0\n")
+    assert column_kind(with_gap["flag"]) == column_kind(read_table(path)["flag"]) == "numeric"
+    assert with_gap["flag"].astype(float).tolist()[:2] == [1.0, 0.0]
+    path.write_text("flag,y\nTrue,1\nmaybe,0\n,1\n")
+    assert column_kind(read_table(path)["flag"]) == "categorical"

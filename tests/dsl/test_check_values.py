@@ -127,6 +127,20 @@ def test_an_untyped_feature_read_as_text_for_a_stray_cell_is_a_warning(tmp_path)
     assert compile_spec(load_spec(spec)).warnings == (warning,)
 
 
+def test_an_untyped_feature_of_numbers_read_as_codes_for_a_leading_zero_is_a_warning(tmp_path):
+    # one "027" made the column codes (text) and the feature categorical, unannounced (found in review)
+    path = tmp_path / "t.csv"
+    path.write_text(NUMBERS.replace("\n27,", "\n027,"))  # line 9
+    text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+            'evaluate { none }\n')
+    doc, table = parse_spec(text, "t.fair"), read_table(path)
+    (warning,) = check.inference_warnings(doc, table)
+    assert warning.message == check.INFERRED_CODES.format(column="age", examples="'027'", line=9, cells=18)
+    assert (warning.severity, warning.hint) == ("warning", check.HINT_INFERRED_CODES)
+    for typed in ("age numeric", "age categorical"):  # either type, written, silences it
+        assert check.inference_warnings(parse_spec(text.replace("{ age }", f"{{ {typed} }}"), "t.fair"), table) == []
+
+
 @pytest.mark.parametrize("body, features", [
     (NUMBERS.replace("\n27,", "\n2?,").replace("\n28,", "\nx,"), "age"),   # 16 of 18 numbers: below 90 %
     (NUMBERS.replace("\n27,", "\n2?,"), "age categorical"),               # the type is written
