@@ -5,14 +5,16 @@ The pipeline, one stage per sub-package, data flowing one way::
     dsl (spec text → typed Spec, checked)  →  plan (defaults, criteria, recipe)
       →  data + models/solvers (fit)  →  metrics (re-measured)  →  report (HTML)
 
-Python API: :func:`load_spec`, :func:`compile_spec`, :func:`train`, :func:`load_model`, and the
+Python API: :func:`load_spec`, :func:`compile_spec`, :func:`train`, :func:`load_model`,
+:func:`read_table`, and the
 scikit-learn estimators of each family (``fairspec.models.*``).
 """
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "load_spec", "parse_spec", "compile_spec", "train", "load_model", "write_outputs"]
+__all__ = ["__version__", "load_spec", "parse_spec", "compile_spec", "train", "load_model", "write_outputs",
+           "read_table"]
 
 
 def load_spec(path):
@@ -57,3 +59,12 @@ def load_model(path):
     from fairspec.pipeline.artifact import LoadedModel
 
     return LoadedModel.read(path)
+
+
+def read_table(path):
+    """A data file read as fairspec reads one (``fairspec predict`` and training): empty cells
+    missing, a cell's leading spaces dropped, codes with a leading zero kept as text.
+    ``pandas.read_csv`` reads ``" F"`` as a category other than ``"F"``."""
+    from fairspec.data.table import read_table as _read
+
+    return _read(path, allow_no_rows=True)

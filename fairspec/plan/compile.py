@@ -126,6 +126,27 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised)
 
 
+UNREACHABLE_CONDITIONS = ("max_conditions {conditions} cannot be reached under max_complexity {complexity}: a "
+                          "rule's complexity is 1 plus its conditions, so a rule holds at most {most}")
+UNREACHABLE_CONDITIONS_HINT = "lower max_conditions to {most}, or raise max_complexity"
+
+
+def rule_length_warning(doc: SpecDocument, plan: Plan) -> list[Diagnostic]:
+    """A warning when a written ``max_conditions`` is more than ``max_complexity`` lets a rule
+    hold: the checker refuses a parameter the fit would ignore, and this one was partly ignored
+    without a word (found in review).  A default ``max_conditions`` says nothing."""
+    if plan.model.family != "rule_set":
+        return []
+    written = [q for q in doc.spec.model.params if q.name == "max_conditions"]
+    conditions, complexity = plan.model.params["max_conditions"], plan.model.params["max_complexity"]
+    if not written or conditions <= complexity - 1:
+        return []
+    most = f"{complexity - 1} condition{'' if complexity == 2 else 's'}"
+    where = doc.locations.get(("param.value", written[0].span), written[0].span)
+    return [Diagnostic(UNREACHABLE_CONDITIONS.format(conditions=conditions, complexity=complexity, most=most), where,
+                       UNREACHABLE_CONDITIONS_HINT.format(most=complexity - 1), severity="warning")]
+
+
 def compile_spec(doc: SpecDocument, table: pd.DataFrame | None = None) -> Plan:
     """Check ``doc`` against its data and compile it.
 
@@ -164,7 +185,8 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
     found = in_spec_order(inference_warnings(doc, table) + look_alike_group_warnings(doc, plan, table)
-                          + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table))
+                          + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table)
+                          + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once
     return dataclasses.replace(plan, warnings=tuple(found), spec_filename=doc.filename), table

@@ -371,3 +371,16 @@ def test_a_true_false_column_with_an_empty_cell_is_numeric_as_one_without_it(tmp
     assert with_gap["flag"].astype(float).tolist()[:2] == [1.0, 0.0]
     path.write_text("flag,y\nTrue,1\nmaybe,0\n,1\n")
     assert column_kind(read_table(path)["flag"]) == "categorical"
+
+
+def test_the_api_reads_a_file_as_predict_does(tmp_path):
+    # the README's example read the rows with pandas.read_csv, which keeps a cell's leading
+    # spaces: " F" was then an unseen category through the API and "F" to fairspec predict
+    import fairspec
+
+    path = tmp_path / "t.csv"
+    path.write_text("sex,zone,n\n F,007,1\nM,7,2\n")
+    frame = fairspec.read_table(path)
+    assert frame["sex"].tolist() == ["F", "M"] and frame["zone"].tolist() == ["007", "7"]
+    path.write_text("sex,zone,n\n")
+    assert len(fairspec.read_table(path)) == 0  # a batch with no rows, as predict takes it

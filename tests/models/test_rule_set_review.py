@@ -103,3 +103,29 @@ def test_emitting_the_model_of_a_fitted_estimator_leaves_it_predicting_as_before
     emit_model(est, X[:, :2], np.where(y == 1, "yes", "no"), None, tmp_path / "m.lp")
     assert est.n_features_in_ == 3 and list(est.classes_) == [0, 1]
     assert np.array_equal(est.predict(X), before)
+
+
+def test_a_short_time_limit_leaves_the_local_search_its_time_after_column_generation():
+    # a reserve of at least 0.5 s put the search's clock cap before column generation's share
+    # ended under 1.25 s, and before the fit began under 0.55 s: such fits returned the empty
+    # rule set on any machine (found in review)
+    from fairspec.models.rule_set.estimator import IP_CLOCK_SHARE, clock_reserve
+
+    cg_share = FairRuleSetClassifier().cg_fraction
+    for limit in (0.05, 0.3, 0.5, 0.55, 1.0, 1.25, 4.9, 5.0, 28.0, 100.0):
+        reserve = clock_reserve(limit)
+        assert 0 < reserve <= 0.1 * limit + 1e-12
+        assert (1 - IP_CLOCK_SHARE) * limit - reserve >= cg_share * limit  # the search starts after CG
+    assert (clock_reserve(28.0), clock_reserve(100.0)) == (0.05 * 28.0, 5.0)  # the benchmark's budgets keep theirs
+
+
+def test_an_empty_rule_set_is_named_as_the_empty_candidate_whatever_found_it():
+    # the final IP's solution, inserted first, won the tie with the empty candidate: the log
+    # said "final_ip" and dropped the note that nothing better met the bound (found in review)
+    rng = np.random.default_rng(0)
+    X, g = np.ones((200, 2)), rng.choice(["a", "b"], 200)
+    y = (rng.random(200) < 0.3).astype(int)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.0), time_limit=5,
+                                clock_cap=False).fit(X, y, sensitive_features=g)
+    assert est.rules_ == [] and est.fit_log_["selected_from"] == "empty"
+    assert est.fit_log_["note"].startswith("no non-empty rule set found meets the bound")

@@ -178,3 +178,22 @@ def test_a_criterions_label_keeps_every_digit_of_its_setting():
     # "<= 0.05" twice (found in review)
     assert EqualOpportunity(bound=0.05000001).label() == "equal_opportunity <= 0.05000001"
     assert EqualizedOdds(penalty=1234567.0).label() == "equalized_odds penalty 1234567"
+
+
+@pytest.mark.parametrize("params, warned", [
+    ("max_complexity 3  max_conditions 5", True),   # rules hold at most 2 conditions
+    ("max_complexity 6  max_conditions 5", False),  # 1 + 5 fits
+    ("max_complexity 3", False),                    # the default max_conditions is not the user's
+])
+def test_max_conditions_beyond_what_max_complexity_lets_a_rule_hold_is_a_warning(table, tmp_path, params, warned):
+    # it was partly ignored without a word, where the checker refuses a parameter the fit ignores
+    table.to_csv(tmp_path / "d.csv", index=False)
+    text = BASE.format(path=tmp_path / "d.csv") + f"model rule_set {{ {params} }}\nevaluate {{ none }}\n"
+    found = [w for w in plan_of(text, table).warnings if "max_conditions" in w.message]
+    if not warned:
+        assert found == []
+        return
+    (warning,) = found
+    assert warning.message == ("max_conditions 5 cannot be reached under max_complexity 3: a rule's complexity is "
+                               "1 plus its conditions, so a rule holds at most 2 conditions")
+    assert (warning.span.line, warning.span.column, warning.severity) == (6, 51, "warning")  # at the 5

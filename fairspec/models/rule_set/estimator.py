@@ -131,6 +131,17 @@ IP_CHECKPOINTS_PER_SECOND = 0.25
 #: fewest checkpoints of the final IP: its presolve, root LP and first cut rounds
 MIN_IP_CHECKPOINTS = 3
 IP_CLOCK_SHARE = 0.1
+
+
+def clock_reserve(time_limit: float) -> float:
+    """Seconds kept back from the local search's and the final IP's clock caps for building the
+    IP and re-measuring the candidates: 5 % of ``time_limit``, at least 0.5 s, but never more
+    than 10 % of it.  Without that last cap a limit under 1.25 s put the local search's cap
+    (all but ``IP_CLOCK_SHARE`` of the limit, less the reserve) before column generation's share
+    had ended, and one under 0.55 s before the fit began: every such fit skipped both stages
+    and returned the empty rule set, on any machine (found in review)."""
+    t = float(time_limit)
+    return min(max(0.5, 0.05 * t), 0.1 * t)
 #: HiGHS options of the final IP: presolve without probing (bit 15 of ``presolve_rule_off``).
 #: The exactness rows ζ_i + w_k ≤ 1 are tens of thousands of two-variable rows, and probing
 #: them built a clique table that took most of the IP's time without ever looking at the
@@ -409,7 +420,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         cut_by_clock = [] if generator is None else [p.name for p in generator.phases if p.cut_by_clock]
 
         exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
-        reserve = max(0.5, 0.05 * float(self.time_limit))  # building the IP and re-measuring
+        reserve = clock_reserve(self.time_limit)
         ls_deadline = start + (1.0 - IP_CLOCK_SHARE) * budget - reserve
         # the local search and the IP see the patterns only through their columns: merged by them
         ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
@@ -453,6 +464,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 # measures this model"
                 source = "simplified"
             chosen = simpler
+        if not chosen:
+            # the IP's solution, inserted first, wins a tie with the empty candidate; named
+            # "final_ip", the empty rule set had lost the note below (found in review)
+            source = "empty"
 
         self.binarizer_ = binarizer
         self.rules_ = [[binarizer.literals_[j] for j in pool.rules[k]] for k in chosen]
