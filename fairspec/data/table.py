@@ -35,6 +35,12 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     if path.is_dir():
         # "not found" would send the user looking for a file that is there, as a folder
         raise DataError(f"{path}: error: this is a directory, not a data file: name the CSV file inside it")
+    if path.exists() and not path.is_file():
+        # a pipe (cat f | fairspec predict M /dev/stdin) or a device: there, but "not found"
+        # sent the user looking for a file; the file is read twice (its records are counted
+        # first), which a pipe cannot be
+        raise DataError(f"{path}: error: not a regular file (a pipe or a device): fairspec reads its data from a "
+                        f"file; save the rows to one and name it")
     if not path.is_file():
         raise DataError(f"{path}: error: data file not found")
     suffix = path.suffix.lower()

@@ -926,6 +926,22 @@ def inference_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
     return found
 
 
+EMPTY_FEATURE = "feature '{column}' is empty in every row of the data: no model can use it"
+HINT_EMPTY_FEATURE = "leave it out of `features`, or check the data file's column"
+
+
+def empty_feature_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
+    """A warning per feature whose column holds no value at all: it passed without a word,
+    and under ``impute`` it was filled with 0 (found in review)."""
+    found = []
+    for feature in (*doc.spec.features, *doc.spec.privileged):
+        name = feature.name.value
+        if name in table.columns and len(table) and table[name].isna().all():
+            found.append(Diagnostic(EMPTY_FEATURE.format(column=name), feature.name.span, HINT_EMPTY_FEATURE,
+                                    severity="warning"))
+    return found
+
+
 def check_spec(doc, table: pd.DataFrame | None = None) -> None:
     """Check ``doc`` against the language, the family registry and (if given) the data.
 

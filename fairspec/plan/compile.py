@@ -23,7 +23,7 @@ import pandas as pd
 from fairspec.data.table import apply_filters, column_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
-from fairspec.dsl.check import check_spec, inference_warnings
+from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
 from fairspec.plan.small_groups import group_diagnostics, look_alike_group_warnings, small_test_warning
@@ -184,7 +184,8 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
-    found = in_spec_order(inference_warnings(doc, table) + look_alike_group_warnings(doc, plan, table)
+    found = in_spec_order(inference_warnings(doc, table) + empty_feature_warnings(doc, table)
+                          + look_alike_group_warnings(doc, plan, table)
                           + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table)
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):

@@ -384,3 +384,13 @@ def test_the_api_reads_a_file_as_predict_does(tmp_path):
     assert frame["sex"].tolist() == ["F", "M"] and frame["zone"].tolist() == ["007", "7"]
     path.write_text("sex,zone,n\n")
     assert len(fairspec.read_table(path)) == 0  # a batch with no rows, as predict takes it
+
+
+def test_a_pipe_as_the_data_file_is_named_as_one_not_as_missing(tmp_path):
+    # `cat f | fairspec predict M /dev/stdin` said "data file not found"
+    import os
+
+    fifo = tmp_path / "rows.csv"
+    os.mkfifo(fifo)
+    with pytest.raises(DataError, match=r"rows.csv: error: not a regular file \(a pipe or a device\)"):
+        read_table(fifo)  # refused before any open, which would block on a pipe no one writes

@@ -184,3 +184,17 @@ def test_whole_number_group_codes_read_as_floats_are_shown_as_the_file_writes_th
     assert diag.hint == check.HINT_PROTECTED_MISSING.format(column="sex", groups="1, 2")
     where = diag.hint.split("e.g.")[1]
     assert file_diagnostics(tmp_path, body, where) == []
+
+
+@pytest.mark.parametrize("features", ["age  score", "age  score numeric", "age  score categorical"])
+def test_a_feature_empty_in_every_row_is_a_warning(tmp_path, features):
+    # it passed without a word, and under impute it was filled with 0 (found in review)
+    path = tmp_path / "t.csv"
+    path.write_text("age,score,sex,label\n" + "".join(f"{20 + i},,{'FM'[i % 2]},{i // 2 % 2}\n" for i in range(18)))
+    text = (f'spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures {{ {features} }}\n'
+            'model baseline\nevaluate { none }\n')
+    doc, table = parse_spec(text, "t.fair"), read_table(path)
+    (warning,) = check.empty_feature_warnings(doc, table)
+    assert warning.message == "feature 'score' is empty in every row of the data: no model can use it"
+    assert (warning.span.line, warning.span.column, warning.severity) == (5, 17, "warning")
+    assert check.empty_feature_warnings(parse_spec(text.replace("age  score", "age"), "t.fair"), table) == []
