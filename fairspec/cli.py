@@ -17,7 +17,7 @@ import warnings
 from pathlib import Path
 
 from fairspec import __version__
-from fairspec.errors import DataError, FairspecError, UnseenCategoryWarning, UsageError
+from fairspec.errors import DataError, FairspecError, UnseenCategoryWarning, UsageError, visible
 
 EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
 
@@ -42,7 +42,9 @@ class _StandardOutput:
 
     def write(self, text: str) -> None:
         try:
-            self.stream.write(text)
+            # the plan and the summaries quote names from the spec and the data (predictions
+            # are numbers): their control characters shown, as on standard error
+            self.stream.write(visible(text))
             self.stream.flush()
         except BrokenPipeError:
             raise _ReaderGone() from None
@@ -50,6 +52,25 @@ class _StandardOutput:
             from fairspec.pipeline.files import cannot_write
 
             raise cannot_write("standard output", exc) from None
+
+
+class _VisibleControls:
+    """Standard error with every control character the text holds shown as ``\\xNN``
+    (:func:`fairspec.errors.visible`): messages quote column names, paths and JSON keys from
+    files someone else wrote.  ``raw`` is the stream itself, for the progress bar's own
+    carriage return and line clearing."""
+
+    def __init__(self, stream):
+        self.raw = stream
+
+    def write(self, text: str) -> None:
+        self.raw.write(visible(text))
+
+    def flush(self) -> None:
+        self.raw.flush()
+
+    def isatty(self) -> bool:
+        return bool(getattr(self.raw, "isatty", lambda: False)())
 
 
 @contextlib.contextmanager
@@ -486,7 +507,7 @@ def _spec_argument(text: str) -> str:
 
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
     out = stdout or sys.stdout
-    err = stderr or sys.stderr
+    err = _VisibleControls(stderr or sys.stderr)
     parser = build_parser()
     try:
         with contextlib.redirect_stderr(err):

@@ -10,6 +10,17 @@ import numbers
 from dataclasses import dataclass, field
 
 
+#: control characters a terminal acts on (C0 but tab and newline, DEL, C1): an escape sequence in
+#: a column name or a path from someone else's file could retitle the window or write the
+#: clipboard (OSC 52) when a message quoting it was printed (found in review)
+_TERMINAL_CONTROLS = {c: f"\\x{c:02x}" for c in (*range(0x00, 0x09), *range(0x0b, 0x20), *range(0x7f, 0xa0))}
+
+
+def visible(text: str) -> str:
+    """``text`` for a terminal: every control character but tab and newline as ``\\xNN``."""
+    return text.translate(_TERMINAL_CONTROLS)
+
+
 class FairspecError(Exception):
     """Base class of every error fairspec reports to a user."""
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 import sys
 import time
 
+from fairspec.errors import visible
+
 
 class Progress:
     """Reports steps of a long run; ``quiet`` silences it (tests, library use)."""
@@ -22,9 +24,12 @@ class Progress:
             width = 24
             filled = int(width * done / total)
             bar = "#" * filled + "-" * (width - filled)
-            self.stream.write(f"\r[{bar}] {done}/{total} {message} ({elapsed:.0f}s)\033[K")
+            # the bar's own controls go to the terminal as they are; the message, which can
+            # quote a path from the spec, is shown with its controls visible
+            raw = getattr(self.stream, "raw", self.stream)
+            raw.write(f"\r[{bar}] {done}/{total} {visible(message)} ({elapsed:.0f}s)\033[K")
             if done >= total:
-                self.stream.write("\n")
+                raw.write("\n")
         else:
             count = f" [{done}/{total}]" if total else ""
             self.stream.write(f"fairspec: {message}{count} ({elapsed:.1f}s)\n")

@@ -720,3 +720,30 @@ def test_an_empty_spec_path_is_a_usage_error(command, capsys):
     # it had read as ".", and the error said the spec file was a directory
     code, _, err = run([command, ""], capsys)
     assert code == 2 and "argument spec: empty path: name a .fair file" in err
+
+
+def test_control_characters_from_someone_elses_files_are_shown_not_sent_to_the_terminal(tmp_path, capsys):
+    # a column named with an escape sequence (OSC 52 writes the clipboard in many terminals)
+    # was printed raw in the hint listing the data's columns (found in review)
+    rng = np.random.default_rng(0)
+    name = "num\x1b]52;c;aGk=\x07\x1b[2K"
+    pd.DataFrame({"y": rng.integers(0, 2, 200), "g": rng.choice(["a", "b"], 200),
+                  name: rng.normal(size=200)}).to_csv(tmp_path / "e.csv", index=False)
+    spec = tmp_path / "d.fair"
+    spec.write_text('spec d\ndata "e.csv"\ntarget y positive 1\nprotected g\nfeatures { nmu numeric }\n'
+                    'model baseline\n')
+    code, out, err = run(["check", str(spec)], capsys)
+    assert code == 1 and "the data has the columns: y, g, num\\x1b]52;c;aGk=\\x07\\x1b[2K" in err
+    assert not any(c in err + out for c in "\x1b\x07\x9b\x7f")
+    # the progress bar keeps its own carriage return and line clearing on a terminal
+    from fairspec.cli import _VisibleControls
+    from fairspec.pipeline.progress import Progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    screen = Terminal()
+    Progress(stream=_VisibleControls(screen)).step("writing out\x1b[2J", done=1, total=2)
+    assert screen.getvalue().startswith("\r[") and screen.getvalue().endswith("\x1b[K")
+    assert "writing out\\x1b[2J" in screen.getvalue()
