@@ -151,7 +151,14 @@ def _written_by_fairspec(path: Path) -> bool:
         if path.suffix == ".html":
             with open(path, "rb") as fh:
                 return _REPORT_MARK in fh.read(1024)
-        return _kind_of(json.loads(path.read_text(encoding="utf-8"))) == path.stem
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if _kind_of(doc) != path.stem:
+            return False
+        # a file written before the documents carried their format is told by its keys alone
+        # (_kind_of): a user's own {"train": ..., "fairness": ...} had been replaced, and a
+        # {"points": ...} deleted, as fairspec's (found in review); such a file must also have
+        # the shape fairspec's have
+        return doc.get("format") is not None or _VALIDATORS[path.stem].is_valid(doc)
     except (OSError, ValueError, RecursionError):  # unreadable, not UTF-8, not JSON
         return False
 

@@ -8,6 +8,7 @@ category names and paths always reach the page escaped.  Undefined names fail lo
 from __future__ import annotations
 
 import os
+import unicodedata
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,18 +20,29 @@ from fairspec.report.context import GROUP_COLUMNS, ReportContext
 TEMPLATE = "report.html.jinja"
 
 
-#: Unicode's bidirectional controls (LRM, RLM, ALM, the embeddings and overrides, the isolates):
-#: escaped HTML still obeys them, so a category named "small\u202e 12" would print the rest of
-#: its sentence, numbers included, right to left.  Shown as visible code points instead.
-BIDI_CONTROLS = {c: f"[U+{c:04X}]" for c in (0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+def _invisible_characters() -> dict[int, str]:
+    """Every format and control character (Unicode categories Cf and Cc) but tab, newline and
+    carriage return, each mapped to its code point shown as ``[U+202E]``.
+
+    Escaped HTML still obeys them or hides them: a bidirectional override (U+202E) prints the
+    rest of a sentence, numbers included, right to left, and a zero-width space (U+200B) makes
+    the group "Fe\u200bmale" read as "Female" beside a filter that left "Female" out (found in
+    review).  Planes 0, 1 and 14 hold every such character Unicode assigns."""
+    planes = (*range(0x20000), *range(0xE0000, 0xE1000))
+    return {c: f"[U+{c:04X}]" for c in planes
+            if unicodedata.category(chr(c)) in ("Cf", "Cc") and chr(c) not in "\t\n\r"}
 
 
-def visible_bidi(value):
-    """``value`` with every bidirectional control shown as ``[U+202E]``: Jinja's ``finalize``,
-    run on every ``{{ ... }}`` of the templates.  Markup (a macro's output) passes as it is:
-    the expressions inside the macro went through here already."""
+#: what :func:`visible_invisibles` shows by its code point
+INVISIBLE = _invisible_characters()
+
+
+def visible_invisibles(value):
+    """``value`` with every invisible character (:data:`INVISIBLE`) shown as ``[U+200B]``:
+    Jinja's ``finalize``, run on every ``{{ ... }}`` of the templates.  Markup (a macro's
+    output) passes as it is: the expressions inside the macro went through here already."""
     if isinstance(value, str) and not hasattr(value, "__html__"):
-        return value.translate(BIDI_CONTROLS)
+        return value.translate(INVISIBLE)
     return value
 
 
@@ -41,7 +53,7 @@ def environment() -> Environment:
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
-        finalize=visible_bidi,
+        finalize=visible_invisibles,
     )
 
 

@@ -265,3 +265,20 @@ def test_a_key_repeated_in_one_object_is_refused_by_predict_and_report(root, tmp
     assert capsys.readouterr().err == expected
     assert main(["report", str(run), "-q"]) == 1
     assert capsys.readouterr().err == expected
+
+
+@pytest.mark.parametrize("which", ["model.json", "metrics.json"])
+def test_a_document_nested_hundreds_deep_is_refused_by_predict_and_report(root, tmp_path, capsys, which):
+    # 600 lists deep in the fit log made `fairspec report` an internal error (RecursionError)
+    run = shutil.copytree(root / "reports" / "compas_baseline", tmp_path / "run")
+    doc = json.loads((run / which).read_text(encoding="utf-8"))
+    (doc["training"] if which == "model.json" else doc)["deep"] = json.loads("[" * 600 + "]" * 600)
+    (run / which).write_text(json.dumps(doc), encoding="utf-8")
+    for argv in (["report", str(run)], ["predict", str(run), str(_scored_csv(root, tmp_path, "compas_baseline"))]):
+        if which == "metrics.json" and argv[0] == "predict":
+            continue  # predict reads the model alone
+        assert main([*argv, "-q"]) == 1
+        err = capsys.readouterr().err
+        kind = which.split(".")[0]
+        assert f"damaged {kind} file ({kind}" in err and "... is nested more than 100 deep)" in err, err
+        assert "internal error" not in err

@@ -183,6 +183,29 @@ def test_files_that_only_share_fairspecs_names_are_not_removed(trained, tmp_path
     assert not (d / "sweep.json").exists() and not (d / "point-0").exists() and (d / "point-9").exists()
 
 
+def test_a_users_json_with_the_keys_of_an_older_fairspec_file_is_not_taken_for_one(trained, tmp_path):
+    # files written before the format field are known by their keys: a user's own
+    # {"train": ..., "fairness": ...} was replaced and a {"points": ...} deleted (found in review)
+    d = tmp_path / "run"
+    d.mkdir()
+    metrics = '{"train": {"accuracy": 0.9}, "fairness": {"note": "my own audit numbers"}}'
+    sweep = '{"points": [[0, 1]], "note": "mine"}'
+    (d / "sweep.json").write_text(sweep)
+    write_outputs(trained["single"], d)
+    assert (d / "sweep.json").read_text() == sweep  # kept: it is no sweep file fairspec wrote
+    (d / "metrics.json").write_text(metrics)
+    with pytest.raises(fairspec.errors.FairspecError, match="a file fairspec did not write is in the way"):
+        write_outputs(trained["single"], d)
+    assert (d / "metrics.json").read_text() == metrics
+    # an older fairspec's own files (no format field) are still its own: replaced, removed
+    e = tmp_path / "older"
+    write_outputs(trained["sweep"], e)
+    for path in [e / "sweep.json", *e.rglob("metrics.json")]:
+        _edit(path, lambda doc: {k: v for k, v in doc.items() if k not in ("format", "format_version", "model_sha256")})
+    write_outputs(trained["single"], e)
+    assert not (e / "sweep.json").exists() and not (e / "point-0").exists()
+
+
 @pytest.mark.parametrize("name", ["model.json", "metrics.json", "report.html"])
 def test_a_file_fairspec_did_not_write_is_never_replaced(trained, tmp_path, capsys, monkeypatch, name):
     # the files a run rewrites were replaced whatever they were: a user's notes saved as

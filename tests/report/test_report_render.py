@@ -596,6 +596,18 @@ def test_bidirectional_controls_in_user_strings_are_shown_not_obeyed():
     assert "sm[U+202E]all" in page and "[U+2067]isolated[U+2069]" in page
 
 
+def test_zero_width_and_other_invisible_characters_in_user_strings_are_shown():
+    # a group "Fe\u200bmale" read as "Female" beside a filter that left "Female" out (found in review)
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["data_summary"]["groups"]["Fe\u200bmale"] = {"count": 3, "base_rate": 0.5}
+    model_doc["spec"]["text"] += "# soft\u00adhyphen, BOM\ufeff, escape\x1b[2J, tag\U000e0041\n"
+    page = render_report(build_context(model_doc, metrics_doc))
+    for hidden in ("\u200b", "\u00ad", "\ufeff", "\x1b", "\U000e0041"):
+        assert hidden not in page
+    assert "Fe[U+200B]male" in page and "soft[U+00AD]hyphen" in page and "escape[U+001B][2J" in page
+    assert page.count("\n") > 100  # line ends stay line ends
+
+
 def test_many_groups_split_the_missing_values_table_so_it_fits_a_page():
     model_doc, metrics_doc = make_docs()
     many = [f"g{i}" for i in range(14)]
