@@ -40,12 +40,30 @@ class _StandardOutput:
     def __init__(self, stream):
         self.stream = stream
 
+    def _descriptor(self) -> int | None:
+        """The stream's file descriptor, or None for a stream without one (a StringIO)."""
+        try:
+            return self.stream.fileno()
+        except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both of the last two
+            return None
+
     def write(self, text: str) -> None:
         try:
             # the plan and the summaries quote names from the spec and the data (predictions
             # are numbers): their control characters shown, as on standard error
-            self.stream.write(visible(text))
+            text = visible(text)
+            fd = self._descriptor()
+            if fd is None:
+                self.stream.write(text)
+                self.stream.flush()
+                return
+            # written to the descriptor until every byte is out: through Python's text layer a
+            # pipe that took part of a long write and closed (`| head`) lost the rest without
+            # an error, and the run ended 0 with its output cut (found in review)
             self.stream.flush()
+            data = memoryview(text.encode(getattr(self.stream, "encoding", None) or "utf-8"))
+            while data:
+                data = data[os.write(fd, data):]
         except BrokenPipeError:
             raise _ReaderGone() from None
         except OSError as exc:

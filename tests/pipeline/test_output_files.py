@@ -498,6 +498,24 @@ def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
     assert code == 1 and err.getvalue() == ""
 
 
+def test_a_reader_that_closes_a_real_pipe_part_way_through_a_long_write_ends_the_run_with_1(trained, tmp_path):
+    # `fairspec predict m big.csv | head -1`: the pipe took part of the one long write, the
+    # reader left, and Python's text layer dropped the rest without an error: exit 0, output cut
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    frame = pd.read_csv(trained["data"])
+    big = tmp_path / "big.csv"
+    pd.concat([frame] * max(1, 1_000_000 // (25 * len(frame)) + 1)).to_csv(big, index=False)
+    run = subprocess.Popen([sys.executable, "-m", "fairspec", "-q", "predict", str(trained["tmp"] / "single"),
+                            str(big)], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert run.stdout.readline() == b"prediction,score\n"
+    run.stdout.close()  # as head does, having its line
+    assert run.wait(timeout=120) == 1 and run.stderr.read() == b""
+
+
 # --- 5. --emit-model ----------------------------------------------------------------------------
 
 @pytest.fixture
