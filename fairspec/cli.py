@@ -288,6 +288,7 @@ def _without_clock_cap(plan, spec_path: str):
 def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
     from fairspec.pipeline.outputs import check_output_dir
+    from fairspec.report.context import clock_caveat
 
     if args.out is not None and not args.out:
         raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
@@ -299,8 +300,6 @@ def cmd_compile_and_train(args, out, err) -> int:
     # a place the outputs cannot go is found now, not after a training run of minutes
     check_output_dir(out_dir, max(1, len(plan.fairness)),
                      inputs={"spec": plan.spec_path, "data": plan.data.path})
-    from fairspec.report.context import clock_caveat
-
     result = train(plan, progress, table)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)

@@ -133,6 +133,7 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     return frame
 
 
+#: a whole number as a cell writes one
 _WHOLE = re.compile(r"[+-]?\d+")
 
 #: how a code written with a leading zero begins ("01", "-007"); read_table reads a column holding one as text
