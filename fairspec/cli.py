@@ -61,7 +61,9 @@ class _StandardOutput:
             # pipe that took part of a long write and closed (`| head`) lost the rest without
             # an error, and the run ended 0 with its output cut (found in review)
             self.stream.flush()
-            data = memoryview(text.encode(getattr(self.stream, "encoding", None) or "utf-8"))
+            # encoded as the text layer would have (its encoding and its error handler)
+            data = memoryview(text.encode(getattr(self.stream, "encoding", None) or "utf-8",
+                                          getattr(self.stream, "errors", None) or "strict"))
             while data:
                 data = data[os.write(fd, data):]
         except BrokenPipeError:
