@@ -30,6 +30,12 @@ column, 0.069 with it, at a mean test accuracy of 0.625 and 0.656.
     python benchmarks/rule_sets.py --datasets adult --splits 2
     python benchmarks/rule_sets.py --datasets default --first-seed 5 --splits 5   # development splits
     python benchmarks/rule_sets.py --settings none --no-eg --no-brcg   # unconstrained fits only
+    python benchmarks/rule_sets.py --cv 10 --settings none --protected-feature   # the paper's protocol
+
+``--cv K`` replaces the issue's 70/30 splits by the FairCG paper's own protocol (its numbers
+are means over 10-fold cross-validation): the K folds of one stratified K-fold split, each
+fold the test rows of one fit.  The table says which protocol it measured; parts of two
+protocols are not joined by ``--load``.
 
 Prints one row per (dataset, setting, method) with mean test accuracy, mean test and train
 gap of the setting's criterion, mean fit seconds and complexity, then the ratios the issue
@@ -66,7 +72,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -198,9 +204,20 @@ def load(name, protected_feature=False):
     return X, y, groups, features, categorical
 
 
-def split(X, y, groups, seed):
+def split(X, y, groups, seed, cv=None):
+    """The issue's split ``seed``: a stratified 70/30 split (by label and group) drawn with that
+    seed; or, with ``cv = (k, shuffle_seed)``, the paper's protocol: fold ``seed`` of a
+    stratified k-fold cross-validation shuffled by ``shuffle_seed`` (test = that fold)."""
     strat = np.char.add(y.astype(str), groups.astype(str))
-    return train_test_split(X, y, groups, test_size=0.3, stratify=strat, random_state=seed)
+    if cv is None:
+        return train_test_split(X, y, groups, test_size=0.3, stratify=strat, random_state=seed)
+    k, shuffle_seed = cv
+    train, test = list(StratifiedKFold(k, shuffle=True, random_state=shuffle_seed).split(X, strat))[seed]
+    return X[train], X[test], y[train], y[test], groups[train], groups[test]
+
+
+def protocol(cv):
+    return "70/30 splits" if cv is None else f"{cv[0]}-fold CV (shuffle seed {cv[1]})"
 
 
 def criterion_for(name, bound):
@@ -208,9 +225,9 @@ def criterion_for(name, bound):
 
 
 def run_ours(task):
-    dataset, seed, setting, bound, time_limit, protected_feature = task
+    dataset, seed, setting, bound, time_limit, protected_feature, cv = task
     X, y, groups, features, categorical = load(dataset, protected_feature)
-    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
+    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed, cv)
     crit = criterion_for(setting, bound)
     est = FairRuleSetClassifier(criterion=crit if bound is not None else None, categorical_features=categorical,
                                 time_limit=time_limit, threads=1, random_state=seed)
@@ -231,9 +248,9 @@ def run_eg(task):
     from fairlearn.reductions import EqualizedOdds, ExponentiatedGradient, TruePositiveRateParity
     from sklearn.tree import DecisionTreeClassifier
 
-    dataset, seed, setting, bound, _, protected_feature = task
+    dataset, seed, setting, bound, _, protected_feature, cv = task
     X, y, groups, _, _ = load(dataset, protected_feature)
-    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
+    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed, cv)
     crit = criterion_for(setting, bound)
     constraint = (TruePositiveRateParity if setting == "equal_opportunity" else EqualizedOdds)(difference_bound=bound)
     eg = ExponentiatedGradient(DecisionTreeClassifier(max_depth=3, random_state=seed), constraints=constraint,
@@ -248,14 +265,14 @@ def run_eg(task):
                 train_gap=crit.gap(ytr, pred_tr, gtr), seconds=seconds, complexity=None)
 
 
-def run_reference(dataset, seed, protected_feature=False):
+def run_reference(dataset, seed, protected_feature=False, cv=None):
     """Unconstrained context, not a peer: scikit-learn's gradient boosting (depth 3, 100 trees)
     and a depth-5 tree on the same split, to show how much accuracy the features allow."""
     from sklearn.ensemble import HistGradientBoostingClassifier
     from sklearn.tree import DecisionTreeClassifier
 
     X, y, groups, _, categorical = load(dataset, protected_feature)
-    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
+    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed, cv)
     crit = criterion_for("none", None)
     rows = []
     for name, model in [("HistGB depth-3 (reference)", HistGradientBoostingClassifier(
@@ -272,9 +289,9 @@ def run_reference(dataset, seed, protected_feature=False):
     return rows
 
 
-def run_brcg(dataset, seed, peer_python, protected_feature=False, settings=SETTINGS):
+def run_brcg(dataset, seed, peer_python, protected_feature=False, settings=SETTINGS, cv=None):
     X, y, groups, features, categorical = load(dataset, protected_feature)
-    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed)
+    Xtr, Xte, ytr, yte, gtr, gte = split(X, y, groups, seed, cv)
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         script = Path(tmp) / "brcg_peer.py"
@@ -320,6 +337,10 @@ def check_rows(df):
     conventions = set(df.get("protected_feature", pd.Series([False] * len(df))).fillna(False).astype(bool))
     if len(conventions) > 1:
         raise SystemExit("rows with and without the protected attribute as a feature: load one convention at a time")
+    # a fold of a cross-validation and a 70/30 split of the same seed are different test rows
+    protocols = set(df.get("protocol", pd.Series([protocol(None)] * len(df))).fillna(protocol(None)))
+    if len(protocols) > 1:
+        raise SystemExit(f"rows of {' and '.join(sorted(protocols))}: load one protocol at a time")
     key = ["dataset", "seed", "setting", "bound", "method"]
     again = df.duplicated(key, keep="last")
     if again.any():
@@ -345,6 +366,7 @@ def report(rows):
     df, conventions = check_rows(pd.DataFrame(rows))
     print("features:", " and ".join(sorted("protected attribute included" if c else "protected attribute excluded"
                                            for c in conventions)))
+    print("splits:", df["protocol"].iloc[0] if "protocol" in df else protocol(None))
     df["setting_label"] = [label(s, b) for s, b in zip(df.setting, df.bound)]
     order = {label(s, b): i for i, (s, b) in enumerate(SETTINGS)}
     agg = (df.groupby(["dataset", "setting_label", "method"], sort=False)
@@ -423,9 +445,12 @@ def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="compas only, one split")
     p.add_argument("--datasets", nargs="+", default=["compas", "adult", "default"])
-    p.add_argument("--splits", type=int, default=5)
+    p.add_argument("--splits", type=int, help="how many splits (default 5; with --cv, every fold)")
     p.add_argument("--first-seed", type=int, default=0,
                    help="seeds first-seed .. first-seed+splits-1 (the headline is 0-4; 5 and up are for development)")
+    p.add_argument("--cv", type=int, metavar="K",
+                   help="the FairCG paper's protocol instead of 70/30 splits: stratified K-fold cross-validation "
+                        "shuffled by --first-seed, folds 0 .. K-1 (--splits runs the first few)")
     p.add_argument("--time-compas", type=float, default=28.0, help="our fit budget on compas (s)")
     p.add_argument("--time-large", type=float, default=100.0, help="our fit budget on adult/default (s)")
     p.add_argument("--peer-python", default="/tmp/bench-venv/bin/python", help="python of the aix360 venv")
@@ -452,15 +477,22 @@ def main(argv=None):
         settings = [sb for sb in SETTINGS if sb in wanted]
         if len(settings) < len(wanted):  # a typo would otherwise run fewer settings without a word
             p.error(f"--settings: choose among {', '.join(n if b is None else f'{n}:{b:g}' for n, b in SETTINGS)}")
-    seeds = range(args.first_seed, args.first_seed + args.splits)
-    tasks = [(d, s, setting, bound, args.time_compas if d == "compas" else args.time_large, args.protected_feature)
-             for d in args.datasets for s in seeds for setting, bound in settings]
+    if args.cv is not None:
+        if args.cv < 2:
+            p.error("--cv: at least 2 folds")
+        cv = (args.cv, args.first_seed)
+        seeds = range(min(args.splits or args.cv, args.cv))
+    else:
+        cv, seeds = None, range(args.first_seed, args.first_seed + (args.splits or 5))
+    tasks = [(d, s, setting, bound, args.time_compas if d == "compas" else args.time_large, args.protected_feature,
+              cv) for d in args.datasets for s in seeds for setting, bound in settings]
     from joblib import Parallel, delayed
 
     def save(rows):
         # after every stage, so a long run that is stopped keeps what it measured
         for r in rows:
             r["protected_feature"] = args.protected_feature
+            r["protocol"] = protocol(cv)
         if args.json:
             Path(args.json).write_text(json.dumps(rows, indent=1, default=float))
 
@@ -472,12 +504,12 @@ def main(argv=None):
         save(rows)
     if ("none", None) in settings:
         rows += [r for d in args.datasets for s in seeds
-                 for r in run_reference(d, s, args.protected_feature)]
+                 for r in run_reference(d, s, args.protected_feature, cv)]
         save(rows)
     if not args.no_brcg:
         if Path(args.peer_python).exists():
             peers = Parallel(n_jobs=args.jobs)(delayed(run_brcg)(d, s, args.peer_python, args.protected_feature,
-                                                                 settings)
+                                                                 settings, cv)
                                                for d in args.datasets for s in seeds)
             rows += [r for part in peers for r in part]
         else:

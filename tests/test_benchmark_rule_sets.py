@@ -95,3 +95,37 @@ def test_every_method_is_scored_on_the_same_stratified_split(bench):
         for g in ("a", "b"):
             share = ((ytr == label) & (gtr == g)).mean() - ((yte == label) & (gte == g)).mean()
             assert abs(share) < 0.02
+
+
+def test_the_papers_protocol_tests_every_row_once_on_stratified_folds(bench):
+    rng = np.random.default_rng(1)
+    X = np.arange(300, dtype=float).reshape(-1, 1)  # the row number, to see which rows a fold holds
+    y = rng.integers(0, 2, 300)
+    groups = np.where(rng.random(300) < 0.3, "a", "b")
+    tested = []
+    for fold in range(10):
+        Xtr, Xte, ytr, yte, gtr, gte = bench.split(X, y, groups, fold, cv=(10, 0))
+        assert not set(Xtr[:, 0]) & set(Xte[:, 0])
+        assert len(Xtr) + len(Xte) == 300
+        np.testing.assert_array_equal(yte, y[Xte[:, 0].astype(int)])
+        np.testing.assert_array_equal(gte, groups[Xte[:, 0].astype(int)])
+        for label in (0, 1):
+            for g in ("a", "b"):
+                cell = ((y == label) & (groups == g)).sum()
+                assert abs(((yte == label) & (gte == g)).sum() - cell / 10) < 1
+        tested += list(Xte[:, 0])
+    assert sorted(tested) == list(range(300))
+    other = bench.split(X, y, groups, 0, cv=(10, 1))[1]
+    assert set(other[:, 0]) != set(bench.split(X, y, groups, 0, cv=(10, 0))[1][:, 0])
+
+
+def test_rows_of_a_cross_validation_and_of_70_30_splits_are_not_averaged_together(bench):
+    rows = [row(bench, bench.OURS, seed=0, protocol=bench.protocol(None)),
+            row(bench, bench.OURS, seed=1, protocol=bench.protocol((10, 0)))]
+    with pytest.raises(SystemExit, match="one protocol at a time"):
+        bench.report(rows)
+
+
+def test_the_table_names_its_protocol(bench, capsys):
+    bench.report([row(bench, bench.OURS, seed=s, protocol=bench.protocol((10, 0))) for s in range(2)])
+    assert "splits: 10-fold CV (shuffle seed 0)" in capsys.readouterr().out
