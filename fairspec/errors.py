@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from dataclasses import dataclass, field
 
 
@@ -35,6 +36,16 @@ def cell_text(value, limit: int = 60) -> str:
         return text
     keep = (limit - 1) // 2
     return f"{text[:keep]}…{text[-keep:]} ({len(str(value)):,} characters)"
+
+
+#: the grammar's NAME (grammars/fairspec.lark); any other column name is written in backquotes
+_BARE_NAME = re.compile(r"[^\W\d]\w*")
+
+
+def written_name(column: str) -> str:
+    """``column`` as a spec must write it: bare when it is a NAME, else in backquotes, so a
+    hint quoting it (``where `c-charge degree` in [...]``) can be pasted into the spec."""
+    return column if _BARE_NAME.fullmatch(column) else f"`{column}`"
 
 
 def written_number(value: float | int) -> str:

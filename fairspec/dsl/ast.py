@@ -7,7 +7,6 @@ later, by :mod:`fairspec.plan.compile`.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import Union
 
@@ -143,16 +142,6 @@ class Spec:
     evaluate: Evaluate | None = None
     output: str | None = None
     span: Span | None = _span()
-
-
-#: the grammar's NAME (grammars/fairspec.lark); any other column name is written in backquotes
-_BARE_NAME = re.compile(r"[^\W\d]\w*")
-
-
-def written_name(column: str) -> str:
-    """``column`` as a spec must write it: bare when it is a NAME, else in backquotes, so a
-    hint quoting it (``where `c-charge degree` in [...]``) can be pasted into the spec."""
-    return column if _BARE_NAME.fullmatch(column) else f"`{column}`"
 
 
 def written_value(value) -> str:

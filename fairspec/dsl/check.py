@@ -22,7 +22,7 @@ from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import LEADING_ZERO, column_kind, value_mask, values_present
-from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order
+from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
 
@@ -723,7 +723,7 @@ class _Checker:
         classes = _distinct(series)
         if len(classes) != 2:
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
-                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=ast.written_name(name)))
+                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=written_name(name)))
         if not value_mask(series, "==", [target.positive]).any():
             self.add(POSITIVE_ABSENT.format(positive=_spec_word(target.positive), column=name, values=_values_text(classes)),
                      self.loc(("target.positive",), target.span))
@@ -735,7 +735,7 @@ class _Checker:
             self.add(PROTECTED_HAS_MISSING.format(column=attribute.value, count=int(missing.sum()),
                                                   line=line_of(series, int(np.flatnonzero(missing)[0]))),
                      attribute.span,
-                     HINT_PROTECTED_MISSING.format(column=ast.written_name(attribute.value), groups=_values_text(groups, _quote)))
+                     HINT_PROTECTED_MISSING.format(column=written_name(attribute.value), groups=_values_text(groups, _quote)))
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
 
@@ -768,7 +768,7 @@ class _Checker:
                                               column=" & ".join(columns), label=label,
                                               target=target.column.value, op=op, positive=_spec_word(target.positive)),
                      fairness.criterion.span,
-                     HINT_GROUP_LACKS_LABEL.format(column=ast.written_name(columns[0]), kept=kept)
+                     HINT_GROUP_LACKS_LABEL.format(column=written_name(columns[0]), kept=kept)
                      if len(columns) == 1 and kept else None)
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:

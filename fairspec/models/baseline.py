@@ -24,7 +24,8 @@ from fairspec.models.inputs import (binary_labels, categorical_indices, feature_
 from fairspec.models.model_file import (check_tree_links, class_labels, feature_indices, feature_names_to_json,
                                         is_integer, json_values, labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
-from fairspec.models.readout import category_text, column_names, number_text, shown_classes, signed_number_text
+from fairspec.models.readout import (category_text, column_names, feature_text, number_text, shown_classes,
+                                     signed_number_text)
 
 #: the model file's layout; a loader refuses any other (files without the entry are version 1)
 FORMAT_VERSION = 1
@@ -195,7 +196,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
 
         def column_name(k, op="=="):
             e = self.layout_[k]
-            name = feature_names[e["column"]] if feature_names is not None else f"x{e['column']}"
+            name = feature_text(feature_names[e["column"]]) if feature_names is not None else f"x{e['column']}"
             if e["code"] is None:
                 return name
             return f"{name} {op} {category_text(e['code'], (categories or {}).get(e['column']))}"

@@ -10,6 +10,8 @@ import re
 
 import numpy as np
 
+from fairspec.errors import written_name
+
 #: a category name shown bare: letters, digits and ``_ . + -`` (``African-American``, ``F``);
 #: anything else (a space, ``OR``, an operator, nothing at all) is quoted
 _BARE = re.compile(r"[\w.+\-]+")
@@ -56,6 +58,18 @@ def _name_text(text: str) -> str:
     """A name as a read-out shows it: bare when one plain word that does not read as syntax."""
     plain = _BARE.fullmatch(text) and text.lower() not in _READ_AS_SYNTAX
     return text if plain else json.dumps(text, ensure_ascii=False)
+
+
+def feature_text(name) -> str:
+    """A column's name as a read-out shows it: bare when the spec may write it bare (the
+    grammar's ``NAME``: a letter or ``_`` then word characters) and it does not read as syntax;
+    otherwise between backticks, as a spec quotes it (``credit amount`` <= 5 would read as a
+    condition on ``amount``).  A name a spec cannot quote (a backtick or a line break in it)
+    is shown as a JSON string."""
+    text = str(name)
+    if "`" in text or "\n" in text or "\r" in text or not text:
+        return json.dumps(text, ensure_ascii=False)
+    return f"`{text}`" if text.lower() in _READ_AS_SYNTAX else written_name(text)
 
 
 def category_text(code: float, names=None) -> str:

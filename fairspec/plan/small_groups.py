@@ -24,9 +24,8 @@ import pandas as pd
 from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
 from fairspec.data.split import holdout_test_rows, split_rows, training_sides
 from fairspec.data.table import apply_filters
-from fairspec.dsl.ast import written_name
 from fairspec.dsl.load import SpecDocument
-from fairspec.errors import Diagnostic
+from fairspec.errors import Diagnostic, written_name
 from fairspec.plan.plan import Plan
 
 #: which rows each rate of a criterion is a share of

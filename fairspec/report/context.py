@@ -14,8 +14,7 @@ import json
 import math
 from dataclasses import dataclass, field, replace
 
-from fairspec.dsl.ast import written_name
-from fairspec.errors import written_number
+from fairspec.errors import written_name, written_number
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, measurable_part
 from fairspec.report.fit_log_terms import FIT_LOG_RECORD_TERMS, FIT_LOG_TERMS
 

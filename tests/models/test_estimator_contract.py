@@ -171,6 +171,18 @@ def test_class_names_are_quoted_as_category_names_are(family):
     assert quoted in text and text.count("say") == text.count(quoted)
 
 
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_column_name_a_spec_must_quote_is_quoted_as_the_spec_quotes_it(family):
+    make, _ = FAMILIES[family]
+    X, y = _frame()
+    X = X.rename(columns={"age": "age in years", "priors": "AND"})
+    text = "\n".join(make(categorical_features=[2]).fit(X, y).describe())
+    # bare, IF age in years <= 29 AND AND > 6 had read as a condition on "years" beside a broken one
+    assert text.count("`age in years`") >= 1
+    assert text.count("age in years") == text.count("`age in years`")
+    assert text.count("`AND`") >= 1
+
+
 def test_a_rule_on_a_non_integer_code_prints_that_code():
     from fairspec.models.rule_set.binarize import Literal
 

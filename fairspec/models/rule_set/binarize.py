@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.models.model_file import integer, number, show
-from fairspec.models.readout import category_text, number_text
+from fairspec.models.readout import category_text, feature_text, number_text
 
 #: comparison operators and how each renders
 OPS = ("<=", ">", "==", "!=", "is_missing", "is_present")
@@ -66,7 +66,7 @@ class Literal:
 
     def describe(self, feature_names=None, categories=None) -> str:
         """``age <= 25``, ``c_charge_degree == F``, ``priors_count > 3 (or missing)``."""
-        name = feature_names[self.feature] if feature_names is not None else f"x{self.feature}"
+        name = feature_text(feature_names[self.feature]) if feature_names is not None else f"x{self.feature}"
         if self.op == "is_missing":
             return f"{name} is missing"
         if self.op == "is_present":

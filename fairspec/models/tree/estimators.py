@@ -36,7 +36,7 @@ from fairspec.models.inputs import (binary_labels, categorical_indices, feature_
                                    numeric_target, require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
                                         params_at_fit, record_params, restore_feature_names)
-from fairspec.models.readout import category_text, column_names, number_text, shown_classes
+from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
@@ -662,10 +662,12 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
     lines: list[str] = []
 
     def name(j):
-        return feature_names[j] if feature_names is not None else f"x{j}"
+        return feature_text(feature_names[j]) if feature_names is not None else f"x{j}"
 
     def names_of(j):
-        return categories.get(j) or categories.get(name(j)) if isinstance(categories, dict) else None
+        if not isinstance(categories, dict):
+            return None
+        return categories.get(j) or categories.get(feature_names[j] if feature_names is not None else f"x{j}")
 
     def cat_names(j, codes):
         return "{" + ", ".join(category_text(c, names_of(j)) for c in codes) + "}"
