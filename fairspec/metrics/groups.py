@@ -172,6 +172,10 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     if n == 0:
         raise ValueError("cannot evaluate predictions on zero rows")
     score = None if y_score is None else np.asarray(y_score, dtype=float).ravel()
+    if score is not None and not np.isfinite(score).all():
+        # scikit-learn's AUC had said "Input contains NaN" without saying which input or row
+        row = int(np.flatnonzero(~np.isfinite(score))[0])
+        raise ValueError(f"y_score must hold finite numbers (the score of class 1); row {row} holds {float(score[row])!r}")
 
     c = GroupCounts.of(y_true, y_pred, labels)
     positive = y_true == 1

@@ -132,6 +132,15 @@ def test_no_scores_gives_null_auc_and_abroca():
     assert block["scores_are_labels"] is None
 
 
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_score_that_is_no_finite_number_is_named_by_its_row(bad):
+    y, pred, score, groups = random_case(9, 50, ["a", "b"])
+    score = score.copy()
+    score[7] = bad
+    with pytest.raises(ValueError, match=f"y_score must hold finite numbers .*; row 7 holds {bad!r}"):
+        evaluate_predictions(y, pred, score, groups)
+
+
 def test_scores_that_are_the_labels_are_flagged_and_their_auc_is_the_balanced_accuracy():
     y, pred, score, groups = random_case(9, 300, ["a", "b"])
     hard = evaluate_predictions(y, pred, pred.astype(float), groups)
