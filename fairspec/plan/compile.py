@@ -40,14 +40,17 @@ def _plain(value):
     return value
 
 
-def resolve_params(declared: tuple[Param, ...], written: tuple) -> dict:
+def resolve_params(declared: tuple[Param, ...], written: tuple, missing: str | None = None) -> dict:
     """Written parameters over the declared defaults; nested blocks resolve the same way.  A
     parameter that applies only with another's value (``depth`` only with ``learner tree``)
-    is left out otherwise: the plan and the report list what the model uses (the checker
-    refuses it written there)."""
+    or only under some missing-value strategies (``middle_growth`` only under ``trinary`` and
+    ``trinary_mia``; ``missing`` is the plan's strategy) is left out otherwise: the plan and
+    the report list what the model uses (the checker refuses it written there)."""
     given = {p.name: p.value for p in written}
     out = {}
     for param in declared:
+        if param.only_with_missing and missing not in param.only_with_missing:
+            continue
         if param.only_with is not None:
             other, needed = param.only_with
             other_param = next(d for d in declared if d.name == other)
@@ -119,7 +122,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         else:
             fairness = (make_criterion(name),)
 
-    params = resolve_params(family.params, spec.model.params)
+    params = resolve_params(family.params, spec.model.params, missing.strategy)
     output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,

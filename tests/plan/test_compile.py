@@ -161,7 +161,10 @@ def test_the_plan_and_the_report_show_a_filter_as_the_spec_writes_it(table, tmp_
                                                    "seed        4 (no solver"], ["depth", "time_limit", "mip_gap"]),
     ("model baseline { learner tree  depth 3 }", ["baseline(learner=tree, depth=3, min_samples_leaf=1)",
                                                  "integer codes"], ["C=", "time_limit", "indicator"]),
-    ("model tree", ["time_limit=60s threads=1 mip_gap=0.0001 seed=4"], ["indicator"]),
+    ("model tree", ["time_limit=60s threads=1 mip_gap=0.0001 seed=4"], ["indicator", "middle_growth"]),
+    # middle_growth shapes Trinary's third child only
+    ("missing trinary\nmodel tree { middle_growth full }", ["criterion=gini, middle_growth=full, forest"], []),
+    ("missing mia\nmodel tree", ["mia"], ["middle_growth"]),
 ])
 def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model, shown, hidden):
     # depth=5 for a logistic learner, C=1.0 for a tree, a time limit for scikit-learn: each printed
