@@ -267,6 +267,33 @@ def _signals_deferred():
                 os.kill(os.getpid(), signum)
 
 
+@contextlib.contextmanager
+def directory_lock(directory):
+    """Hold an exclusive advisory lock on ``directory`` while a run replaces its files.
+
+    Two runs writing one output directory at once (a sweep and a single fit naming the same
+    ``output``) each renamed their own set into place, and the renames could interleave:
+    ``model.json`` of one run beside ``metrics.json`` of the other, which ``predict`` then
+    refuses as two runs' files.  With the lock the later run waits for the earlier one's commit
+    (milliseconds), then finds and replaces all of it.  The lock is ``flock`` on the directory
+    itself, so no lock file is left behind, and the kernel drops it when a process dies.  Where
+    there is no ``fcntl`` (Windows), runs are not serialised."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError as exc:
+        raise cannot_write(directory, exc) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
 class FileSet:
     """Files that appear together or not at all.
 

@@ -17,6 +17,7 @@ refused, never shown.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -32,8 +33,8 @@ from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, 
 from fairspec.models.model_file import is_integer
 from fairspec.plan.fairness import make_criterion
 from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
-from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, dumps, json_place,
-                                     number_problem, read_json)
+from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, directory_lock, dumps,
+                                     json_place, number_problem, read_json)
 from fairspec.pipeline.train import TrainingResult
 from fairspec.report import build_context, render_report
 
@@ -218,9 +219,10 @@ def write_outputs(result: TrainingResult, out_dir: Path) -> list[Path]:
             # never describe a model file that is not there yet.
             for rel in sorted(files, key=lambda r: r.endswith("report.html")):
                 fs.add_text(out_dir / rel, files[rel])
-            for path, is_dir in _stale(out_dir, files):
-                fs.remove(path, rmdir_after=is_dir)
-            return fs.commit()
+            with directory_lock(out_dir):  # what is stale is decided once no other run is committing
+                for path, is_dir in _stale(out_dir, files):
+                    fs.remove(path, rmdir_after=is_dir)
+                return fs.commit()
     except OSError as exc:  # FileSet reports its own; this is a directory that could not be listed
         raise cannot_write(exc.filename or out_dir, exc) from None
 
@@ -516,15 +518,20 @@ def _failed_settings(sweep: dict, path: Path, trained: list[dict]) -> list[dict]
 
 def rerender_report(out_dir: Path) -> Path:
     """Render ``out_dir/report.html`` again from the JSON files already there."""
-    points, failed = read_run(out_dir)
-    if failed is None:
-        html = render_report(build_context(*points[0]))
-    else:
-        html = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
     path = Path(out_dir) / "report.html"
-    refuse_foreign_files(Path(out_dir), [path.name])
-    with FileSet() as fs:
-        fs.add_text(path, html)
-        fs.commit()
+    if Path(out_dir).is_dir():
+        lock = directory_lock(out_dir)
+    else:  # read_run names what is missing
+        lock = contextlib.nullcontext()
+    with lock:  # the report describes the files a run committing now is replacing
+        points, failed = read_run(out_dir)
+        if failed is None:
+            html = render_report(build_context(*points[0]))
+        else:
+            html = render_report(build_context(points[0][0], points[0][1], sweep=points, failed=failed))
+        refuse_foreign_files(Path(out_dir), [path.name])
+        with FileSet() as fs:
+            fs.add_text(path, html)
+            fs.commit()
     return path
 

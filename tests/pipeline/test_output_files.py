@@ -151,6 +151,50 @@ def test_single_run_after_a_sweep_removes_the_sweep(trained, tmp_path, capsys):
     assert "Point 0" not in (d / "report.html").read_text()
 
 
+@pytest.mark.skipif(os.name != "posix", reason="the output lock is flock, which Windows lacks")
+def test_a_run_waits_for_another_committing_to_the_same_directory_then_replaces_all_of_it(trained, tmp_path):
+    # two runs' renames could interleave: one run's model.json beside the other's metrics.json
+    import fcntl
+    import threading
+
+    d = tmp_path / "run"
+    write_outputs(trained["sweep"], d)
+    fd = os.open(d, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)  # another run in the middle of its commit
+    try:
+        second = threading.Thread(target=write_outputs, args=(trained["single"], d))
+        second.start()
+        second.join(0.5)
+        assert second.is_alive()  # waiting, not renaming beside the other run
+        assert not (d / "model.json").exists() and (d / "point-0" / "model.json").exists()
+    finally:
+        os.close(fd)
+    second.join(10)
+    assert not second.is_alive()
+    assert sorted(files_of(d)) == ["metrics.json", "model.json", "report.html"]  # the sweep's went in one go
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the output lock is flock, which Windows lacks")
+def test_fairspec_report_waits_for_a_run_committing_to_its_directory(trained, tmp_path):
+    import fcntl
+    import threading
+
+    d = tmp_path / "run"
+    shutil.copytree(trained["tmp"] / "single", d)
+    (d / "report.html").unlink()
+    fd = os.open(d, os.O_RDONLY)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        again = threading.Thread(target=main, args=(["report", str(d)],))
+        again.start()
+        again.join(0.5)
+        assert again.is_alive() and not (d / "report.html").exists()
+    finally:
+        os.close(fd)
+    again.join(10)
+    assert (d / "report.html").is_file()
+
+
 def test_sweep_after_a_single_run_removes_the_old_model_but_not_a_users_files(trained, tmp_path, capsys):
     d = tmp_path / "run"
     write_outputs(trained["single"], d)
