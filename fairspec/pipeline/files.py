@@ -277,7 +277,7 @@ def directory_lock(directory):
     refuses as two runs' files.  With the lock the later run waits for the earlier one's commit
     (milliseconds), then finds and replaces all of it.  The lock is ``flock`` on the directory
     itself, so no lock file is left behind, and the kernel drops it when a process dies.  Where
-    there is no ``fcntl`` (Windows), runs are not serialised."""
+    there is no ``fcntl`` (Windows) or the file system has no locks, runs are not serialised."""
     try:
         import fcntl
     except ImportError:
@@ -288,7 +288,13 @@ def directory_lock(directory):
     except OSError as exc:
         raise cannot_write(directory, exc) from None
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:
+            # a file system without locks (some network mounts: ENOLCK, EOPNOTSUPP) writes as
+            # before the lock existed rather than failing a run that has its model
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL, errno.ENOTSUP):
+                raise cannot_write(directory, exc) from None
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

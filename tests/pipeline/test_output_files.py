@@ -175,6 +175,19 @@ def test_a_run_waits_for_another_committing_to_the_same_directory_then_replaces_
 
 
 @pytest.mark.skipif(os.name != "posix", reason="the output lock is flock, which Windows lacks")
+def test_a_file_system_without_locks_still_gets_the_outputs(trained, tmp_path, monkeypatch):
+    import fcntl
+
+    def no_locks(fd, op):
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    d = tmp_path / "run"
+    write_outputs(trained["single"], d)
+    assert sorted(files_of(d)) == ["metrics.json", "model.json", "report.html"]
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the output lock is flock, which Windows lacks")
 def test_fairspec_report_waits_for_a_run_committing_to_its_directory(trained, tmp_path):
     import fcntl
     import threading
