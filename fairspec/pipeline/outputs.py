@@ -519,11 +519,9 @@ def _failed_settings(sweep: dict, path: Path, trained: list[dict]) -> list[dict]
 def rerender_report(out_dir: Path) -> Path:
     """Render ``out_dir/report.html`` again from the JSON files already there."""
     path = Path(out_dir) / "report.html"
-    if Path(out_dir).is_dir():
-        lock = directory_lock(out_dir)
-    else:  # read_run names what is missing
-        lock = contextlib.nullcontext()
-    with lock:  # the report describes the files a run committing now is replacing
+    # read and rewrite while no run commits there: read mid-commit, the report could describe
+    # files that are being replaced (a missing directory is left for read_run to name)
+    with directory_lock(out_dir) if Path(out_dir).is_dir() else contextlib.nullcontext():
         points, failed = read_run(out_dir)
         if failed is None:
             html = render_report(build_context(*points[0]))
