@@ -722,7 +722,7 @@ class _Checker:
                      target.column.span, HINT_TARGET_MISSING)
         classes = _distinct(series)
         if len(classes) != 2:
-            self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_values_text(classes)),
+            self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_classes_text(series, classes)),
                      target.column.span, HINT_TARGET_NOT_BINARY.format(column=written_name(name)))
         if not value_mask(series, "==", [target.positive]).any():
             self.add(POSITIVE_ABSENT.format(positive=_spec_word(target.positive), column=name, values=_values_text(classes)),
@@ -836,6 +836,16 @@ def _quote(value) -> str:
     takes JSON escapes, and a quote or line break written bare would end or break it."""
     value = _plain(value)
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
+
+
+def _classes_text(series: pd.Series, classes: list) -> str:
+    """:func:`_values_text` of a target's classes, each with its row count and first line, so
+    a stray class (``2`` in 3 rows of a 0/1 column) can be found in the file."""
+    def text(value) -> str:
+        rows = np.flatnonzero(series.to_numpy() == value)
+        return f"{_plain(value)!r} ({rows.size:,} row{'s' if rows.size != 1 else ''}, first on line {line_of(series, int(rows[0]))})"
+
+    return _values_text(classes, text)
 
 
 def _values_text(values: list, text=lambda v: repr(_plain(v))) -> str:
