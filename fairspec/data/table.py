@@ -310,8 +310,14 @@ def _rows_or_quote_error(reader, path: Path, last_line):
             yield next(reader)
         except StopIteration:
             return
-        except csv.Error:
+        except csv.Error as exc:
             start, end = last_line() + 1, reader.line_num
+            if str(exc) == "unexpected end of data":
+                # no quote closes it: "closed ... on line <the last line>" had named a quote that is not there
+                lines = f"line {start}" if end == start else f"lines {start}-{end}"
+                raise DataError(f"{path}: error: {lines}: a quote opening a field on line {start} is "
+                                f"never closed: the field runs to the end of the file (a quote inside a field is "
+                                f"written twice, \"\")") from None
             if end == start:
                 raise DataError(f"{path}: error: line {start}: text follows a quoted field before the next "
                                 f"delimiter (a quote inside a field is written twice, \"\")") from None

@@ -127,6 +127,10 @@ def test_a_compressed_file_under_a_plain_name_is_named_as_compressed(tmp_path, c
     # a stray quote: pandas merged lines 3-5 into one field and dropped two records
     ('a,b\n1,x\n2,"y\n3,z\n4,"w",5\n', r"lines 3-5: a quote opening a field on line 3 is closed only by"),
     ('a,b\n1,"x"y\n', r"line 2: text follows a quoted field"),
+    # no quote closes it: the message had named "the next quote in the file, on line 4", which is not there
+    ('a,b\n1,x\n2,"y\n3,z\n', r"lines 3-4: a quote opening a field on line 3 is never closed: the field runs to "
+                               r"the end of the file"),
+    ('a,b\n1,x\n2,"y', r"line 3: a quote opening a field on line 3 is never closed"),
 ])
 def test_a_record_whose_fields_do_not_match_the_header_is_refused_with_its_line(tmp_path, body, message):
     path = tmp_path / "t.csv"
