@@ -101,7 +101,7 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         raise DataError(f"{path}: error: line {_first_non_utf8_line(path)}: the file is not UTF-8 text "
                         "(save it as UTF-8)") from None
     except (pd.errors.ParserError, OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
-        raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
+        raise _unreadable(path, exc) from None
     if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
         raise DataError(f"{path}: error: the data file has no rows")
     if len(lines) != len(frame):
@@ -227,7 +227,7 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
                     raise DataError(_field_count_error(path, start, reader.line_num, len(row), width, row))
                 starts.append(start)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, csv.Error) as exc:
-        raise DataError(f"{path}: error: cannot read the data as CSV: {exc}") from None
+        raise _unreadable(path, exc) from None
     finally:
         csv.field_size_limit(field_limit)
     return (starts[0] if starts else None), np.asarray(starts[1:], dtype=np.int64)
@@ -301,6 +301,20 @@ def _numbers_or_text(text: pd.Series) -> pd.Series:
     if len({i for i, _ in wide}) > len({x for _, x in wide}):
         return text
     return pd.to_numeric(text, errors="coerce").astype(float)
+
+
+def _unreadable(path: Path, exc: Exception) -> DataError:
+    """The error for a file that could not be read, in words rather than the decompressor's.
+
+    gzip reads one member after another: the file's first bytes were checked to be gzip, so
+    "Not a gzipped file (b'ga')" means bytes after the compressed data that start no member."""
+    why = str(exc)
+    if isinstance(exc, gzip.BadGzipFile) and why.startswith("Not a gzipped file"):
+        why = ("the gzip data is followed by bytes that are not gzip (the file is damaged, or something was "
+               "appended to it)")
+    elif isinstance(exc, gzip.BadGzipFile) and why.startswith("CRC check failed"):
+        why = "the gzip data is damaged: its checksum does not match what it holds"
+    return DataError(f"{path}: error: cannot read the data as CSV: {why}")
 
 
 def _rows_or_quote_error(reader, path: Path, last_line):

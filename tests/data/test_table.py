@@ -266,6 +266,25 @@ def test_a_compressed_name_over_other_bytes_says_what_they_are(tmp_path, name, b
         read_table(path)
 
 
+def _damaged_checksum(data: bytes) -> bytes:
+    damaged = bytearray(data)
+    damaged[-6] ^= 0xFF  # a byte of the CRC-32 the gzip trailer keeps (8 bytes from the end)
+    return bytes(damaged)
+
+
+@pytest.mark.parametrize("body, why", [
+    # it said "Not a gzipped file (b'ga')", of a file whose first bytes are gzip
+    (gzip.compress(b"a,b\n1,2\n") + b"garbage", "the gzip data is followed by bytes that are not gzip"),
+    (_damaged_checksum(gzip.compress(b"a,b\n1,2\n")), "the gzip data is damaged: its checksum does not match"),
+    (gzip.compress(b"a,b\n1,2\n")[:-10], "Compressed file ended before the end-of-stream marker"),  # already words
+])
+def test_a_damaged_gzip_file_is_named_in_words(tmp_path, body, why):
+    path = tmp_path / "t.csv.gz"
+    path.write_bytes(body)
+    with pytest.raises(DataError, match=f"t.csv.gz: error: cannot read the data as CSV: {why}"):
+        read_table(path)
+
+
 @pytest.mark.parametrize("body, separator", [
     ("age;sex;y\n30;M;1\n", "';'"),
     ("\ufeffage;score;y\n30;1,5;1\n", "';'"),  # decimal commas: the first record had 2 fields against 1
