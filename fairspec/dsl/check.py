@@ -841,9 +841,12 @@ def _quote(value) -> str:
 def _classes_text(series: pd.Series, classes: list) -> str:
     """:func:`_values_text` of a target's classes, each with its row count and first line, so
     a stray class (``2`` in 3 rows of a 0/1 column) can be found in the file."""
+    cells = series.to_numpy()
+
     def text(value) -> str:
-        rows = np.flatnonzero(series.to_numpy() == value)
-        return f"{_plain(value)!r} ({rows.size:,} row{'s' if rows.size != 1 else ''}, first on line {line_of(series, int(rows[0]))})"
+        rows = np.flatnonzero(cells == value)
+        first = line_of(series, int(rows[0]))
+        return f"{_plain(value)!r} ({rows.size:,} row{'s' if rows.size != 1 else ''}, first on line {first})"
 
     return _values_text(classes, text)
 

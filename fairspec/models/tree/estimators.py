@@ -661,13 +661,14 @@ def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, c
     classes = [0, 1] if classes is None else list(classes)
     lines: list[str] = []
 
-    def name(j):
-        return feature_text(feature_names[j]) if feature_names is not None else f"x{j}"
+    def raw_name(j):
+        return feature_names[j] if feature_names is not None else f"x{j}"
+
+    def name(j):  # as the text shows it; categories are keyed by the name itself
+        return feature_text(raw_name(j))
 
     def names_of(j):
-        if not isinstance(categories, dict):
-            return None
-        return categories.get(j) or categories.get(feature_names[j] if feature_names is not None else f"x{j}")
+        return categories.get(j) or categories.get(raw_name(j)) if isinstance(categories, dict) else None
 
     def cat_names(j, codes):
         return "{" + ", ".join(category_text(c, names_of(j)) for c in codes) + "}"
