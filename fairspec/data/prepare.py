@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from fairspec.data.table import LEADING_ZERO
+from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, plain_number
 from fairspec.errors import DataError, cell_text
 
 
@@ -124,8 +124,12 @@ class FeatureEncoder:
                 bad = numbers.isna().to_numpy() & col.notna().to_numpy()
                 if bad.any():
                     pos = int(np.flatnonzero(bad)[0])
+                    cell = col.iloc[pos]
+                    plain = plain_number(str(cell))
                     raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
-                                    f"{cell_text(col.iloc[pos])} is not a number (the column is numeric)")
+                                    f"{cell_text(cell)} is not a number (the column is numeric)"
+                                    + (f"; {NUMBERS_AS_READ}: write {plain} for {cell_text(cell)}"
+                                       if plain is not None else ""))
                 values = numbers.to_numpy(dtype=float)
                 infinite = np.isinf(values)
                 if infinite.any():

@@ -139,6 +139,51 @@ _WHOLE = re.compile(r"[+-]?\d+")
 #: how a code written with a leading zero begins ("01", "-007"); read_table reads a column holding one as text
 LEADING_ZERO = r"[+-]?0\d"
 
+#: numbers as people write them for people, which no reader here takes as numbers: digits in
+#: groups of three (1,234 or 1 234), a decimal comma (3,5), a currency or a percent sign
+_GROUPED = re.compile(r"([+-]?\d{1,3}(?:[, \u00a0\u202f]\d{3})+)(\.\d+)?")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d*,\d+")
+_CURRENCY = re.compile(r"([+-]?)\s*[$\u20ac\u00a3\u00a5]\s*(.+)")
+_PERCENT = re.compile(r"(.+?)\s*%")
+NUMBERS_AS_READ = ("numbers are read as digits with a decimal point, without digit-group separators, currency or "
+                   "percent signs")
+
+
+def plain_number(text: str) -> str | None:
+    """``text`` written as a number the readers take (``"1234"`` for ``"1,234"``, ``"3.5"`` for
+    ``"3,5"``, ``"120"`` for ``"$120"`` and ``"12"`` for ``"12%"``), or None when it is no
+    number written for people.
+
+    pandas and ``float`` take only a sign, digits, a decimal point and an exponent, so one
+    ``1,234`` makes a column of amounts text.  The checker's hint had then said "declare it
+    categorical", which would make the amounts unordered categories; it now names the cell
+    and its plain spelling.  ``1,234`` is read as grouped digits, not as 1.234 with a decimal
+    comma: a hint says which spelling it means, so the reader sees the guess."""
+    text = text.strip()
+    sign = ""
+    marked = _CURRENCY.fullmatch(text)
+    if marked:
+        sign, text = marked[1], marked[2].strip()
+    else:
+        marked = _PERCENT.fullmatch(text)
+        if marked:
+            text = marked[1]
+    grouped = _GROUPED.fullmatch(text)
+    if grouped:
+        plain = re.sub(r"[^\d+-]", "", grouped[1]) + (grouped[2] or "")
+    elif _DECIMAL_COMMA.fullmatch(text):
+        plain = text.replace(",", ".")
+    elif marked:
+        plain = text
+    else:
+        return None
+    plain = sign + plain
+    try:
+        float(plain)
+    except ValueError:  # "$-" or "--5%": not a number after all
+        return None
+    return plain
+
 _OPENERS = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 _UNREAD_SUFFIXES = {".zip", ".zst", ".tar", ".7z", ".z", ".lz4", ".br"}
 

@@ -21,7 +21,7 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import LEADING_ZERO, column_kind, value_mask, values_present
+from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, column_kind, plain_number, value_mask, values_present
 from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
@@ -81,6 +81,8 @@ INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categori
                         "such as {examples} (first on line {line} of the data), but {numbers:,} of its {cells:,} "
                         "non-empty cells are numbers")
 HINT_INFERRED_CATEGORICAL = "declare it numeric and clean the cell(s), or declare it categorical to silence this"
+#: the hint for text that is a number written for people (1,234, 3,5, $120, 12%)
+HINT_NUMBER_FOR_PEOPLE = NUMBERS_AS_READ + ": write {plain} for {cell} in the data file{then}"
 INFERRED_CODES = ("feature '{column}' has no type and is taken as categorical, its cells kept as text, because some "
                   "are written with a leading zero, such as {examples} (first on line {line} of the data); all "
                   "{cells:,} of its non-empty cells are numbers")
@@ -782,7 +784,7 @@ class _Checker:
         if text.any():
             examples, line = _text_sample(present, text)
             self.add(NUMERIC_NOT_NUMERIC.format(column=feature.name.value, examples=examples, line=line),
-                     feature.name.span, HINT_NUMERIC_NOT_NUMERIC)
+                     feature.name.span, _number_hint(present[text]) or HINT_NUMERIC_NOT_NUMERIC)
         infinite = ~text & ~np.isfinite(numbers.to_numpy(dtype=float, na_value=0.0))
         if infinite.any():
             first = int(np.flatnonzero(infinite)[0])
@@ -806,6 +808,16 @@ def _text_sample(present: pd.Series, text: np.ndarray) -> tuple[str, int]:
     """Up to three of the text values among ``present`` and the data line of the first."""
     examples = ", ".join(cell_text(v) for v in pd.unique(present[text])[:3])
     return examples, line_of(present, int(np.flatnonzero(text)[0]))
+
+
+def _number_hint(text_cells: pd.Series, then: str = "") -> str | None:
+    """The hint for the first of ``text_cells`` that is a number written for people (1,234,
+    $120; :func:`~fairspec.data.table.plain_number`), or None when none is."""
+    for cell in pd.unique(text_cells):
+        plain = plain_number(str(cell))
+        if plain is not None:
+            return HINT_NUMBER_FOR_PEOPLE.format(plain=plain, cell=cell_text(cell), then=then)
+    return None
 
 
 def _distinct(series: pd.Series) -> list:
@@ -935,7 +947,9 @@ def inference_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
         examples, line = _text_sample(present, text)
         found.append(Diagnostic(INFERRED_CATEGORICAL.format(column=name, examples=examples, line=line,
                                                             numbers=numbers, cells=len(present)),
-                                feature.name.span, HINT_INFERRED_CATEGORICAL, severity="warning"))
+                                feature.name.span,
+                                _number_hint(present[text], then=", and declare it numeric")
+                                or HINT_INFERRED_CATEGORICAL, severity="warning"))
     return found
 
 

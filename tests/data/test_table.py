@@ -11,7 +11,7 @@ import pytest
 
 from fairspec import compile_spec, load_spec
 from fairspec.data.prepare import FeatureEncoder
-from fairspec.data.table import apply_filters, column_kind, read_table
+from fairspec.data.table import apply_filters, column_kind, plain_number, read_table
 from fairspec.errors import DataError, SpecSemanticError
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
@@ -44,6 +44,26 @@ def test_na_word_in_a_numeric_column_is_text_named_with_column_and_line(tmp_path
     encoder = FeatureEncoder(["age"], ["numeric"], [None])
     with pytest.raises(DataError, match=r"column 'age', line 4: 'NA' is not a number"):
         encoder.transform(frame, source=str(path))
+
+
+@pytest.mark.parametrize("cell, plain", [("1,234", "1234"), ("-1,234,567.25", "-1234567.25"), ("1 234", "1234"),
+                                         ("3,5", "3.5"), ("$120", "120"), ("-$1,200.50", "-1200.50"),
+                                         ("12%", "12"), ("12,5 %", "12.5"), ("\u20ac 3,5", "3.5")])
+def test_a_number_written_for_people_gets_its_plain_spelling(cell, plain):
+    assert plain_number(cell) == plain
+
+
+@pytest.mark.parametrize("cell", ["NA", "abc", "%", "$", "--5%", "x%", "1,234,56", "1,2,3", "12"])
+def test_text_that_is_no_number_has_no_plain_spelling(cell):
+    assert plain_number(cell) is None
+
+
+def test_a_number_with_a_thousands_separator_at_predict_names_its_plain_spelling(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text('income,city\n25,x\n"1,234",y\n')
+    with pytest.raises(DataError, match=r"column 'income', line 3: '1,234' is not a number \(the column is numeric\); "
+                                        r"numbers are read .*: write 1234 for '1,234'"):
+        FeatureEncoder(["income"], ["numeric"], [None]).transform(read_table(path), source=str(path))
 
 
 def test_codes_with_a_leading_zero_read_alike_whatever_else_the_file_holds(tmp_path):

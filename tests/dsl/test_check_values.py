@@ -43,6 +43,15 @@ def test_infinite_text_is_a_category_of_a_categorical_feature(tmp_path):
     assert diagnostics(tmp_path, "income categorical", v="inf") == []
 
 
+def test_a_declared_numeric_column_with_a_thousands_separator_is_told_how_to_write_it(tmp_path):
+    (diag,) = diagnostics(tmp_path, "income numeric", v='"1,234"')
+    assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'1,234'", line=4)
+    assert diag.hint == check.HINT_NUMBER_FOR_PEOPLE.format(plain="1234", cell="'1,234'", then="")
+    # text that is no number keeps the general hint
+    (diag,) = diagnostics(tmp_path, "income numeric", v="high")
+    assert diag.hint == check.HINT_NUMERIC_NOT_NUMERIC
+
+
 def test_na_word_in_a_numeric_column_is_text_with_its_line(tmp_path):
     (diag,) = diagnostics(tmp_path, "income numeric", v="NA")
     assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'NA'", line=4)
@@ -125,6 +134,15 @@ def test_an_untyped_feature_read_as_text_for_a_stray_cell_is_a_warning(tmp_path)
     spec = tmp_path / "t.fair"
     spec.write_text(text)
     assert compile_spec(load_spec(spec)).warnings == (warning,)
+
+
+def test_an_untyped_feature_read_as_text_for_an_amount_in_dollars_says_how_to_write_it(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(NUMBERS.replace("\n27,", "\n$27,"))
+    text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+            'evaluate { none }\n')
+    (warning,) = check.inference_warnings(parse_spec(text, "t.fair"), read_table(path))
+    assert warning.hint == check.HINT_NUMBER_FOR_PEOPLE.format(plain="27", cell="'$27'", then=", and declare it numeric")
 
 
 def test_an_untyped_feature_of_numbers_read_as_codes_for_a_leading_zero_is_a_warning(tmp_path):
