@@ -124,9 +124,30 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
 
     params = resolve_params(family.params, spec.model.params, missing.strategy)
     output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
+    defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
-                evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised)
+                evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
+                defaults=defaults)
+
+
+def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> frozenset[str]:
+    """The plan's settings that the spec does not write (:attr:`Plan.defaults`).  The seeds
+    count as written when either block gives one: one seed seeds the whole run."""
+    written = {p.name for p in spec.model.params}
+    found = {f"model.{name}" for name in params if name not in written}
+    found |= {f"solver.{name}" for name in ("time_limit", "threads", "mip_gap") if name not in solver_given}
+    if "seed" not in solver_given and "seed" not in ev:
+        found |= {"solver.seed", "evaluation.seed"}
+    if spec.missing is None:
+        found.add("missing")
+    if "holdout" not in ev:
+        found.add("evaluation.test_size")
+    if "stratify" not in ev:
+        found.add("evaluation.stratify")
+    if not spec.output:
+        found.add("output")
+    return frozenset(found)
 
 
 UNREACHABLE_CONDITIONS = ("max_conditions {conditions} cannot be reached under max_complexity {complexity}: a "

@@ -98,6 +98,10 @@ class Plan:
     #: ``spec_text`` is not those bytes as they are (see :class:`fairspec.dsl.load.SpecDocument`)
     spec_sha256: str = ""
     spec_normalised: bool = False
+    #: the settings the spec does not write, which the compiler filled in: ``model.<param>``,
+    #: ``solver.<setting>``, ``missing``, ``evaluation.<setting>``; :meth:`describe` marks them,
+    #: so a reviewer reading the plan tells the spec's choices from the tool's
+    defaults: frozenset[str] = field(default_factory=frozenset)
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
@@ -108,7 +112,16 @@ class Plan:
         return len(self.fairness) > 1
 
     def describe(self) -> str:
-        """A human-readable listing of the plan (``fairspec compile`` prints this)."""
+        """A human-readable listing of the plan (``fairspec compile`` prints this).  A setting
+        the spec does not write, filled in by default, is marked ``*``."""
+        marked = []
+
+        def mark(key: str) -> str:
+            if key not in self.defaults:
+                return ""
+            marked.append(key)
+            return "*"
+
         d = self.data
         lines = [
             f"plan {self.name}",
@@ -130,17 +143,19 @@ class Plan:
             lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
                          + "  (training only, never read at prediction)")
         one_hot = self.model.family == "baseline" and self.model.params.get("learner") == "logistic"
-        lines += ["  preparation", f"    missing     {self.missing.label()}",
+        lines += ["  preparation", f"    missing     {self.missing.label()}{mark('missing')}",
                   "    encoding    numeric as float (NaN = missing); categorical as "
                   + ("one indicator column per training category (logistic terms)" if one_hot
                      else "integer codes of the training categories")]
         lines.append("  training")
-        params = ", ".join(f"{k}={v}" for k, v in self.model.params.items())
+        params = ", ".join(f"{k}={v}{mark('model.' + k)}" for k, v in self.model.params.items())
         lines.append(f"    model       {self.model.family}({params})")
         s = self.solver
         if "time_limit" in FAMILIES[self.model.family].solver_settings:
-            lines.append(f"    solver      time_limit={written_number(s.time_limit)}s threads={s.threads} "
-                         f"mip_gap={written_number(s.mip_gap)} seed={s.seed}"
+            lines.append(f"    solver      time_limit={written_number(s.time_limit)}s{mark('solver.time_limit')} "
+                         f"threads={s.threads}{mark('solver.threads')} "
+                         f"mip_gap={written_number(s.mip_gap)}{mark('solver.mip_gap')} "
+                         f"seed={s.seed}{mark('solver.seed')}"
                          + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit"
                             + ("; from --no-clock-cap)" if s.clock_cap_from_command_line else ")")))
             if self.model.family == "tree" and not any(c.bound is not None for c in self.fairness):
@@ -148,7 +163,7 @@ class Plan:
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
         else:
-            lines.append(f"    seed        {s.seed} (no solver: the learner runs to convergence)")
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
@@ -156,11 +171,17 @@ class Plan:
             lines.append(prefix + c.label())
         e = self.evaluation
         lines.append("  evaluation")
+        stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"
+                      if e.stratify else f" (not stratified{mark('evaluation.stratify')})")
         if e.kind == "holdout":
-            lines.append(f"    holdout     {written_number(e.test_size)} of rows{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}")
+            lines.append(f"    holdout     {written_number(e.test_size)}{mark('evaluation.test_size')} of rows"
+                         f"{stratified}, seed {e.seed}{mark('evaluation.seed')}")
         elif e.kind == "cv":
-            lines.append(f"    cv          {e.folds} folds{' (stratified by target and group where the data allow)' if e.stratify else ' (not stratified)'}, seed {e.seed}; final model refit on all rows")
+            lines.append(f"    cv          {e.folds} folds{stratified}, seed {e.seed}{mark('evaluation.seed')}; "
+                         "final model refit on all rows")
         else:
             lines.append("    none        metrics on the training rows only")
-        lines.append(f"  output        {self.output_dir}")
+        lines.append(f"  output        {self.output_dir}{mark('output')}")
+        if marked:
+            lines.append("  * not written in the spec: a default")
         return "\n".join(lines)

@@ -47,7 +47,7 @@ def test_the_plan_prints_every_digit_the_spec_wrote(tmp_path, table):
                                       "evaluate { holdout 0.123456789 }\n")
     assert "fairness[0] equal_opportunity <= 0.05000001\n" in text
     assert "fairness[1] equal_opportunity <= 0.05\n" in text
-    assert "time_limit=1234567s threads=1 mip_gap=0.00012345678 " in text
+    assert "time_limit=1234567s threads=1* mip_gap=0.00012345678 " in text
     assert "holdout     0.123456789 of rows" in text
 
 

@@ -159,11 +159,11 @@ def test_the_plan_and_the_report_show_a_filter_as_the_spec_writes_it(table, tmp_
 @pytest.mark.parametrize("model, shown, hidden", [
     ("model baseline { learner logistic  C 0.5 }", ["baseline(learner=logistic, C=0.5)", "one indicator column",
                                                    "seed        4 (no solver"], ["depth", "time_limit", "mip_gap"]),
-    ("model baseline { learner tree  depth 3 }", ["baseline(learner=tree, depth=3, min_samples_leaf=1)",
+    ("model baseline { learner tree  depth 3 }", ["baseline(learner=tree, depth=3, min_samples_leaf=1*)",
                                                  "integer codes"], ["C=", "time_limit", "indicator"]),
-    ("model tree", ["time_limit=60s threads=1 mip_gap=0.0001 seed=4"], ["indicator", "middle_growth"]),
+    ("model tree", ["time_limit=60s* threads=1* mip_gap=0.0001* seed=4"], ["indicator", "middle_growth"]),
     # middle_growth shapes Trinary's third child only
-    ("missing trinary\nmodel tree { middle_growth full }", ["criterion=gini, middle_growth=full, forest"], []),
+    ("missing trinary\nmodel tree { middle_growth full }", ["criterion=gini*, middle_growth=full, forest"], []),
     ("missing mia\nmodel tree", ["mia"], ["middle_growth"]),
 ])
 def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model, shown, hidden):
@@ -174,6 +174,25 @@ def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model
     text = plan.describe()
     assert all(s in text for s in shown), text
     assert not any(h in text for h in hidden), text
+
+
+@pytest.mark.parametrize("blocks, marked, unmarked", [
+    ("model tree { depth 3 }\n", ["depth=3,", "min_samples_leaf=1*", "time_limit=60s*", "threads=1*",
+                                  "mip_gap=0.0001*", "seed=0*", "missing     mia*", "holdout     0.3* of rows",
+                                  "(stratified* by", "seed 0*\n", "output        reports/s*\n"], []),
+    ("missing mia\nmodel tree { depth 3  min_samples_leaf 5  min_samples_split 4  criterion entropy  forest { trees 3 } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
+     "evaluate { holdout 0.25 stratify false seed 3 }\noutput \"out\"\n",
+     [], ["*"]),
+    # one seed, written in either block, seeds the whole run: neither is a default then
+    ("model tree\nsolver { seed 4 }\n", ["threads=1*"], ["seed=4*", "seed 4*"]),
+    ("model tree\nevaluate { cv 3 }\n", ["(stratified* by", "seed 0*;"], ["3*"]),
+])
+def test_the_plan_marks_every_setting_the_spec_does_not_write(table, tmp_path, blocks, marked, unmarked):
+    table.to_csv(tmp_path / "d.csv", index=False)
+    text = plan_of(BASE.format(path=tmp_path / "d.csv") + blocks, table).describe()
+    assert all(m in text for m in marked), text
+    assert not any(u in text for u in unmarked), text
+    assert text.endswith("\n  * not written in the spec: a default") == bool(marked)
 
 
 def test_a_criterions_label_keeps_every_digit_of_its_setting():
