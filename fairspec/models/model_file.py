@@ -85,6 +85,11 @@ def class_labels(value) -> np.ndarray:
         raise ValueError(f"classes must be a list of two distinct labels of one type, got {show(value)}")
     if isinstance(value[0], float) and not all(np.isfinite(value)):
         raise ValueError(f"classes must be finite numbers, got {show(value)}")
+    if not value[0] < value[1]:
+        # fit sorts them (binary_labels), the second positive: the other order would load and
+        # turn every prediction into the other label (found in review)
+        raise ValueError(f"classes must be in sorted order, the positive class second, as fit writes them; "
+                         f"got {show(value)}")
     return np.asarray(value)
 
 

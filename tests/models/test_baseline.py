@@ -154,6 +154,8 @@ def test_a_model_file_written_before_the_labels_were_recorded_reads_as_0_and_1()
     for bad in (["a"], [1, 1], [0, "1"], "01"):
         with pytest.raises(ValueError, match="classes must be a list of two distinct labels"):
             estimator_from_json({**doc, "classes": bad})
+    with pytest.raises(ValueError, match="classes must be in sorted order, the positive class second"):
+        estimator_from_json({**doc, "classes": [1, 0]})
 
 
 def test_the_printed_scorecard_gives_the_models_decisions():

@@ -146,6 +146,8 @@ def test_routing_a_looping_tree_built_in_memory_fails_instead_of_spinning():
     (lambda d: d.update(classes=[0, 1.0]), "classes must be a list of two distinct labels of one type"),
     (lambda d: d.update(classes=[0.0, float("inf")]), "classes must be finite numbers"),
     (lambda d: d.update(classes=[0.0, nan]), "classes must be finite numbers"),
+    # fit writes them sorted, the positive class second: swapped, every prediction would flip
+    (lambda d: d.update(classes=[1, 0]), "classes must be in sorted order, the positive class second"),
     # every tree file has recorded its classes: absent is damage, not the other families' 0/1
     (lambda d: d.pop("classes"), "a classifier needs two distinct classes, got none"),
     (lambda d: d.update(n_features_in=0), "n_features_in must be a positive integer"),

@@ -461,6 +461,9 @@ def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_mode
     for bad in (["yes"], ["no", "no"], [0, "yes"]):
         with pytest.raises(ValueError, match="classes must be a list of two distinct labels"):
             estimator_from_json({**doc, "classes": bad})
+    # swapped, "yes" would read as the negative class and every prediction would flip
+    with pytest.raises(ValueError, match="classes must be in sorted order, the positive class second"):
+        estimator_from_json({**doc, "classes": ["yes", "no"]})
 
 
 def test_missing_none_reads_a_condition_on_a_missing_value_as_false_and_neither_takes_an_infinity():
