@@ -81,6 +81,10 @@ class Criterion:
             value = getattr(self, form)
             if value is not None and not finite_at_least_zero(value):
                 raise ValueError(f"the {form} of {self.name} must be a finite number of at least 0; got {value!r}")
+            if value is not None:
+                # a numpy scalar (a grid from np.arange) fitted, and then the model file could not
+                # be written: json cannot encode np.int64 or np.float32 (found in review)
+                object.__setattr__(self, form, float(value))
         if self.bound is not None and self.penalty is not None:
             raise ValueError(f"{self.name} takes a bound or a penalty, not both")
 

@@ -60,6 +60,27 @@ def test_a_tree_criterion_with_no_usable_bound_is_refused_when_made(bound):
         EqualOpportunity(bound=bound)
 
 
+@pytest.mark.parametrize("setting", [{"penalty": np.arange(3)[2]}, {"bound": np.float32(0.1)}])
+def test_a_numpy_number_as_a_criterions_setting_still_writes_a_model_file(setting):
+    # the fit took np.int64 and np.float32, and json.dumps of the model file then failed on them
+    import json
+
+    from fairspec.models.rule_set import FairRuleSetClassifier
+
+    rng = np.random.default_rng(0)
+    X, g = rng.normal(size=(200, 2)), rng.choice(["a", "b"], 200)
+    y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    name = "demographic_parity" if "penalty" in setting else "equal_opportunity"
+    criterion = make_criterion(name, **setting)
+    assert type(getattr(criterion, next(iter(setting)))) is float
+    estimators = [MissingAwareTreeClassifier(max_depth=2, fairness=criterion)]
+    if "bound" in setting:
+        estimators.append(FairRuleSetClassifier(max_complexity=4, time_limit=2, criterion=criterion))
+    for est in estimators:
+        doc = json.loads(json.dumps(est.fit(X, y, sensitive_features=g).to_json()))
+        assert doc["criterion" if "criterion" in doc else "params"]
+
+
 @pytest.mark.parametrize("params", [{"time_limit": float("nan")}, {"time_limit": float("inf")}, {"time_limit": -1},
                                     {"time_limit": None}, {"mip_gap": -1}, {"mip_gap": float("nan")}])
 @pytest.mark.parametrize("cls", [MissingAwareTreeClassifier, MissingAwareForestClassifier])
