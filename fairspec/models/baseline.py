@@ -93,14 +93,16 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
         if self.learner == "tree":
             from sklearn.tree import DecisionTreeClassifier
 
+            ranks, values = _dense_ranks(Z)
             model = DecisionTreeClassifier(max_depth=self.depth, min_samples_leaf=self.min_samples_leaf,
-                                           random_state=self.seed_).fit(Z, y)
+                                           random_state=self.seed_).fit(ranks, y)
             t = model.tree_
+            thresholds = _cuts_in_values(t, model.decision_path(ranks).tocsc(), ranks, values)
             proba = t.value[:, 0, :] / t.value[:, 0, :].sum(axis=1, keepdims=True)
             positive = list(model.classes_).index(1) if 1 in model.classes_ else None
             self.tree_ = {
                 "left": t.children_left.tolist(), "right": t.children_right.tolist(),
-                "feature": t.feature.tolist(), "threshold": t.threshold.tolist(),
+                "feature": t.feature.tolist(), "threshold": thresholds,
                 "p_positive": (proba[:, positive] if positive is not None else np.zeros(t.node_count)).tolist(),
                 "n": t.n_node_samples.tolist(),
             }
@@ -231,6 +233,51 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
 
         walk(0, 0)
         return lines
+
+
+def _dense_ranks(Z: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Each column of ``Z`` as the rank of its value among the column's distinct values
+    (0, 1, 2, ...), and those sorted distinct values.
+
+    scikit-learn's tree casts ``X`` to float32.  A finite value past float32's largest (3.4e38,
+    so 1e39) became infinity and the fit failed ("Input X contains infinity"), though the
+    checker had accepted it; and a value with no exact float32 (16777219) was split in float32
+    and then routed by :meth:`BaselineClassifier.predict_proba` in float64, on the other side
+    of its own cut, so the tree misrouted its own training rows (both found in review).  On
+    the ranks, exact in float32 up to 2**24 distinct values a column, the tree sees the order
+    of the values and nothing else, which is all a split uses: the same splits and, where the
+    float32 cast kept every value distinct, the same tree."""
+    ranks = np.empty_like(Z, dtype=float)
+    values = []
+    for j in range(Z.shape[1]):
+        distinct, rank = np.unique(Z[:, j], return_inverse=True)
+        ranks[:, j] = rank
+        values.append(distinct)
+    return ranks, values
+
+
+def _cuts_in_values(tree, paths, ranks: np.ndarray, values: list[np.ndarray]) -> list[float]:
+    """The thresholds of ``tree`` (fitted on the :func:`_dense_ranks` ``ranks``) in the
+    columns' own units; ``paths`` is its decision path of the training rows (CSC).
+
+    scikit-learn cuts a node between the two nearest values its rows hold, at their midpoint.
+    On ranks that midpoint (12 between ranks 10 and 14) does not say which values it lay
+    between, so they are read from the node's rows, and the cut is the midpoint of those two
+    values: scikit-learn's cut, computed in float64 instead of between float32 roundings.
+    Halves first, so two values near 1.8e308 do not overflow their sum; when the two are
+    adjacent floats the midpoint rounds to the upper one, and the lower value is the cut
+    (``x <= cut`` must hold for the lower value and fail for the upper one).  Leaves keep
+    scikit-learn's placeholder threshold."""
+    cuts = tree.threshold.tolist()
+    for node, (feature, threshold) in enumerate(zip(tree.feature, tree.threshold)):
+        if tree.children_left[node] < 0:
+            continue
+        held = ranks[paths.indices[paths.indptr[node]:paths.indptr[node + 1]], feature]
+        lower = values[feature][int(held[held <= threshold].max())]
+        upper = values[feature][int(held[held > threshold].min())]
+        middle = lower / 2 + upper / 2
+        cuts[node] = float(middle if lower <= middle < upper else lower)
+    return cuts
 
 
 def build_estimator(recipe, criterion, solver, *, categorical_features, seed):

@@ -189,3 +189,36 @@ def test_logistic_reads_a_column_near_the_largest_float_as_it_reads_it_scaled_do
     Xt_huge[:, 2] *= 1e306
     np.testing.assert_allclose(large.predict_proba(Xt_huge)[:, 1], small.predict_proba(Xt)[:, 1], atol=1e-9)
     assert not [w for w in recwarn if issubclass(w.category, RuntimeWarning)]
+
+
+def test_the_tree_learner_takes_finite_values_past_float32_and_routes_its_own_rows_as_fitted():
+    # scikit-learn's float32 cast made 1e39 an infinity (the fit failed after the checker had
+    # accepted it) and split 16777219, which has no float32, on the other side of its own cut
+    huge = np.array([[1e39], [1.7e308], [0.0], [1.0], [2.0], [3.0]])
+    model = BaselineClassifier(depth=3).fit(huge, [1, 1, 0, 0, 1, 0])
+    assert model.predict(huge).tolist() == [1, 1, 0, 0, 1, 0]
+    assert all(np.isfinite(model.tree_["threshold"]))
+    close = np.array([[16777218.0], [16777218.0], [16777219.0], [16777219.0]])
+    model = BaselineClassifier(depth=1).fit(close, [0, 0, 1, 1])
+    assert model.predict(close).tolist() == [0, 0, 1, 1]
+    assert 16777218.0 <= model.tree_["threshold"][0] < 16777219.0
+    adjacent = np.array([[1.0], [np.nextafter(1.0, 2.0)]])  # no float between them: the cut is the lower
+    model = BaselineClassifier(depth=1).fit(adjacent, [0, 1])
+    assert model.predict(adjacent).tolist() == [0, 1] and model.tree_["threshold"][0] == 1.0
+
+
+def test_the_tree_learner_grows_scikit_learns_tree_on_ordinary_data():
+    from sklearn.tree import DecisionTreeClassifier
+
+    rng = np.random.default_rng(0)
+    for _ in range(10):
+        X = np.round(rng.normal(size=(300, 4)) * rng.choice([1, 10, 1000], 4), 2)
+        y = (X[:, 0] + 3 * rng.normal(size=300) > 0).astype(int)
+        reference = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+        ours = BaselineClassifier(depth=4).fit(X, y)
+        assert ours.tree_["left"] == reference.tree_.children_left.tolist()
+        assert ours.tree_["feature"] == reference.tree_.feature.tolist()
+        np.testing.assert_allclose(ours.tree_["threshold"], reference.tree_.threshold, rtol=1e-6, atol=1e-5)
+        np.testing.assert_allclose(ours.predict_proba(X), reference.predict_proba(X), atol=1e-12)
+        Xt = np.round(rng.normal(size=(300, 4)) * 50, 2)
+        np.testing.assert_array_equal(ours.predict(Xt), reference.predict(Xt))
