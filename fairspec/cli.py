@@ -169,6 +169,11 @@ def _check_emit_path(path: str | None) -> None:
     from fairspec.pipeline.files import check_writable_dir
 
     check_writable_dir(target.parent, [target.name, pricing_path(target).name])
+    if os.path.isfile(target) and not _emitted_model_file(target):
+        # the spec, its data or a user's notes under a .lp name had been replaced by the model,
+        # exit 0 (found in review); predict's -o refuses its inputs the same way
+        raise UsageError(f"fairspec compile: error: argument --emit-model: {path} exists and is not a model file "
+                         f"fairspec wrote; it would be overwritten: give another path, or delete it first")
     sibling = pricing_path(target)
     if os.path.isfile(sibling) and not _emitted_model_file(sibling):
         raise UsageError(f"fairspec compile: error: argument --emit-model: the pricing problem goes to {sibling}, "

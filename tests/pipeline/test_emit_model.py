@@ -97,6 +97,25 @@ def test_features_that_give_no_condition_are_a_clear_error_not_a_crash(tmp_path,
     assert not list(tmp_path.glob("m*.lp"))
 
 
+def test_the_named_path_replaces_only_an_earlier_model_file_never_the_spec_or_its_data(tmp_path, capsys):
+    # --emit-model over the spec, its data or notes under a .lp name replaced them, exit 0 (found in review)
+    data = sample_csv("compas", 400, tmp_path / "compas.lp")
+    spec = tmp_path / "s.lp"
+    spec.write_text(SPEC.format(data=data))
+    notes = tmp_path / "notes.lp"
+    notes.write_text("important notes\n")
+    kept = {p: p.read_bytes() for p in (data, spec, notes)}
+    for target in kept:
+        assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 2
+        assert f"--emit-model: {target} exists and is not a model file fairspec wrote" in capsys.readouterr().err
+    assert {p: p.read_bytes() for p in kept} == kept
+    assert not list(tmp_path.glob("*.pricing.lp"))
+    emitted = tmp_path / "m.lp"
+    for _ in range(2):  # an earlier emitted model file is replaced
+        assert main(["compile", str(spec), "--emit-model", str(emitted), "-q"]) == 0
+    assert emitted.read_text().startswith("\\* Source Pyomo model name=faircg_master")
+
+
 def test_the_pricing_file_beside_the_named_one_replaces_only_an_earlier_model_file(tmp_path, capsys):
     # --emit-model m.lp wrote m.pricing.lp over whatever file had that name, though the user
     # never named it (found in review)
