@@ -198,6 +198,13 @@ def _stale(out_dir: Path, files: dict[str, str]) -> list[tuple[Path, bool]]:
     stale = [(out_dir / name, False) for name in OWN_FILES
              if name not in files and _written_by_fairspec(out_dir / name)]
     kept_dirs = {rel.split("/")[0] for rel in files if "/" in rel}
+    for name in sorted(kept_dirs):
+        # inside a point this run rewrites: `fairspec report DIR/point-0` had left a report of
+        # the earlier run's point beside this run's model (found in review)
+        entry = out_dir / name
+        if entry.is_dir() and not entry.is_symlink():
+            stale += [(entry / own, False) for own in OWN_FILES
+                      if f"{name}/{own}" not in files and _written_by_fairspec(entry / own)]
     for entry in sorted(out_dir.iterdir()):
         if not _POINT_DIR.fullmatch(entry.name) or entry.name in kept_dirs or entry.is_symlink() or not entry.is_dir():
             continue

@@ -318,6 +318,21 @@ def test_shorter_sweep_removes_the_points_beyond_it(trained, tmp_path):
     assert len(read_outputs(d)) == 2
 
 
+def test_a_report_of_one_point_goes_when_a_new_sweep_rewrites_the_point(trained, tmp_path, capsys):
+    # `fairspec report DIR/point-0` wrote a report there, and the next sweep into DIR rewrote
+    # point-0's model but kept that report of the earlier one (found in review)
+    d = tmp_path / "run"
+    write_outputs(trained["sweep"], d)
+    assert run(["report", str(d / "point-0")], capsys)[0] == 0
+    (d / "point-0" / "notes.html").write_text("<p>mine</p>")
+    write_outputs(trained["sweep"], d)
+    assert sorted(p.name for p in (d / "point-0").iterdir()) == ["metrics.json", "model.json", "notes.html"]
+    # a report.html fairspec did not write stays: this run writes no file of that name there
+    (d / "point-1" / "report.html").write_text("<p>my notes</p>")
+    write_outputs(trained["sweep"], d)
+    assert (d / "point-1" / "report.html").read_text() == "<p>my notes</p>"
+
+
 def test_each_point_of_sweep_json_carries_its_test_gap_interval(trained, tmp_path):
     d = tmp_path / "run"
     write_outputs(trained["sweep"], d)
