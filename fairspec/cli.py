@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 import tempfile
@@ -52,6 +53,10 @@ class _StandardOutput:
             # the plan and the summaries quote names from the spec and the data (predictions
             # are numbers): their control characters shown, as on standard error
             text = visible(text)
+            if self.stream is None:
+                # Python's sys.stdout when descriptor 1 was closed (`>&-`): an AttributeError on
+                # None had become an internal error, exit 70 (found in review)
+                raise OSError(errno.EBADF, "standard output is closed")
             fd = self._descriptor()
             if fd is None:
                 self.stream.write(text)

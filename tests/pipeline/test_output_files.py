@@ -562,6 +562,19 @@ def test_a_standard_output_that_cannot_be_written_is_an_output_error_not_an_inte
     assert err.getvalue() == f"standard output: error: cannot write ({os.strerror(errno.ENOSPC)})\n"
 
 
+@pytest.mark.parametrize("argv", [["check", "{spec}"], ["predict", "{single}", "{data}"]])
+def test_a_closed_standard_output_is_an_output_error_not_an_internal_one(trained, argv):
+    # `fairspec check spec >&-`: Python's sys.stdout is then None, and writing to it was an
+    # AttributeError, "internal error" (exit code 70) and a crash log (found in review)
+    import subprocess
+    import sys
+
+    argv = [a.format(spec=trained["spec"], single=trained["tmp"] / "single", data=trained["data"]) for a in argv]
+    done = subprocess.run([sys.executable, "-m", "fairspec", *argv, "-q"], preexec_fn=lambda: os.close(1),
+                          stderr=subprocess.PIPE, text=True, timeout=120)
+    assert (done.returncode, done.stderr) == (1, "standard output: error: cannot write (standard output is closed)\n")
+
+
 def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
     # `fairspec predict m d | head` gave "internal error: BrokenPipeError" and a crash log
     err = io.StringIO()
