@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, plain_number
+from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, numbers_of, plain_number
 from fairspec.errors import DataError, cell_text
 
 
@@ -120,7 +120,7 @@ class FeatureEncoder:
             if kind == "categorical":
                 X[:, j] = _category_codes(col, _category_lookup(cats))[0]
             else:
-                numbers = pd.to_numeric(col, errors="coerce")
+                numbers = numbers_of(col)
                 bad = numbers.isna().to_numpy() & col.notna().to_numpy()
                 if bad.any():
                     pos = int(np.flatnonzero(bad)[0])

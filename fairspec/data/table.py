@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 import pandas as pd
+from pandas.api import types as ptypes
 
 from fairspec.errors import DataError, cell_text
 
@@ -307,6 +308,28 @@ def _refuse_other_separator(path: Path, line: int, header: str) -> None:
         raise DataError(f"{path}: error: line {line}: the header is one column, {cell_text(header)}: fairspec "
                         f"reads comma-separated files, and this one seems to separate its fields with "
                         f"{separator!r} (save it with commas)")
+
+
+#: the words pandas reads as True and False in a column of them alone (its default
+#: ``true_values`` and ``false_values``)
+BOOL_WORDS = {"True": 1.0, "true": 1.0, "TRUE": 1.0, "False": 0.0, "false": 0.0, "FALSE": 0.0}
+
+
+def numbers_of(series: pd.Series) -> pd.Series:
+    """The cells of a numeric column as floats, NaN where a cell is missing or is text that is
+    no number.  True and False are 1 and 0, as bools or as the words pandas reads as bools.
+
+    A column of ``true``/``false`` alone is read as bools and trains as 1/0; in a file to
+    score, one other cell (``1``, or a stray ``yes``) keeps the whole column as text, and the
+    words had then been refused as "not a number", the message naming a valid ``true`` instead
+    of the stray cell (found in review)."""
+    if ptypes.is_bool_dtype(series.dtype):
+        return series.astype(float)
+    if ptypes.is_numeric_dtype(series.dtype):
+        return series
+    spelled = series.astype(object).map(
+        lambda v: BOOL_WORDS.get(v.strip(), v) if isinstance(v, str) else float(v) if isinstance(v, bool) else v)
+    return pd.to_numeric(spelled, errors="coerce")
 
 
 def _holds_wide_integers(series: pd.Series) -> bool:

@@ -21,7 +21,8 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, column_kind, plain_number, value_mask, values_present
+from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, column_kind, numbers_of, plain_number, value_mask,
+                                 values_present)
 from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
@@ -779,7 +780,7 @@ class _Checker:
         if ptypes.is_bool_dtype(series.dtype):
             return
         present = series.dropna()
-        numbers = _as_numbers(present)
+        numbers = numbers_of(present)
         text = numbers.isna().to_numpy()
         if text.any():
             examples, line = _text_sample(present, text)
@@ -793,15 +794,9 @@ class _Checker:
                      feature.name.span, HINT_NUMERIC_NOT_FINITE)
 
 
-def _as_numbers(present: pd.Series) -> pd.Series:
-    """``present`` (a column without its missing cells) as numbers; NaN where a cell is text.
-    Numbers stored as text convert cleanly."""
-    return present if ptypes.is_numeric_dtype(present.dtype) else pd.to_numeric(present, errors="coerce")
-
-
 def _text_cells(present: pd.Series) -> np.ndarray:
     """Which cells of ``present`` (a column without its missing cells) are text, not numbers."""
-    return _as_numbers(present).isna().to_numpy()
+    return numbers_of(present).isna().to_numpy()
 
 
 def _text_sample(present: pd.Series, text: np.ndarray) -> tuple[str, int]:

@@ -66,6 +66,20 @@ def test_a_number_with_a_thousands_separator_at_predict_names_its_plain_spelling
         FeatureEncoder(["income"], ["numeric"], [None]).transform(read_table(path), source=str(path))
 
 
+def test_true_and_false_read_as_1_and_0_in_a_numeric_column_beside_other_cells(tmp_path):
+    # a column of true/false alone reads as bools and trains as 1/0; beside a 1 (or a stray
+    # "yes") the column is text, and "true" had been refused, the message naming it, not "yes"
+    encoder = FeatureEncoder(["male"], ["numeric"], [None])
+    alone, mixed, stray = (tmp_path / f"{n}.csv" for n in ("alone", "mixed", "stray"))
+    alone.write_text("male\ntrue\nfalse\nTRUE\n")
+    mixed.write_text("male\ntrue\n1\nFALSE\n0\n")
+    stray.write_text("male\ntrue\nfalse\nyes\n")
+    assert encoder.transform(read_table(alone))[:, 0].tolist() == [1.0, 0.0, 1.0]
+    assert encoder.transform(read_table(mixed))[:, 0].tolist() == [1.0, 1.0, 0.0, 0.0]
+    with pytest.raises(DataError, match=r"column 'male', line 4: 'yes' is not a number"):
+        encoder.transform(read_table(stray), source=str(stray))
+
+
 def test_codes_with_a_leading_zero_read_alike_whatever_else_the_file_holds(tmp_path):
     # "02" read as the number 2 in a file of codes only, and as text "02" beside a code "X":
     # the same row then fell in another category, and got another prediction

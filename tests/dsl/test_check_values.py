@@ -52,6 +52,13 @@ def test_a_declared_numeric_column_with_a_thousands_separator_is_told_how_to_wri
     assert diag.hint == check.HINT_NUMERIC_NOT_NUMERIC
 
 
+def test_a_numeric_column_of_true_and_false_names_only_the_stray_cell(tmp_path):
+    # "holds text such as 'true', 'yes', 'false' (first on line 2)" named valid cells first
+    (diag,) = diagnostics(tmp_path, "income numeric", v="yes", w="true")
+    assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'yes'", line=4)
+    assert diagnostics(tmp_path, "income numeric", v="false", w="TRUE") == []
+
+
 def test_na_word_in_a_numeric_column_is_text_with_its_line(tmp_path):
     (diag,) = diagnostics(tmp_path, "income numeric", v="NA")
     assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'NA'", line=4)
