@@ -136,8 +136,9 @@ class FeatureEncoder:
                     # the checker refuses these in training data; a scored file must not slip one past
                     pos = int(np.flatnonzero(infinite)[0])
                     raise DataError(f"{source}: error: column {name!r}, line {line_of(frame, pos)}: "
-                                    f"{_plain_number(col.iloc[pos])} is not a finite number (a number past about "
-                                    f"1.8e308, such as 1e400, reads as infinity)")
+                                    f"{_plain_number(col.iloc[pos])} is not a finite number (a cell written inf or "
+                                    f"Infinity reads as infinity, as does a number past about 1.8e308, such as "
+                                    f"1e400)")
                 X[:, j] = values
         return X
 

@@ -76,8 +76,9 @@ NUMERIC_NOT_FINITE = ("feature '{column}' is numeric, but the column holds {coun
                       "the first {value} on line {line} of the data")
 #: the reader turns a number past the largest double (1e400) into infinity, so the cell is
 #: named as "inf" though the file may spell it otherwise
-HINT_NUMERIC_NOT_FINITE = ("a numeric feature needs finite numbers (a number past about 1.8e308, such as 1e400, "
-                           "reads as infinity); leave a cell empty for a missing value")
+HINT_NUMERIC_NOT_FINITE = ("a numeric feature needs finite numbers (a cell written inf or Infinity reads as "
+                           "infinity, as does a number past about 1.8e308, such as 1e400); leave a cell empty for "
+                           "a missing value")
 INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categorical, because its column holds text "
                         "such as {examples} (first on line {line} of the data), but {numbers:,} of its {cells:,} "
                         "non-empty cells are numbers")

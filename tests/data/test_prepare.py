@@ -125,6 +125,10 @@ def test_an_infinite_value_in_a_scored_file_names_its_column_and_line(tmp_path):
     scored = _csv(tmp_path / "score.csv", "age,x\n25,0\n-inf,1\n")
     with pytest.raises(DataError, match=r"column 'age', line 3: -?inf is not a finite number"):
         encoder.transform(scored, source="score.csv")
+    # the reason given fits a cell written Infinity too, not only 1e400 (it named 1e400 alone)
+    scored = _csv(tmp_path / "score.csv", "age,x\n25,0\nInfinity,1\n")
+    with pytest.raises(DataError, match=r"line 3: inf is not a finite number \(a cell written inf or Infinity"):
+        encoder.transform(scored, source="score.csv")
 
 
 def test_intersectional_labels_never_merge_two_groups():
