@@ -19,6 +19,15 @@ class Progress:
     def step(self, message: str, done: int | None = None, total: int | None = None) -> None:
         if self.quiet:
             return
+        try:
+            self._write(message, done, total)
+        except (OSError, ValueError, AttributeError):
+            # progress only informs: a standard error that is full (2>/dev/full), closed (2>&-,
+            # None here) or gone had ended a run that would have written its outputs, exit 1
+            # (found in review); the run goes on without it
+            self.quiet = True
+
+    def _write(self, message: str, done: int | None, total: int | None) -> None:
         elapsed = time.perf_counter() - self._start
         if self.tty and total:
             width = 24

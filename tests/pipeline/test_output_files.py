@@ -575,6 +575,16 @@ def test_a_closed_standard_output_is_an_output_error_not_an_internal_one(trained
     assert (done.returncode, done.stderr) == (1, "standard output: error: cannot write (standard output is closed)\n")
 
 
+def test_a_standard_error_that_cannot_be_written_does_not_stop_a_run(trained, tmp_path):
+    # a progress line to a full standard error (2>/dev/full) ended the run with exit 1 and no
+    # outputs, though with -q the same run wrote them (found in review)
+    out = io.StringIO()
+    code = main(["compile-and-train", str(trained["spec"]), "--out", str(tmp_path / "run")], stdout=out,
+                stderr=_FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
+    assert code == 0 and "wrote" in out.getvalue()
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["metrics.json", "model.json", "report.html"]
+
+
 def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
     # `fairspec predict m d | head` gave "internal error: BrokenPipeError" and a crash log
     err = io.StringIO()
