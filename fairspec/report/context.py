@@ -623,7 +623,8 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         # (sorted keys) must read the same as the one written after training.
         declared = list(summary.get("features") or []) + list(summary.get("privileged") or [])
         order = [f for f in declared if f in missing] + sorted(f for f in missing if f not in declared)
-        rows = tuple(GroupRow(str(feat), tuple(fmt_rate({str(k): v for k, v in missing[feat].items()}.get(g))
+        # fmt_share: a group with a missing value never reads as 0.000 (one in 2,500 rows had)
+        rows = tuple(GroupRow(str(feat), tuple(fmt_share({str(k): v for k, v in missing[feat].items()}.get(g))
                                                for g in group_names))
                      for feat in order)
         missing_table = tuple(
@@ -876,11 +877,14 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
 
 
 def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None,
-          bound: float | None = None) -> tuple[GapRow, ...]:
+          bound: float | None = None, criterion_interval=None) -> tuple[GapRow, ...]:
     """One row per gap (the known ones first, then any others), one value per split, and the
     test rows' interval of each gap from ``intervals`` (a block's ``gap_intervals``); the
     criterion's gaps are printed against its ``bound`` (:func:`fmt_gap_against`), as the
-    fairness block prints them."""
+    fairness block prints them, and its interval is ``criterion_interval`` when given: the
+    fairness block's, which reaches 1 when a group has no test rows of the compared kind (the
+    row had shown the interval over the measured groups, wholly within the bound, beside the
+    block's "not measured on test"; found in review)."""
     names = list(GAP_TITLES)
     for block in blocks:
         names += [g for g in (block.get("gaps") or {}) if g not in names]
@@ -894,8 +898,13 @@ def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None,
         gap = (block.get("gaps") or {}).get(name)
         return fmt_gap_against(gap, bound) if name == criterion else fmt_gap(gap)
 
-    return tuple(GapRow(name, title(name), tuple(value(b, name) for b in blocks),
-                        name == criterion, fmt_interval(interval(name), bound if name == criterion else None))
+    def interval_of(name):
+        if name == criterion:
+            return fmt_interval(criterion_interval if criterion_interval is not None else interval(name), bound)
+        return fmt_interval(interval(name), None)
+
+    return tuple(GapRow(name, title(name), tuple(value(b, name) for b in blocks), name == criterion,
+                        interval_of(name))
                  for name in names)
 
 
@@ -1204,7 +1213,8 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     if level is not None:
         interval_title = f"{level:.0%} interval, {splits[-1].title.lower()}"
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
-                   gaps=_gaps([b for _, b in blocks], criterion, intervals, fairness.get("bound")),
+                   gaps=_gaps([b for _, b in blocks], criterion, intervals, fairness.get("bound"),
+                              fairness.get("interval_test") if intervals else None),
                    fairness=_with_clock_caveat(
                        fairness_view(fairness, has_test, level, evaluation_words(metrics_doc), metrics_doc.get("test"),
                                      constant_prediction(metrics_doc.get("test") or metrics_doc.get("train"))),
@@ -1238,10 +1248,11 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], bounds: list[float],
+def _chart(rows: list[tuple[float | None, float | None, bool | None, str, float | None]], bounds: list[float],
            words: EvaluationWords = EVALUATION_WORDS["holdout"]) -> SweepChart | None:
-    """Scatter of (achieved test gap, test accuracy) per point; None with < 1 measured point."""
-    measured = [(x, y, met, label) for x, y, met, label in rows if x is not None and y is not None]
+    """Scatter of (achieved test gap, test accuracy) per point, each row ``(gap, accuracy, met,
+    label, bound)``; None with < 1 measured point."""
+    measured = [row for row in rows if row[0] is not None and row[1] is not None]
     if not measured:
         return None
     width, height, left, right, top, bottom = 560, 330, 64, 24, 26, 48
@@ -1259,14 +1270,15 @@ def _chart(rows: list[tuple[float | None, float | None, bool | None, str]], boun
     def py(y):
         return top + plot_h - (y - y0) / (y1 - y0) * plot_h
 
-    def point(x, y, met, label):
+    def point(x, y, met, label, bound):
         near_right = px(x) > left + 0.8 * plot_w
         # the mark says met / not met where colour cannot (a black-and-white print)
         mark = " ✓" if met else (" ✗" if met is False else "")
         return ChartPoint(
             f"{px(x):.1f}", f"{py(y):.1f}", "met" if met else ("not-met" if met is False else "neutral"),
             label + mark,
-            f"{label}: {words.gap} {fmt_gap(x)}, {words.accuracy.lower()} {fmt_rate(y)}",
+            # against the bound, as the sweep table prints it: 0.05004 had read "0.0500", marked ✗
+            f"{label}: {words.gap} {fmt_gap_against(x, bound)}, {words.accuracy.lower()} {fmt_rate(y)}",
             label_x=f"{px(x) + (-8 if near_right else 8):.1f}", label_y=f"{py(y) - 8:.1f}",
             label_anchor="end" if near_right else "start")
 
@@ -1334,12 +1346,12 @@ def _chart_caption(rows: list, measured: list, has_bounds: bool, words: Evaluati
     if has_bounds:
         text += (f" Dashed lines: the bounds. Green, marked ✓: bound met on the {words.rows}; red, marked ✗: "
                  "not met")
-        if any(met is None for _, _, met, _ in measured):
+        if any(met is None for _, _, met, *_ in measured):
             text += f"; grey: not measurable on the {words.rows} (a group left out of the gap)"
         text += "."
     else:
         text += " No setting has a bound, so no point is met or not met."
-    left_out = [label for x, y, _, label in rows if x is None or y is None]
+    left_out = [label for x, y, _, label, *_ in rows if x is None or y is None]
     if left_out:
         text += (f" Not drawn, as their gap on the {words.rows} was not measured: "
                  + ", ".join(left_out) + ".")
@@ -1382,7 +1394,7 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
                              test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
                              achieved_test=run.fairness.achieved_test, badge=run.fairness.badge,
                              interval_test=run.fairness.interval_test))
-        chart_rows.append((gap, accuracy, met, label))
+        chart_rows.append((gap, accuracy, met, label, fairness.get("bound")))
     words = evaluation_words(sweep[0][1])
     return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds, words))
 

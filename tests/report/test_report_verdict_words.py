@@ -118,3 +118,33 @@ def test_the_gaps_table_prints_the_declared_gap_as_the_verdict_does():
     assert declared.values == ("0.050025", "0.050025") == (run.fairness.achieved_train, run.fairness.achieved_test)
     other = next(g for g in run.gaps if g.name == "demographic_parity")
     assert all(len(v.split(".")[1]) == 4 for v in other.values)
+
+
+def test_the_gaps_table_gives_the_declared_gap_the_interval_the_verdict_gives():
+    # found in review: with a group that has no positive test rows the fairness block printed
+    # "0.0000 to 1.0000", and the gaps table's declared row the interval over the measured
+    # groups only, wholly within the bound, beside "not measured on test"
+    model_doc, metrics_doc = make_docs(bound=0.5)
+    metrics_doc["test"]["gap_intervals"]["gaps"]["equal_opportunity"] = [0.0, 0.3095]
+    metrics_doc["fairness"].update(interval_test=[0.0, 1.0], unmeasured_test=["D"], met_test=None)
+    run = build_context(model_doc, metrics_doc).runs[0]
+    declared = next(g for g in run.gaps if g.is_criterion)
+    assert declared.interval == "0.0000 to 1.0000"
+    assert run.fairness.interval_test.startswith("0.0000 to 1.0000")
+
+
+def test_a_small_missing_rate_of_a_group_never_reads_as_none():
+    # one missing cell in 2,500 rows printed "0.000", as if the group had none
+    model_doc, metrics_doc = make_docs()
+    metrics_doc["data_summary"]["missing"]["age"] = {g: (0.0004 if i == 0 else 0.0) for i, g in enumerate(GROUPS)}
+    (table,) = build_context(model_doc, metrics_doc).data.missing
+    age = next(row for row in table.rows if row.name == "age")
+    assert age.cells[:2] == ("<0.001", "0.000")
+
+
+def test_the_sweep_charts_tooltip_prints_a_gap_against_its_bound():
+    # 0.05004 at a bound of 0.05 read "test gap 0.0500" beside its ✗
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.2])]
+    pts[0][1]["fairness"].update(achieved_test=0.05004, met_test=False)
+    chart = build_context(*pts[0], sweep=pts).sweep.chart
+    assert "test gap 0.05004," in chart.points[0].tooltip and chart.points[0].label.endswith("✗")
