@@ -23,7 +23,8 @@ from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, column_kind, numbers_of, plain_number, value_mask,
                                  values_present)
-from fairspec.errors import Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name
+from fairspec.errors import (Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name,
+                             written_number)
 from fairspec.plan import families as fam
 from fairspec.plan.fairness import CRITERIA
 
@@ -92,17 +93,17 @@ HINT_INFERRED_CODES = ("declare it numeric to read them as numbers (030 as 30), 
                        "(zones, zip codes) to silence this")
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
-BOUND_OUT_OF_RANGE = "fairness bound {value:g} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
-PENALTY_NEGATIVE = "fairness penalty {value:g} is negative: a penalty weighs the gap and must be >= 0"
+BOUND_OUT_OF_RANGE = "fairness bound {value} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
+PENALTY_NEGATIVE = "fairness penalty {value} is negative: a penalty weighs the gap and must be >= 0"
 #: the largest λ: the tree's split score is loss/W + λ·(N/W)·gap, with the loss per unit weight at
 #: most 1 and a change of the gap costing at least λ/N, so λ ≥ N already puts the gap before the
 #: loss; far above that (1e308) λ·N/W overflowed to inf and inf·0 made the scores NaN
 MAX_PENALTY = 1e9
-PENALTY_TOO_LARGE = ("fairness penalty {value:g} is larger than {largest}, the largest taken: at {largest} "
+PENALTY_TOO_LARGE = ("fairness penalty {value} is larger than {largest}, the largest taken: at {largest} "
                      "the gap already comes before the loss on any data of up to a billion rows, and far "
                      "larger values overflow the split scores")
 HINT_PENALTY_TOO_LARGE = "write penalty {largest} to minimise the gap first, or a bound (<= EPS) to cap it"
-SWEEP_VALUE_REPEATED = ("fairness {form} {value:g} is listed twice in the sweep: the two points would train the same "
+SWEEP_VALUE_REPEATED = ("fairness {form} {value} is listed twice in the sweep: the two points would train the same "
                         "model twice")
 CRITERION_NOT_ENFORCEABLE = "model family '{family}' cannot enforce {criterion} as a {form}; {supported}"
 FAMILY_ENFORCES_NOTHING = "'{family}' enforces no criterion (it can only audit one)"
@@ -150,7 +151,7 @@ DROP_LEAVES_ONE_CLASS = ("missing drop leaves no {label} rows of target '{column
                          "there is nothing to learn from")
 HINT_DROP = "the features missing most often: {features}; impute them, or leave them out of the features"
 DROP_LEAVES_ONE_GROUP = ("missing drop leaves a single group of {columns}: fairness compares at least two")
-HOLDOUT_TOO_FEW_ROWS = ("holdout {value:g} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
+HOLDOUT_TOO_FEW_ROWS = ("holdout {value} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
 OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to reports/<spec name>"
@@ -450,17 +451,17 @@ class _Checker:
             self.add(UNKNOWN_CRITERION.format(name=name), fairness.criterion.span, hint)
         for i, bound in enumerate(fairness.bounds):
             if not 0.0 <= bound <= 1.0:
-                self.add(BOUND_OUT_OF_RANGE.format(value=bound), self.loc(("fairness.bound", i), fairness.span))
+                self.add(BOUND_OUT_OF_RANGE.format(value=written_number(bound)), self.loc(("fairness.bound", i), fairness.span))
         for i, penalty in enumerate(fairness.penalties):
             if penalty < 0:
-                self.add(PENALTY_NEGATIVE.format(value=penalty), self.loc(("fairness.penalty", i), fairness.span))
+                self.add(PENALTY_NEGATIVE.format(value=written_number(penalty)), self.loc(("fairness.penalty", i), fairness.span))
             elif not penalty <= MAX_PENALTY:
-                self.add(PENALTY_TOO_LARGE.format(value=penalty, largest="1e9"),
+                self.add(PENALTY_TOO_LARGE.format(value=written_number(penalty), largest="1e9"),
                          self.loc(("fairness.penalty", i), fairness.span), HINT_PENALTY_TOO_LARGE.format(largest="1e9"))
         for form, values in (("bound", fairness.bounds), ("penalty", fairness.penalties)):
             for i, value in enumerate(values):
                 if value in values[:i]:
-                    self.add(SWEEP_VALUE_REPEATED.format(form=form, value=value),
+                    self.add(SWEEP_VALUE_REPEATED.format(form=form, value=written_number(value)),
                              self.loc((f"fairness.{form}", i), fairness.span))
         form = "bound" if fairness.bounds else "penalty" if fairness.penalties else "audit"
         family = self.family
@@ -695,7 +696,7 @@ class _Checker:
         if n - test < 2 or test < 1:
             where = (self.loc(("param.value", holdout.span), holdout.span) if holdout is not None
                      else spec.evaluate.span if spec.evaluate else spec.data.span)
-            self.add(HOLDOUT_TOO_FEW_ROWS.format(value=value, rows=n, train=n - test, test=test), where, hint)
+            self.add(HOLDOUT_TOO_FEW_ROWS.format(value=written_number(value), rows=n, train=n - test, test=test), where, hint)
 
     def check_filter_values_present(self, i: int, flt: ast.Filter, series: pd.Series) -> None:
         """A listed value that matches no row is most likely a typo (``"Caucasain"``) that would
@@ -884,22 +885,24 @@ def _limit_text(value, kind: str) -> str:
 
 
 def _value_text(value) -> str:
+    """A value as written, every digit kept: with ``:g`` (six digits) 1.0000001 printed as 1,
+    inside the range the message said it was outside (found in review)."""
     if isinstance(value, ast.Duration):
-        return f"{value.seconds:g}s"
-    return f"{value:g}" if isinstance(value, float) else str(value)
+        return f"{written_number(value.seconds)}s"
+    return written_number(value) if isinstance(value, float) else str(value)
 
 
 def _got_text(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, ast.Duration):
-        return f"the duration {value.seconds:g}s"
+        return f"the duration {written_number(value.seconds)}s"
     if isinstance(value, tuple):
         return "a block"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return f"the number {value:.1f}"  # "expects a whole number, got 3" when 3.0 was written
     if isinstance(value, (int, float)):
-        return f"the number {value:g}" if isinstance(value, float) else f"the number {value}"
+        return f"the number {written_number(value)}"
     return f"'{value}'"
 
 

@@ -485,3 +485,17 @@ def test_missing_drop_is_checked_for_what_it_leaves_each_group():
     assert diag.message.startswith("equal_opportunity compares TPRs, but group 'F' of 'sex' has no positive rows")
     only_male = table(income=[np.nan, 1.0, np.nan, 2.0, np.nan, 4.0])
     assert messages(text, only_male) == [check.DROP_LEAVES_ONE_GROUP.format(columns="sex")]
+
+
+@pytest.mark.parametrize("lines, model, shown", [
+    (["fairness equal_opportunity <= 1.000001"], "model tree", "fairness bound 1.000001 is outside [0, 1]"),
+    (["fairness equal_opportunity penalty 1000000000.5"], "model tree",
+     "fairness penalty 1000000000.5 is larger than 1e9"),
+    (["solver { mip_gap 1.0000001 }"], "model rule_set", "must be between 0 and 1, got 1.0000001"),
+    (["solver { time_limit 2592000.5s }"], "model rule_set", "got 2592000.5s"),
+    (["fairness equal_opportunity <= [0.0500000001, 0.0500000001]"], "model tree",
+     "fairness bound 0.0500000001 is listed twice"),
+])
+def test_a_number_out_of_range_is_printed_as_written_not_rounded_into_the_range(lines, model, shown):
+    # six digits (:g) printed 1.000001 as 1, "outside [0, 1]" of a value inside it (found in review)
+    assert any(shown in m for m in messages(spec(*lines, model=model), None)), messages(spec(*lines, model=model))
