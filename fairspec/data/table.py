@@ -61,6 +61,7 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         held = f"it is {magic[0]}-compressed" if magic is not None else "a file that is not compressed is named .csv"
         raise DataError(f"{path}: error: the file's name ends in {suffix}, but the file is not "
                         f"{_FORMAT_OF[suffix]}-compressed: rename it to match what it holds ({held})")
+    _refuse_damaged_stream(path, suffix)
     if _utf16_encoded(path):
         # read as UTF-8 it is one field per line of NULs, with a line count that is no line of
         # the file ("line 402" of 401), or raw NUL bytes printed in "unknown column" hints
@@ -369,6 +370,41 @@ def _numbers_or_text(text: pd.Series) -> pd.Series:
     if len({i for i, _ in wide}) > len({x for _, x in wide}):
         return text
     return pd.to_numeric(text, errors="coerce").astype(float)
+
+
+_DECOMPRESSORS = {".bz2": bz2.BZ2Decompressor, ".xz": lzma.LZMADecompressor}
+
+
+def _refuse_damaged_stream(path: Path, suffix: str) -> None:
+    """Refuse a .bz2 or .xz file with bytes after its last compressed stream that start no
+    other, or one that ends inside a stream.
+
+    Python's bz2 and lzma readers take bytes after a stream that are no stream as the end of
+    the file, without a word: rows appended to a compressed file were silently dropped, where
+    the same file as .gz is refused (:func:`_unreadable`; found in review).  The file is
+    decompressed here once, stream by stream, its output thrown away (xz's stream padding,
+    zero bytes between streams, is refused with the rest: Python's reader cannot read it)."""
+    make = _DECOMPRESSORS.get(suffix)
+    if make is None:
+        return
+    name = _FORMAT_OF[suffix]
+    decompressor, streams = make(), 1
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            data = chunk
+            while data:
+                if decompressor.eof:
+                    decompressor, streams = make(), streams + 1
+                try:
+                    decompressor.decompress(data)
+                except (OSError, EOFError, lzma.LZMAError) as exc:
+                    why = (f"the {name} data is followed by bytes that are not {name} (the file is damaged, or "
+                           f"something was appended to it)" if streams > 1 else f"the {name} data is damaged ({exc})")
+                    raise DataError(f"{path}: error: cannot read the data as CSV: {why}") from None
+                data = decompressor.unused_data if decompressor.eof else b""
+    if not decompressor.eof:
+        raise DataError(f"{path}: error: cannot read the data as CSV: the {name} data ends before its end marker "
+                        f"(the file is truncated)")
 
 
 def _unreadable(path: Path, exc: Exception) -> DataError:

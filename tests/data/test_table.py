@@ -319,6 +319,21 @@ def test_a_damaged_gzip_file_is_named_in_words(tmp_path, body, why):
         read_table(path)
 
 
+@pytest.mark.parametrize("suffix, compress, name", [(".bz2", bz2.compress, "bzip2"), (".xz", lzma.compress, "xz")])
+def test_a_damaged_bzip2_or_xz_file_is_refused_not_read_in_part(tmp_path, suffix, compress, name):
+    # Python's readers stopped at appended bytes without a word: the rows after were dropped
+    # (found in review); a truncated file gave the decompressor's words
+    path = tmp_path / f"t.csv{suffix}"
+    whole = compress(b"a,b\n1,2\n")
+    for body, why in ((whole + b"3,4\n", f"the {name} data is followed by bytes that are not {name}"),
+                      (whole[:-8], f"the {name} data ends before its end marker \\(the file is truncated\\)")):
+        path.write_bytes(body)
+        with pytest.raises(DataError, match=f"t.csv{suffix}: error: cannot read the data as CSV: {why}"):
+            read_table(path)
+    path.write_bytes(whole + compress(b"3,4\n"))  # two streams, one after the other: both read
+    assert read_table(path).values.tolist() == [[1, 2], [3, 4]]
+
+
 @pytest.mark.parametrize("body, separator", [
     ("age;sex;y\n30;M;1\n", "';'"),
     ("\ufeffage;score;y\n30;1,5;1\n", "';'"),  # decimal commas: the first record had 2 fields against 1
