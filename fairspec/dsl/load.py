@@ -156,12 +156,18 @@ def load_spec(path: str | pathlib.Path) -> SpecDocument:
     return dataclasses.replace(doc, file_sha256=hashlib.sha256(raw).hexdigest(), normalised=doc.text.encode() != raw)
 
 
+_LINE_ENDS = re.compile(rb"\r\n|\r|\n")
+
+
 def _not_utf8(raw: bytes, error: UnicodeDecodeError) -> Diagnostic:
     """The decoding error at the line and column of the first byte that is not UTF-8 (columns
     counted in characters, as the parser counts them; the byte offset alone sent the user
     counting bytes)."""
-    start = raw.rfind(b"\n", 0, error.start) + 1
-    line = raw.count(b"\n", 0, error.start) + 1
+    # every line end counts, as the parser's: a file with lone "\r" ends (old Mac) had put the
+    # byte on line 1, at a column past every line (found in review)
+    ends = list(_LINE_ENDS.finditer(raw, 0, error.start))
+    start = ends[-1].end() if ends else 0
+    line = len(ends) + 1
     before = raw[start:error.start].decode("utf-8-sig", errors="replace")
     byte = raw[error.start]
     return Diagnostic(SPEC_NOT_UTF8_AT.format(byte=byte), Span(line, len(before) + 1, line, len(before) + 2),

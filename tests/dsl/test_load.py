@@ -154,6 +154,12 @@ def test_a_spec_that_is_not_utf8_is_named_at_the_line_and_column_of_the_first_ba
     path.write_bytes("spec s\n".encode("utf-16"))
     with pytest.raises(SpecError, match="is UTF-16 text"):
         load_spec(path)
+    # lone CR line ends (old Mac), and CRLF: the same line and column (a CR-only file said 1:16)
+    for end in ("\r", "\r\n"):
+        path.write_bytes(f"spec s{end}# café and thé{end}".encode("latin-1"))
+        with pytest.raises(SpecError) as info:
+            load_spec(path)
+        assert info.value.render().startswith(f"{path}:2:6: error: the spec file is not UTF-8 text")
 
 
 def test_names_and_values_match_whichever_unicode_form_the_spec_and_the_data_were_saved_in(tmp_path):
