@@ -181,3 +181,18 @@ def test_names_and_values_match_whichever_unicode_form_the_spec_and_the_data_wer
         table = read_table(tmp_path / "d.csv")
         check_spec(doc, table)
         assert sorted(table["raçe"].unique()) == ["Française", "Suédoise"]
+
+
+def test_a_value_spelled_with_escapes_matches_the_data_in_whichever_unicode_form(tmp_path):
+    # "Orle\u0301ans" (e + combining accent, by escapes) matched no "Orléans" of the data, and the
+    # hint "did you mean 'Orléans'?" read as the value itself (found in review)
+    from fairspec.data.table import read_table
+
+    rows = "".join(f"{y},{g},{c}\n" for y, g, c in [(0, "A", "Orléans"), (1, "B", "Orléans"), (0, "B", "Paris"),
+                                                    (1, "A", "Paris")])
+    (tmp_path / "d.csv").write_text("y,g,city\n" + rows, encoding="utf-8")
+    (tmp_path / "s.fair").write_text('spec s\ndata "d.csv" where city == "Orle\\u0301ans"\ntarget y positive 1\n'
+                                     'protected g\nfeatures { city }\nmodel baseline\nevaluate { none }\n')
+    doc = load_spec(tmp_path / "s.fair")
+    assert doc.spec.data.filters[0].values == ("Orléans",)
+    check_spec(doc, read_table(tmp_path / "d.csv"))
