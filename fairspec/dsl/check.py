@@ -321,9 +321,14 @@ class _Checker:
                 continue
             if spec.only_with is not None:
                 other, needed = spec.only_with
-                default = next((p.default for p in allowed if p.name == other), None)
-                actual = given.get(other, default)
-                if actual != needed:
+                other_spec = next((p for p in allowed if p.name == other), None)
+                actual = given.get(other, other_spec.default if other_spec is not None else None)
+                # a value the other parameter cannot take has its own error there: read as a
+                # learner, a bare `learner` (true) had also made `depth` "not applicable with
+                # learner True" (found in review)
+                settled = (other not in given or other_spec is None or other_spec.kind != "choice"
+                           or actual in other_spec.choices)
+                if settled and actual != needed:
                     self.add(PARAM_NOT_APPLICABLE.format(name=param.name, owner=owner, other=other, needed=needed,
                                                          actual=actual,
                                                          default=" (the default)" if other not in given else ""),

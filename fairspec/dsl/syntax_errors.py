@@ -126,6 +126,8 @@ def describe_found(token) -> str:
 
 def _keyword_hint(word: str, expected: set[str]) -> str | None:
     """The closest keyword the parser would have accepted here, as a hint."""
+    if word.lower() in ("true", "false"):
+        return None  # a stray value: "did you mean 'target'?" for a true after a statement misled
     keywords = keyword_terminals()
     # true/false are values, not statement words: 'Female' should get the quoting hint
     candidates = [keywords[t] for t in expected if t in keywords and t not in ("TRUE", "FALSE")]

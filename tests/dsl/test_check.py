@@ -434,8 +434,16 @@ def test_an_empty_output_path_is_refused_not_ignored():
     ("model baseline { depth 3 }", None),
     ("model baseline { learner logistic  depth 3 }", ("depth", "logistic", "")),
     ("model baseline { C 5 }", ("C", "tree", " (the default)")),
+    # a learner the baseline has not is refused at the learner alone: `depth` had also been "not
+    # applicable with learner True" (a bare flag) or "with learner learner"
+    ("model baseline { depth 3 learner }", "learner"),
+    ("model baseline { depth 3 learner forest }", "learner"),
 ])
 def test_a_parameter_of_the_other_learner_is_refused_not_ignored(model, refused):
+    if refused == "learner":
+        (message,) = messages(spec(model=model))
+        assert message.startswith("parameter 'learner' of model 'baseline' ")
+        return
     expected = [] if refused is None else [check.PARAM_NOT_APPLICABLE.format(
         name=refused[0], owner="model 'baseline'", other="learner", needed="tree" if refused[0] == "depth" else "logistic",
         actual=refused[1], default=refused[2])]

@@ -413,3 +413,15 @@ def test_a_number_is_written_in_ascii_digits(statement, column):
     (diag,) = info.value.diagnostics
     assert (diag.span.line, diag.span.column) == (len(BASE) + 2, column)
     assert "unexpected character" in diag.message
+
+
+@pytest.mark.parametrize("statements", [{"model": "model tree\noutput \"x\" true"}, {"header": "spec a true"},
+                                        {"model": "model tree\nevaluate none false"}])
+def test_a_stray_true_after_a_statement_gets_no_keyword_hint(statements):
+    # "found keyword 'true', expected a new statement" had the hint "did you mean 'target'?"
+    header = statements.pop("header", "spec s")
+    with pytest.raises(SpecSyntaxError) as info:
+        parse_spec(header + spec_text(**statements).removeprefix("spec s"))
+    diagnostic = info.value.diagnostics[0]
+    assert "'true'" in diagnostic.message or "'false'" in diagnostic.message
+    assert diagnostic.hint is None or "did you mean" not in diagnostic.hint
