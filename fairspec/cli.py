@@ -479,6 +479,21 @@ class _Parser(argparse.ArgumentParser):
         self._given = list(sys.argv[1:] if args is None else args)
         return super().parse_known_args(args, namespace)
 
+    def _print_message(self, message, file=None):
+        """argparse's, except that a failed write of ``--help`` or ``--version`` to standard
+        output is raised, not dropped: ``fairspec --version > /dev/full`` had ended 0 with
+        nothing written (found in review).  Standard error's failures are still dropped: the
+        usage error they would carry has nowhere else to go."""
+        if not message:
+            return
+        if file is None:  # argparse passes sys.stdout, None when descriptor 1 is closed (>&-)
+            raise OSError(errno.EBADF, "standard output is closed")
+        if file is sys.stderr:
+            super()._print_message(message, file)
+            return
+        file.write(message)
+        file.flush()
+
     def error(self, message):
         if message.startswith("the following arguments are required: COMMAND"):
             unknown = [a for a in getattr(self, "_given", []) if a.startswith("-") and a != "-"
@@ -539,10 +554,19 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
     err = _VisibleControls(stderr or sys.stderr)
     parser = build_parser()
     try:
-        with contextlib.redirect_stderr(err):
+        # --help and --version print to the command's standard output, as every result does
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
             args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse: --help / --version exit 0, usage errors exit 2
         return int(exc.code or 0)
+    except BrokenPipeError:  # `fairspec --help | head -1`: the reader has what it wanted
+        return EXIT_USER
+    except (OSError, ValueError) as exc:  # ValueError: a closed file
+        from fairspec.pipeline.files import cannot_write
+
+        with contextlib.suppress(OSError, ValueError):
+            err.write(f"{cannot_write('standard output', exc if isinstance(exc, OSError) else OSError(str(exc)))}\n")
+        return EXIT_USER
     try:
         with error_handler(err):
             return args.func(args, _StandardOutput(out), err)

@@ -562,7 +562,7 @@ def test_a_standard_output_that_cannot_be_written_is_an_output_error_not_an_inte
     assert err.getvalue() == f"standard output: error: cannot write ({os.strerror(errno.ENOSPC)})\n"
 
 
-@pytest.mark.parametrize("argv", [["check", "{spec}"], ["predict", "{single}", "{data}"]])
+@pytest.mark.parametrize("argv", [["check", "{spec}"], ["predict", "{single}", "{data}"], ["--version"]])
 def test_a_closed_standard_output_is_an_output_error_not_an_internal_one(trained, argv):
     # `fairspec check spec >&-`: Python's sys.stdout is then None, and writing to it was an
     # AttributeError, "internal error" (exit code 70) and a crash log (found in review)
@@ -583,6 +583,18 @@ def test_a_standard_error_that_cannot_be_written_does_not_stop_a_run(trained, tm
                 stderr=_FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))))
     assert code == 0 and "wrote" in out.getvalue()
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["metrics.json", "model.json", "report.html"]
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"], ["predict", "--help"]])
+def test_help_and_version_on_a_standard_output_that_cannot_be_written_exit_1(argv):
+    # argparse dropped the failed write: `fairspec --version > /dev/full` ended 0 with nothing
+    # written (found in review)
+    err = io.StringIO()
+    code = main(argv, stdout=_FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))), stderr=err)
+    assert code == 1
+    assert err.getvalue() == f"standard output: error: cannot write ({os.strerror(errno.ENOSPC)})\n"
+    out = io.StringIO()
+    assert main(argv, stdout=out, stderr=io.StringIO()) == 0 and out.getvalue().startswith(("fairspec ", "usage:"))
 
 
 def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
