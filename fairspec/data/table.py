@@ -396,7 +396,10 @@ def _refuse_damaged_stream(path: Path, suffix: str) -> None:
                 if decompressor.eof:
                     decompressor, streams = make(), streams + 1
                 try:
-                    decompressor.decompress(data)
+                    # 16 MB of output at a time: a chunk of a well-compressed file can hold GBs
+                    decompressor.decompress(data, max_length=1 << 24)
+                    while not decompressor.eof and not decompressor.needs_input:
+                        decompressor.decompress(b"", max_length=1 << 24)
                 except (OSError, EOFError, lzma.LZMAError) as exc:
                     why = (f"the {name} data is followed by bytes that are not {name} (the file is damaged, or "
                            f"something was appended to it)" if streams > 1 else f"the {name} data is damaged ({exc})")
