@@ -34,7 +34,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "proven best within the solver's gap tolerance; work_limit or time_limit = stopped by its work "
         "limit or by the clock, keeping the best solution found so far), heuristic when the model came "
         "from a heuristic (greedy tree growth, a forest's tree-by-tree relabelling, local search, a "
-        "rounded LP solution or a fallback) rather than from a solved integer program, or fitted for a "
+        "rounded LP solution, a rule set's refinement or a fallback) rather than from a solved integer "
+        "program (a rule set has the final integer program's status only when it decides every training "
+        "row as that program's solution does; ip_status keeps the program's own), or fitted for a "
         "baseline learner."),
     "mip_gap": (
         "The relative gap, as a fraction (0.05 = 5 %), between the objective of the best solution the "

@@ -129,3 +129,23 @@ def test_an_empty_rule_set_is_named_as_the_empty_candidate_whatever_found_it():
                                 clock_cap=False).fit(X, y, sensitive_features=g)
     assert est.rules_ == [] and est.fit_log_["selected_from"] == "empty"
     assert est.fit_log_["note"].startswith("no non-empty rule set found meets the bound")
+
+
+def test_the_status_is_the_final_ips_only_when_the_rule_set_returned_is_its_solution():
+    # the IP's "optimal" (over its pooled columns) was reported for a returned "ALWAYS 1", the
+    # all-positive fallback no IP produced (found in review)
+    rng = np.random.default_rng(3)
+    grp = rng.choice(["a", "b"], 300)
+    x1, x2 = rng.normal(size=300), rng.normal(size=300)
+    y = (rng.random(300) < 0.75 + 0.1 * (x1 > 0) - 0.1 * (grp == "b") * (x2 > 0)).astype(int)
+    X = np.column_stack([x1, x2])
+    est = FairRuleSetClassifier(max_complexity=3, max_conditions=2, thresholds=3, time_limit=3, clock_cap=False,
+                                criterion=EqualOpportunity(bound=0.0), random_state=1).fit(X, y, grp)
+    log = est.fit_log_
+    assert (log["selected_from"], log["ip_status"], log["status"]) == ("all_positive", "optimal", "heuristic")
+    # unconstrained, the IP's solution is returned, with the IP's status
+    balanced = ((x1 > 0.3) ^ (rng.random(300) < 0.1)).astype(int)
+    free = FairRuleSetClassifier(max_complexity=3, max_conditions=2, thresholds=3, time_limit=3, clock_cap=False,
+                                 random_state=1).fit(X, balanced)
+    assert free.fit_log_["selected_from"] in ("final_ip", "simplified")
+    assert free.fit_log_["status"] == free.fit_log_["ip_status"] == "optimal"

@@ -476,10 +476,15 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         train_gap = None
         if self.criterion is not None and sensitive_features is not None:
             train_gap = float(self.criterion.gap(y, yhat, groups))
+        # the IP's own status when the rule set returned decides every training row as the IP's
+        # solution does (it is that solution, or one the refinement simplified without changing a
+        # decision); otherwise it came from the heuristics (local search, LP rounding, the hill
+        # climb, a fallback).  The IP's status had been given whenever the IP found anything: a
+        # returned "ALWAYS 1" read "optimal" (found in review)
+        from_ip = ip_info.get("rules") is not None and np.array_equal(
+            _pool_coverage(chosen, pool, len(patterns.y)), _pool_coverage(ip_info["rules"], pool, len(patterns.y)))
         log.update({
-            # the IP's own status when it produced a solution; otherwise the rule set came from the
-            # heuristics (local search, LP rounding) or is the empty one
-            "status": ip_info["status"] if ip_info.get("rules") is not None else "heuristic",
+            "status": ip_info["status"] if from_ip else "heuristic",
             "ip_status": ip_info["status"], "mip_gap": ip_info.get("mip_gap"),
             "lp_bound": None if generator is None else generator.lp_bound,
             "ip_objective": ip_info.get("objective"), "ip_bound": ip_info.get("bound"),
@@ -760,9 +765,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             complexity = sum(pool.complexities(ks))
             if complexity > self.max_complexity:
                 continue
-            covered = np.zeros(len(patterns.y), dtype=bool)
-            for k in ks:
-                covered |= pool.coverage[k]
+            covered = _pool_coverage(ks, pool, len(patterns.y))
             loss = float(patterns.count[covered.astype(int) != patterns.y].sum())
             gap = _gap_if_fair(covered, patterns, criterion, scorer)
             if gap is None:
@@ -967,6 +970,14 @@ def final_ip_exact_negatives(merged: Patterns, fairness) -> bool:
     few (at most ``EXACT_NEGATIVE_PAIRS`` covered (negative, column) pairs of ``merged``, the
     patterns merged by the IP's columns), since then the IP minimises the real 0-1 loss."""
     return any(r.rate == "fpr" for r in fairness) or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
+
+
+def _pool_coverage(ks, pool: RulePool, n_patterns: int) -> np.ndarray:
+    """Which training patterns the rule set of pool columns ``ks`` covers (predicts positive)."""
+    covered = np.zeros(n_patterns, dtype=bool)
+    for k in ks:
+        covered |= pool.coverage[k]
+    return covered
 
 
 def _share(total: int, parts: int) -> list[int]:
