@@ -173,8 +173,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     After ``fit``, ``fit_log_`` holds: ``status`` (the final IP's HiGHS status mapped by
     :mod:`fairspec.solvers.highs` — ``optimal``, ``work_limit`` or ``time_limit`` with its
-    incumbent — or ``heuristic`` when the IP gave no solution and the rule set came from local
-    search / LP rounding / the empty set), ``mip_gap`` (of the final IP, relative to the *restricted*
+    incumbent — when the rule set returned decides every training row as the IP's solution
+    does, else ``heuristic``: it came from local search, LP rounding, the refinement or a
+    fallback; ``ip_status`` is the IP's own either way), ``mip_gap`` (of the final IP, relative to the *restricted*
     master over the pooled columns, not to the full problem), ``lp_bound`` (the paper's
     relaxed master LP objective at the end of its phase — a lower bound on the paper's
     Hamming-loss IP only when that phase is ``certified``), ``columns_generated``, ``rounds``,
