@@ -456,10 +456,12 @@ class _Checker:
             self.add(UNKNOWN_CRITERION.format(name=name), fairness.criterion.span, hint)
         for i, bound in enumerate(fairness.bounds):
             if not 0.0 <= bound <= 1.0:
-                self.add(BOUND_OUT_OF_RANGE.format(value=written_number(bound)), self.loc(("fairness.bound", i), fairness.span))
+                self.add(BOUND_OUT_OF_RANGE.format(value=written_number(bound)),
+                         self.loc(("fairness.bound", i), fairness.span))
         for i, penalty in enumerate(fairness.penalties):
             if penalty < 0:
-                self.add(PENALTY_NEGATIVE.format(value=written_number(penalty)), self.loc(("fairness.penalty", i), fairness.span))
+                self.add(PENALTY_NEGATIVE.format(value=written_number(penalty)),
+                         self.loc(("fairness.penalty", i), fairness.span))
             elif not penalty <= MAX_PENALTY:
                 self.add(PENALTY_TOO_LARGE.format(value=written_number(penalty), largest="1e9"),
                          self.loc(("fairness.penalty", i), fairness.span), HINT_PENALTY_TOO_LARGE.format(largest="1e9"))
@@ -701,7 +703,8 @@ class _Checker:
         if n - test < 2 or test < 1:
             where = (self.loc(("param.value", holdout.span), holdout.span) if holdout is not None
                      else spec.evaluate.span if spec.evaluate else spec.data.span)
-            self.add(HOLDOUT_TOO_FEW_ROWS.format(value=written_number(value), rows=n, train=n - test, test=test), where, hint)
+            self.add(HOLDOUT_TOO_FEW_ROWS.format(value=written_number(value), rows=n, train=n - test, test=test),
+                     where, hint)
 
     def check_filter_values_present(self, i: int, flt: ast.Filter, series: pd.Series) -> None:
         """A listed value that matches no row is most likely a typo (``"Caucasain"``) that would

@@ -149,7 +149,8 @@ def test_an_untyped_feature_read_as_text_for_an_amount_in_dollars_says_how_to_wr
     text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
             'evaluate { none }\n')
     (warning,) = check.inference_warnings(parse_spec(text, "t.fair"), read_table(path))
-    assert warning.hint == check.HINT_NUMBER_FOR_PEOPLE.format(plain="27", cell="'$27'", then=", and declare it numeric")
+    assert warning.hint == check.HINT_NUMBER_FOR_PEOPLE.format(plain="27", cell="'$27'",
+                                                              then=", and declare it numeric")
 
 
 def test_an_untyped_feature_of_numbers_read_as_codes_for_a_leading_zero_is_a_warning(tmp_path):

@@ -180,7 +180,8 @@ def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model
     ("model tree { depth 3 }\n", ["depth=3,", "min_samples_leaf=1*", "time_limit=60s*", "threads=1*",
                                   "mip_gap=0.0001*", "seed=0*", "missing     mia*", "holdout     0.3* of rows",
                                   "(stratified* by", "seed 0*\n", "output        reports/s*\n"], []),
-    ("missing mia\nmodel tree { depth 3  min_samples_leaf 5  min_samples_split 4  criterion entropy  forest { trees 3 } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
+    ("missing mia\nmodel tree { depth 3  min_samples_leaf 5  min_samples_split 4  criterion entropy  "
+     "forest { trees 3 } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
      "evaluate { holdout 0.25 stratify false seed 3 }\noutput \"out\"\n",
      [], ["*"]),
     # one seed, written in either block, seeds the whole run: neither is a default then
