@@ -1248,13 +1248,14 @@ def nice_ticks(low: float, high: float, count: int = 5) -> list[float]:
     return ticks
 
 
-def _chart(rows: list[tuple[float | None, float | None, bool | None, str, float | None]], bounds: list[float],
+def _chart(rows: list[tuple[float | None, float | None, bool | None, str, float | None]],
            words: EvaluationWords = EVALUATION_WORDS["holdout"]) -> SweepChart | None:
     """Scatter of (achieved test gap, test accuracy) per point, each row ``(gap, accuracy, met,
-    label, bound)``; None with < 1 measured point."""
+    label, bound)``, with a line at each bound; None with < 1 measured point."""
     measured = [row for row in rows if row[0] is not None and row[1] is not None]
     if not measured:
         return None
+    bounds = [float(bound) for *_, bound in rows if bound is not None]
     width, height, left, right, top, bottom = 560, 330, 64, 24, 26, 48
     xs = [x for x, *_ in measured] + list(bounds)
     ys = [y for _, y, *_ in measured]
@@ -1374,7 +1375,7 @@ def _failed_setting(entry: dict) -> tuple[str, str]:
 
 
 def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
-    rows, chart_rows, bounds = [], [], []
+    rows, chart_rows = [], []
     criterion, form = "none declared", "none"
     for index, ((_, metrics_doc), run) in enumerate(zip(sweep, runs)):
         fairness = metrics_doc.get("fairness") or {}
@@ -1387,8 +1388,6 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
         else:  # evaluate none: the chart, as its axis says, is of the training rows
             gap = fairness.get("achieved_train")
             met = _met(gap, fairness.get("bound"), fairness.get("met_train"))
-        if fairness.get("bound") is not None:
-            bounds.append(float(fairness["bound"]))
         label = _setting_label(fairness, f"point {index}")
         rows.append(SweepRow(anchor=run.anchor, index=str(index), setting=run.fairness.setting,
                              test_accuracy=fmt_rate(accuracy), achieved_train=run.fairness.achieved_train,
@@ -1396,7 +1395,7 @@ def _sweep(sweep: list[tuple[dict, dict]], runs: list[RunView]) -> SweepView:
                              interval_test=run.fairness.interval_test))
         chart_rows.append((gap, accuracy, met, label, fairness.get("bound")))
     words = evaluation_words(sweep[0][1])
-    return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, bounds, words))
+    return SweepView(criterion=criterion, form=form, rows=tuple(rows), chart=_chart(chart_rows, words))
 
 
 # --------------------------------------------------------------------------- entry point
