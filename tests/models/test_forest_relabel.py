@@ -133,3 +133,29 @@ def test_a_fair_forest_keeps_the_descents_labels_when_they_meet_the_bound():
     assert "relabel_status" not in log and log["status"] == "heuristic" and log["mip_gap"] is None
     # the descent did real work: far better than predicting one class for everyone
     assert log["relabel_descent_train_accuracy"] > max(y.mean(), 1 - y.mean()) + 0.1
+
+
+def test_a_block_the_clock_cuts_keeps_the_labels_it_found(monkeypatch):
+    """The standard: a solve stopped by its time limit keeps its best incumbent. A block's
+    answer is never worse than its start, so the descent must take it before stopping."""
+    from fairspec.models.tree import forest_relabel
+    routes, labels, y, g = _small_forest(1)
+    crit = make_criterion("equal_opportunity", 0.02)
+    real = forest_relabel.relabel_leaves
+    blocks = []
+
+    def first_block_cut(*a, **k):
+        block, log = real(*a, **k)
+        if "offset" in k:  # a block of the descent, not "each tree alone"
+            blocks.append((k["initial_labels"].copy(), block.copy()))
+            if len(blocks) == 1:
+                log = {**log, "relabel_status": relabel.highs.TIME_LIMIT}
+        return block, log
+
+    monkeypatch.setattr(forest_relabel, "relabel_leaves", first_block_cut)
+    z, log = tree_by_tree_labels(routes, labels, y, g, crit.rates, 0.02, deadline=time.perf_counter() + 60)
+    assert log["relabel_descent_cut_by_clock"] and log["relabel_descent_blocks"] == 1
+    start, found = blocks[0]
+    own = np.unique(routes.leaves[0])
+    assert not np.array_equal(start[own], found[own]), "the first block should move the first tree's labels"
+    assert np.array_equal(z[own], found[own])

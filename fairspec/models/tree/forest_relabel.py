@@ -172,16 +172,18 @@ def _descend(p: _Problem, z: np.ndarray, cost: float) -> tuple[np.ndarray, int, 
             block, rlog = p.relabel(t, p.routes.weights[t], offset=total - votes[t], excess_cost=cost,
                                     initial_labels=z, mip_gap=0.0)
             blocks += 1
-            if highs.stopped_by_clock(rlog["relabel_status"]):
-                return z, sweeps, blocks, True
+            # a block the clock cut still returns its best labels, never worse than z (z is its
+            # start, kept when HiGHS's incumbent is worse), so they are taken before stopping
+            cut = highs.stopped_by_clock(rlog["relabel_status"])
             own = np.unique(p.routes.leaves[t])
-            if np.array_equal(block[own], z[own]):
-                continue
-            z[own] = block[own]
-            total -= votes[t]
-            votes[t] = p.tree_vote(t, z)
-            total += votes[t]
-            changed = True
+            if not np.array_equal(block[own], z[own]):
+                z[own] = block[own]
+                total -= votes[t]
+                votes[t] = p.tree_vote(t, z)
+                total += votes[t]
+                changed = True
+            if cut:
+                return z, sweeps, blocks, True
         sweeps += 1
         if not changed:
             break
