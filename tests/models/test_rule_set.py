@@ -307,7 +307,7 @@ def test_the_final_ip_runs_without_highs_probing(monkeypatch):
     X = np.column_stack([rng.normal(size=n) + 0.7 * g, rng.normal(size=n)])
     y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] + X[:, 1])))).astype(int)
     FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=12, max_rounds=5,
-                          max_ip_columns=40, time_limit=4.0).fit(X, y, sensitive_features=g)
+                          max_ip_columns=40, time_limit=4.0, clock_cap=False).fit(X, y, sensitive_features=g)
     assert seen and all(rule_off & (1 << 15) for checkpoints, rule_off in seen if checkpoints is not None)
     assert any(checkpoints is not None for checkpoints, _ in seen)  # the final IP did run
 
@@ -522,6 +522,28 @@ def test_local_search_stops_at_its_cell_budget_at_the_same_kick_every_run():
         assert 200_000 <= scorer.cells < 200_000 + 60 * 31 * 60 * 10
         runs.append((log["iterations"], [tuple(r) for r, _, _ in found]))
     assert runs[0] == runs[1]
+
+
+def test_a_search_that_ends_by_its_work_limits_is_not_flagged_cut_however_late_it_ends(monkeypatch):
+    """The deadline passing after the last kick (a slow machine) does not change what the
+    search returned; only a climb or kick the clock stopped does. The clock here reads late
+    once the scorer has done the whole search's work, so only a reading after it sees it."""
+    from fairspec.models.rule_set import local_search
+    rng = np.random.default_rng(3)
+    cover = rng.random((40, 20)) < 0.3
+    y, count = rng.integers(0, 2, 40), np.ones(40)
+    complexity = rng.integers(2, 4, 20).astype(float)
+    whole = RuleSetScorer(y, count, [])
+    first = iterated_local_search(cover, complexity, whole, 10, [[]], deadline=np.inf, seed=0, max_iterations=5)
+    scorer, log = RuleSetScorer(y, count, []), {}
+    monkeypatch.setattr(local_search.time, "perf_counter", lambda: 0.0 if scorer.cells < whole.cells else 9.0)
+    again = iterated_local_search(cover, complexity, scorer, 10, [[]], log=log, deadline=1.0, seed=0,
+                                  max_iterations=5)
+    assert again == first and log["iterations"] == 5 and log["cut_by_clock"] is False
+    monkeypatch.setattr(local_search.time, "perf_counter", lambda: 9.0)
+    climb_log = {}
+    improve(cover, complexity, RuleSetScorer(y, count, []), 10, [], deadline=1.0, log=climb_log)
+    assert climb_log == {"cut_by_clock": True}
 
 
 def test_a_fit_the_clock_cut_says_it_may_not_reproduce():

@@ -700,7 +700,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         the final IP's columns and the simplified rules.  Both are candidates for the final
         choice; the climb stops at a local optimum or after its moves (a work limit), so the
         result does not depend on the machine."""
-        log = {"complexity_before": int(sum(pool.complexities(chosen)))}
+        log = {"complexity_before": int(sum(pool.complexities(chosen))), "cut_by_clock": False}
         if not chosen:
             return {"candidates": [], "log": log}
         simpler = self._simplified(chosen, pool, patterns, problem, criterion)
@@ -712,8 +712,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         climbed, excess, _ = improve(merged.literals, np.array(pool.complexities(columns), dtype=float),
                                      RuleSetScorer(merged.y, merged.count, fairness_rows(merged, criterion),
                                                    problem.complexity_cost),
-                                     self.max_complexity, [position[k] for k in simpler], deadline=deadline)
-        log["cut_by_clock"] = time.perf_counter() > deadline
+                                     self.max_complexity, [position[k] for k in simpler], deadline=deadline,
+                                     log=log)
         if excess <= 0:
             climbed = tuple(sorted(columns[p] for p in climbed))
             log["complexity_climbed"] = int(sum(pool.complexities(climbed)))

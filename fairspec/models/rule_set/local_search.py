@@ -55,11 +55,14 @@ class RuleSetScorer:
 
 
 def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer, max_complexity: float,
-            start, *, max_moves: int = 60, deadline: float | None = None) -> tuple[list[int], float, float]:
+            start, *, max_moves: int = 60, deadline: float | None = None,
+            log: dict | None = None) -> tuple[list[int], float, float]:
     """Hill-climb from ``start`` (pool column indices); return (rules, excess, loss).
 
     ``loss`` is the scorer's (with its complexity cost).  ``deadline`` (a ``time.perf_counter()``
-    value) stops the climb early, keeping the best so far.
+    value) stops the climb early, keeping the best so far; then ``log["cut_by_clock"]`` is set
+    true.  A climb that ends at a local optimum or after ``max_moves`` (a work limit) leaves
+    ``log`` alone, however late it ends: its result does not depend on the clock.
     """
     n, K = coverage.shape
     selected = sorted(set(int(k) for k in start))
@@ -69,6 +72,8 @@ def improve(coverage: np.ndarray, complexity: np.ndarray, scorer: RuleSetScorer,
     tol = 1e-9
     for _ in range(max_moves):
         if deadline is not None and time.perf_counter() > deadline:
+            if log is not None:
+                log["cut_by_clock"] = True
             break
         best = None  # (excess, loss, kind, out, in)
         in_set = np.zeros(K, dtype=bool)
@@ -142,7 +147,7 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
         if found and time.perf_counter() > deadline:
             log["cut_by_clock"] = True
             break
-        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline))
+        found.append(improve(coverage, complexity, scorer, max_complexity, start, deadline=deadline, log=log))
     if not found:
         return []
     best = min(found, key=lambda r: (r[1], r[2]))
@@ -163,12 +168,10 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
             fits = fits[~np.isin(fits, kicked)]
             if len(fits):
                 kicked.append(int(rng.choice(fits)))
-        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline)
+        result = improve(coverage, complexity, scorer, max_complexity, kicked, deadline=deadline, log=log)
         if result[1] < best[1] - 1e-12 or (result[1] <= best[1] + 1e-12 and result[2] < best[2] - 1e-9):
             best = result
             found.append(result)
-    # a climb the deadline stopped half-way also makes the result depend on the clock
-    log["cut_by_clock"] = log["cut_by_clock"] or time.perf_counter() > deadline
     found.sort(key=lambda r: (r[1], r[2]))
     return found
 
