@@ -254,6 +254,10 @@ FIT_LOG_TERMS: dict[str, str] = {
     "relabel_start_used": (
         "What became of the starting labelling: handed to HiGHS as its first solution, kept because "
         "HiGHS found nothing better, or not used because it did not meet the bound."),
+    "relabel_not_run_because": (
+        "Why the leaf-relabelling integer program was not built or solved: the time limit had passed "
+        "before it (a forest's tree-by-tree descent had used it up); the labels are then the best "
+        "labelling at hand that meets the bound."),
     "relabel_descent": (
         "Which starting point the forest's tree-by-tree relabelling (block coordinate descent) ended best "
         "from: each tree relabelled alone under the bound, or the forest's majority labels."),

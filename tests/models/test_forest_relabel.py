@@ -159,3 +159,49 @@ def test_a_block_the_clock_cuts_keeps_the_labels_it_found(monkeypatch):
     own = np.unique(routes.leaves[0])
     assert not np.array_equal(start[own], found[own]), "the first block should move the first tree's labels"
     assert np.array_equal(z[own], found[own])
+
+
+def test_with_no_time_left_the_mip_is_not_built_and_the_best_labelling_at_hand_is_returned(monkeypatch):
+    rows, leaves, weights, offset, y, g = _fixed_share_problem(0)
+    crit = make_criterion("equal_opportunity", 0.05)
+    every = [np.array(bits, float) for bits in itertools.product([0, 1], repeat=5)]
+    fair = [z for z in every if _objective(z, rows, leaves, weights, offset, y, g, crit, None)[1] <= 1e-9]
+    worst, best = (f(fair, key=lambda z: _objective(z, rows, leaves, weights, offset, y, g, crit, None)[0])
+                   for f in (min, max))
+    unfair = next(z for z in every if _objective(z, rows, leaves, weights, offset, y, g, crit, None)[1] > 1e-9)
+
+    def not_built(*a, **k):
+        raise AssertionError("the MIP was built with no time left")
+    monkeypatch.setattr(relabel.pyo, "ConcreteModel", not_built)
+    labels, log = relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset, time_limit=-2.0,
+                                 initial_labels=unfair, fallback_labels=(worst, best))
+    assert np.array_equal(labels, best) and log["relabel_labels_from"] == "fallback"
+    assert log["relabel_status"] == relabel.highs.TIME_LIMIT_NO_SOLUTION and log["relabel_mip_gap"] is None
+    assert log["relabel_objective"] == _objective(best, rows, leaves, weights, offset, y, g, crit, None)[0]
+    labels, log = relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset, time_limit=0.0,
+                                 initial_labels=best, fallback_labels=(worst,))
+    assert np.array_equal(labels, best) and log["relabel_labels_from"] == "start"
+    with pytest.raises(NoUsableModelError, match="time limit had passed"):
+        relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset, time_limit=0.0,
+                       initial_labels=unfair)
+
+
+def test_a_forest_whose_descent_used_up_the_time_says_the_joint_mip_was_not_run(monkeypatch):
+    from fairspec.models.tree import estimators
+    rng = np.random.default_rng(4)
+    n = 400
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + 1.2 * g, rng.normal(size=n)])
+    y = ((X[:, 0] + rng.normal(size=n)) > 0.6).astype(int)
+    crit = make_criterion("equal_opportunity", 0.01)
+
+    def descent_out_of_time(routes, labels, *a, deadline, **k):
+        time.sleep(max(0.0, deadline - time.perf_counter()) + 0.01)
+        return labels, {"relabel_descent_meets_bound": False, "relabel_descent_cut_by_clock": True}
+    monkeypatch.setattr(estimators, "tree_by_tree_labels", descent_out_of_time)
+    model = MissingAwareForestClassifier(n_estimators=4, max_depth=3, random_state=0, time_limit=0.5,
+                                         fairness=crit).fit(X, y, sensitive_features=g)
+    log = model.fit_log_
+    assert log["relabel_status"] == relabel.highs.TIME_LIMIT_NO_SOLUTION and "not run" in log["note"]
+    assert log["cut_by_clock"] == ["relabel_descent", "relabel_mip"] and log["reproducible"] is False
+    assert crit.gap(y, model.predict(X), g) <= 0.01

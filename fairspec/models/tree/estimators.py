@@ -210,9 +210,10 @@ class _TreeParams:
                 predicted = "positive" if labels[np.unique(leaves)].all() else "negative"
                 found = ("only a less accurate labelling" if mlog["relabel_objective_of_mip"] is not None
                          else "no labelling that meets the bound")
+                how = ("was not run: the time limit had passed before it was built" if "relabel_not_run_because"
+                       in mlog else f"found {found} in its limits (status {mlog['relabel_status']})")
                 log.update(mlog, status="heuristic", mip_gap=None,
-                           note=(f"the leaf-relabelling MIP found {found} in its limits (status "
-                                 f"{mlog['relabel_status']}); every leaf a training row reaches predicts {predicted}, "
+                           note=(f"the leaf-relabelling MIP {how}; every leaf a training row reaches predicts {predicted}, "
                                  f"which meets the bound on the training rows (a leaf no training row reaches, "
                                  f"as every relabelled tree's, keeps its own label)"))
             else:

@@ -133,6 +133,49 @@ def _canonical_rows(rows, leaves, weights, y, g, sw, base):
     return new_rows[entry], leaves[entry], weights[entry], y[canon], g[canon], sw[canon], base[canon]
 
 
+def _out_of_time(rows, leaves, weights, n_leaves_total, y, g, sw, base, rates, bound, excess_cost,
+                 initial_labels, fallback_labels, start):
+    """:func:`relabel_leaves` when its time limit has passed before it began: the MIP is not
+    built (building a forest's takes seconds, which would all be over the limit, and HiGHS would
+    then stop at its first look at the clock with nothing), and the start, else the best
+    fallback, that meets the bound is returned, valued by the exact vote as the MIP would value
+    it.  Neither: :class:`NoUsableModelError`."""
+    n = len(y)
+    terms_of = {rate: rate_terms(rate, y, g, sw) for rate in rates}
+
+    def value_of(labels) -> tuple[float, bool]:
+        yhat = vote_labels(rows, leaves, weights, np.asarray(labels, float), n, base=base)
+        excess = sum(excess_over(rate_values(terms, yhat, sw) or [0.0], bound) for terms in terms_of.values())
+        accuracy = float((sw * (yhat == y)).sum())
+        if excess_cost is not None:
+            return accuracy - float(excess_cost) * excess, True
+        return accuracy, excess <= 1e-9
+
+    used_leaves = np.unique(leaves)
+    source, best, chosen = None, None, None
+    named = ([("start", initial_labels)] if initial_labels is not None else []) + [
+        ("fallback", labels) for labels in fallback_labels]
+    for name, labels in named:
+        value, ok = value_of(labels)
+        if ok and (best is None or best < value - 1e-7):
+            source, best, chosen = name, value, labels
+    if source is None:
+        raise NoUsableModelError(
+            "the time limit had passed before the leaf-relabelling MIP could be built, and no labelling at "
+            "hand meets the fairness bound; raise the solver's time_limit")
+    labels = np.zeros(n_leaves_total)
+    labels[used_leaves] = np.asarray(chosen, float)[used_leaves]
+    log = {"relabel_status": highs.TIME_LIMIT_NO_SOLUTION, "relabel_mip_gap": None, "relabel_objective": best,
+           "relabel_bound": None, "relabel_labels_from": source, "relabel_objective_of_mip": None,
+           "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
+           "relabel_vote_patterns": None, "relabel_constrained_rates": None, "relabel_checkpoints": None,
+           "relabel_not_run_because": "the time limit had passed before the MIP was built"}
+    if initial_labels is not None:
+        log["relabel_start_objective"] = value_of(initial_labels)[0]
+        log["relabel_start_used"] = "kept (HiGHS was not run)" if source == "start" else "not feasible, not used"
+    return labels, log
+
+
 def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_leaves_total: int,
                    y: np.ndarray, groups: np.ndarray, rates: tuple[str, ...], bound: float, *,
                    offset: np.ndarray | None = None, excess_cost: float | None = None,
@@ -167,7 +210,10 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     whole relabelling: HiGHS gets what building and loading the model leave of it (at least
     0.01 s).  Building is not interrupted, so a model that takes longer to build than the
     limit overruns it by that much (a 50-tree forest on adult took 13–15 s to build against a
-    3 s limit); HiGHS then stops at its first look at the clock, and the status says so.
+    3 s limit); HiGHS then stops at its first look at the clock, and the status says so.  With
+    no time left at all (``time_limit <= 0``: a forest's descent used it up) nothing is built:
+    the start or the best fallback that meets the bound is returned, with the status
+    ``time_limit_no_solution`` (:func:`_out_of_time`).
     """
     start = time.perf_counter()
     n = len(y)
@@ -175,6 +221,9 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
     base = np.zeros(n) if offset is None else np.asarray(offset, float)
     _, g = np.unique(np.asarray(groups), return_inverse=True)
+    if time_limit <= 0:
+        return _out_of_time(rows, leaves, weights, n_leaves_total, y, g, sw, base, rates, bound, excess_cost,
+                            initial_labels, fallback_labels, start)
     if not np.array_equal(sw, np.round(sw)):
         # sums of fractional weights depend on their order (see _canonical_rows); sums of
         # whole ones are exact, and then numbering the vote patterns by content is enough
