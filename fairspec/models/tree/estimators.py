@@ -213,8 +213,8 @@ class _TreeParams:
                 how = ("was not run: the time limit had passed before it was built" if "relabel_not_run_because"
                        in mlog else f"found {found} in its limits (status {mlog['relabel_status']})")
                 log.update(mlog, status="heuristic", mip_gap=None,
-                           note=(f"the leaf-relabelling MIP {how}; every leaf a training row reaches predicts {predicted}, "
-                                 f"which meets the bound on the training rows (a leaf no training row reaches, "
+                           note=(f"the leaf-relabelling MIP {how}; every leaf a training row reaches predicts "
+                                 f"{predicted}, which meets the bound on the training rows (a leaf no training row reaches, "
                                  f"as every relabelled tree's, keeps its own label)"))
             else:
                 log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
