@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from fairspec.data.table import LEADING_ZERO, NUMBERS_AS_READ, numbers_of, plain_number
+from fairspec.data.table import BOOL_WORDS, LEADING_ZERO, NUMBERS_AS_READ, numbers_of, plain_number
 from fairspec.errors import DataError, cell_text
 
 
@@ -46,11 +46,31 @@ FEATURE_KINDS = ("numeric", "categorical")
 
 
 def category_text(value) -> str:
-    """The text of a (present) categorical value, the same whatever the column's dtype.
+    """The text of a (present) categorical value: one text per value, whatever the other cells
+    of its column.
 
-    One empty cell turns a CSV column of whole numbers into floats, so the same cell ``2``
-    arrives as ``2`` or ``2.0`` depending on the other rows; both must be the category "2".
+    pandas types a column by all of its cells, so one cell arrives differently with different
+    neighbours: ``2`` as ``2.0`` beside an empty cell; ``1.0`` as the number 1 among numbers
+    but as the text "1.0" beside a word; ``true`` as the bool True among bools but as "true"
+    beside a word.  Each must be one category wherever it is read, or a row's prediction
+    depends on the other rows of the file it is scored in (found in review: a file to score
+    holding ``true``/``false`` alone read them as "True"/"False", categories a model trained
+    beside ``unknown`` did not have, and scored them as missing).  So:
+
+    * a number is its shortest exact text, a whole one without ``.0`` (``2.0`` -> "2");
+    * a text that spells a number exactly is that number's text (:func:`_number_text`:
+      "1.0", "+1" and "1e0" are "1", "3.50" is "3.5"; a code with a leading zero, "07", stays
+      as written, as :func:`fairspec.data.table.read_table` reads it);
+    * True and False, and the words pandas reads as them (``true``, ``TRUE``, ...), are
+      "True" and "False";
+    * any other text is itself.
     """
+    if isinstance(value, str):
+        word = BOOL_WORDS.get(value.strip())
+        if word is not None:
+            return "True" if word else "False"
+        number = _number_text(value)
+        return value if number is None else number
     if isinstance(value, (float, np.floating)) and np.isfinite(value) and float(value).is_integer():
         return str(int(value))
     return str(value)
@@ -67,8 +87,7 @@ def _number_text(text: str) -> str | None:
     A column is typed by the whole file: with one text cell in it ("unknown") every cell stays
     text, so a cell ``13.0`` stayed "13.0" and missed the category "13" that the same cell,
     read in a file of numbers, matched: one row changed how the others were scored (found in
-    review).  Model files written before :func:`category_text` stored a whole float as "2.0";
-    through this they answer to "2" too."""
+    review)."""
     if "_" in text:  # float() reads 1_000 as 1000; a category spelled so is a name, not a number
         return None
     if re.match(LEADING_ZERO, text):
@@ -194,46 +213,44 @@ _ONE_TYPE = frozenset({"string", "integer", "floating", "boolean", "empty"})
 
 def _category_codes(col: pd.Series, lookup: dict[str, int]) -> tuple[np.ndarray, dict[str, int]]:
     """Each cell's category code (NaN for a missing value or a category ``lookup`` lacks), and
-    the texts of the present cells it lacks with their row counts, in order of first appearance."""
+    the present cells it lacks, as the file writes them, with their row counts, in order of
+    first appearance."""
     if pd.api.types.infer_dtype(col, skipna=True) in _ONE_TYPE:
         codes, values = pd.factorize(col, use_na_sentinel=True)  # -1 marks a missing cell
-        texts = [category_text(v) for v in values]
     else:
+        # a column of mixed types (1 and True are equal in Python, their texts are not), coded
+        # through each cell's exact type and value
         cells = col.to_numpy(dtype=object)
         missing = pd.isna(cells)
-        texts = list(dict.fromkeys(category_text(v) for v, m in zip(cells, missing) if not m))
-        position = {t: i for i, t in enumerate(texts)}
-        codes = np.array([-1 if m else position[category_text(v)] for v, m in zip(cells, missing)], dtype=np.intp)
-    found = [_code_of(t, lookup) for t in texts]
+        keys = list(dict.fromkeys((type(v), v) for v, m in zip(cells, missing) if not m))
+        position = {k: i for i, k in enumerate(keys)}
+        codes = np.array([-1 if m else position[(type(v), v)] for v, m in zip(cells, missing)], dtype=np.intp)
+        values = [v for _, v in keys]
+    found = [_code_of(category_text(v), lookup) for v in values]
     by_value = np.array([np.nan if c is None else c for c in found] + [np.nan], dtype=float)
     coded = by_value[codes]  # codes of -1 pick the last entry, NaN
-    counts = np.bincount(codes[codes >= 0], minlength=len(texts))
+    counts = np.bincount(codes[codes >= 0], minlength=len(values))
     unseen: dict[str, int] = {}
-    for i, t in enumerate(texts):
+    for i, v in enumerate(values):
         if found[i] is None:
-            unseen[t] = unseen.get(t, 0) + int(counts[i])
+            written = v if isinstance(v, str) else category_text(v)
+            unseen[written] = unseen.get(written, 0) + int(counts[i])
     return coded, unseen
 
 
 def _category_lookup(categories: list[str]) -> dict[str, int]:
-    """Category text -> code.  A category that spells a number also answers to that number's
-    text (:func:`_number_text`), as a cell does that is no category's exact text
-    (:func:`_category_codes`): ``13.0`` finds "13", and ``13`` finds "13.0"."""
+    """Category text -> code, for a cell's :func:`category_text`.  A model file written before
+    categories took that text may hold another spelling of one ("2.0", "1.50", "true"); each
+    also answers to its :func:`category_text`, the first of two spellings of one value winning."""
     lookup = {c: i for i, c in enumerate(categories)}
     for i, c in enumerate(categories):
-        alias = _number_text(c)
-        if alias is not None:
-            lookup.setdefault(alias, i)
+        lookup.setdefault(category_text(c), i)
     return lookup
 
 
 def _code_of(text: str, lookup: dict[str, int]) -> int | None:
-    """The code of a cell's text: its exact category, else the category of the number it spells."""
-    code = lookup.get(text)
-    if code is None:
-        alias = _number_text(text)
-        code = None if alias is None else lookup.get(alias)
-    return code
+    """The code of a cell's text (its :func:`category_text`), None for a category training never saw."""
+    return lookup.get(text)
 
 
 @dataclass

@@ -32,9 +32,38 @@ def test_whole_number_categories_encode_the_same_with_and_without_blank_cells(tm
     np.testing.assert_array_equal(trained_blank.transform(complete)[:, 0], [0, 1, 0])
 
 
-def test_category_text_keeps_every_other_value_as_written():
-    assert [category_text(v) for v in (2.0, np.float64(-3.0), 7, np.int64(7), "2.0", "F", 2.5, True)] == [
-        "2", "-3", "7", "7", "2.0", "F", "2.5", "True"]
+def test_category_text_is_one_text_per_value_and_keeps_every_other_text_as_written():
+    assert [category_text(v) for v in (2.0, np.float64(-3.0), 7, np.int64(7), "2.0", "+7", "2.50", "F", 2.5, True,
+                                       np.False_, "true", "FALSE", "07", "1_000", "t", "nan", "True story")] == [
+        "2", "-3", "7", "7", "2", "7", "2.5", "F", "2.5", "True", "False", "True", "False", "07", "1_000", "t",
+        "nan", "True story"]
+
+
+@pytest.mark.parametrize("training, scored", [
+    # the words pandas reads as bools: bools in a file of them, text beside another word
+    ("c,y\ntrue,1\nfalse,0\nunknown,0\ntrue,1\n", [("c\ntrue\nfalse\n", []),
+                                                      ("c\ntrue\nfalse\nunknown\n", []),
+                                                      ("c\nTRUE\nfalse\nmaybe\n", ["maybe"])]),
+    ("c,y\ntrue,1\nfalse,0\n", [("c\ntrue\nfalse\n", []), ("c\ntrue\nfalse\nmaybe\n", ["maybe"]),
+                                 ("c\ntrue\nfalse\n1\n", ["1"])]),
+    # one number spelled two ways: one number in a file of numbers, two texts beside a word
+    ("c,y\n1,1\n1.0,0\nx,0\n2,1\n", [("c\n1.0\n2\n", []), ("c\n1.0\n2\nx\n", []),
+                                        ("c\n+1\n2.00\nq\n", ["q"]), ("c\n1\n2\n3.0\n", ["3"])]),
+])
+def test_a_cell_is_one_category_whatever_the_other_cells_of_its_file(tmp_path, training, scored):
+    # pandas types a column by all of its cells: the same first two cells were scored as two
+    # categories or as unseen, depending on the third (found in review)
+    encoder = FeatureEncoder.fit(_csv(tmp_path / "train.csv", training), ["c"], ["categorical"])
+    assert len(encoder.categories[0]) == len({category_text(v) for v in encoder.categories[0]})
+    first_two = []
+    for i, (text, unseen) in enumerate(scored):
+        frame = _csv(tmp_path / f"score{i}.csv", text)
+        codes = encoder.transform(frame)[:2, 0]
+        assert not np.isnan(codes).any()
+        first_two.append(codes.tolist())
+        # named as the file writes them
+        assert encoder.unseen_categories(frame).get("c", (0, []))[1] == unseen
+    assert all(codes == first_two[0] for codes in first_two)
 
 
 def test_text_categories_of_a_model_file_keep_working():
