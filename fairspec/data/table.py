@@ -4,6 +4,7 @@ from __future__ import annotations
 import bz2
 import csv
 import gzip
+import io
 import hashlib
 import lzma
 import re
@@ -70,7 +71,7 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     # the fields of every record are counted first: pandas reads a record with one more field
     # than the header (a delimiter at the end of each line) by making the first column the row
     # index, so every column after it shifts one place, and pads a short record with missing values
-    header_line, lines = _record_lines(path)
+    header_line, lines, lone_cr = _record_lines(path)
     if header_line is None:
         # pandas' "No columns to parse from file" does not say that there is nothing to read
         raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
@@ -80,13 +81,14 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
         # in a feature declared numeric they are text, and the checker says where.
         options = dict(skipinitialspace=True, keep_default_na=False, na_values=[""])
-        frame = pd.read_csv(path, **options)
-        names = pd.read_csv(path, nrows=1, header=None, dtype=str, **options).iloc[0].tolist()
+        read_from = _with_line_feeds(path) if lone_cr else (lambda: path)
+        frame = pd.read_csv(read_from(), **options)
+        names = pd.read_csv(read_from(), nrows=1, header=None, dtype=str, **options).iloc[0].tolist()
         coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
                  and not pd.api.types.is_bool_dtype(frame[c])]
         wide = [c for c in frame.columns if _holds_wide_integers(frame[c])]
         if coded or wide:
-            text = pd.read_csv(path, dtype=str, usecols=coded + wide, **options)
+            text = pd.read_csv(read_from(), dtype=str, usecols=coded + wide, **options)
             for column in coded:
                 # codes written with a leading zero ("01", "007": zones, zip codes) are text: read as
                 # numbers they would become "1" and "7", and a file holding no other text would read
@@ -107,8 +109,12 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
         raise DataError(f"{path}: error: the data file has no rows")
     if len(lines) != len(frame):
-        lines = None  # the two readers disagree: no line is better than a wrong one
-    if lines is not None and (lines != np.arange(len(frame)) + 2).any():
+        # the two readers disagree: rows would not line up with the file's records (a scored
+        # file's predictions with its rows), and every line an error named would be wrong
+        raise DataError(f"{path}: error: cannot read the data as CSV consistently: the file holds {len(lines)} "
+                        f"record(s) below its header, but pandas read {len(frame)} row(s); save it again as "
+                        f"plain CSV, one record per line")
+    if (lines != np.arange(len(frame)) + 2).any():
         # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
         # each record is one line and no line is blank; otherwise the index carries the line
         frame.index = pd.Index(lines - 2)
@@ -236,9 +242,9 @@ def _utf16_encoded(path: Path) -> bool:
     return len(head) >= 8 and any(half.count(0) >= 0.75 * len(half) for half in halves)
 
 
-def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
-    """The header's line (None for a file without one), and the line of the file on which each
-    data record starts.
+def _record_lines(path: Path) -> tuple[int | None, np.ndarray, bool]:
+    """The header's line (None for a file without one), the line of the file on which each
+    data record starts, and whether some line ends in a lone carriage return (old Mac line ends).
 
     pandas skips blank lines and lets a quoted field span lines, so its row numbers can drift
     from the file's lines; the standard csv reader's ``line_num`` follows the physical lines.
@@ -277,7 +283,7 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray]:
         raise _unreadable(path, exc) from None
     finally:
         csv.field_size_limit(field_limit)
-    return (starts[0] if starts else None), np.asarray(starts[1:], dtype=np.int64)
+    return (starts[0] if starts else None), np.asarray(starts[1:], dtype=np.int64), lines.lone_cr
 
 
 #: the csv module's field size limit while counting records: larger than any cell of a table
@@ -292,13 +298,28 @@ class _LastLine:
     def __init__(self, fh):
         self._fh = fh
         self.last = ""
+        self.lone_cr = False
 
     def __iter__(self):
         return self
 
     def __next__(self) -> str:
         self.last = next(self._fh)
+        self.lone_cr = self.lone_cr or self.last.endswith("\r")
         return self.last
+
+
+def _with_line_feeds(path: Path):
+    """A function giving the text of ``path`` as a fresh stream, every line end a line feed.
+
+    pandas' C reader misreads a file whose lines end in lone carriage returns (old Mac) after a
+    blank line: the next record's cells shift one column left, or a record of empty cells
+    vanishes (found in review: a scored file then had fewer predictions than rows).  Python's
+    universal newlines read ``\r``, ``\r\n`` and ``\n`` alike; a carriage return inside a
+    quoted cell becomes a line feed, the only change."""
+    with _OPENERS.get(path.suffix.lower(), open)(path, "rt", encoding="utf-8-sig", newline=None) as fh:
+        text = fh.read()
+    return lambda: io.StringIO(text)
 
 
 def _refuse_other_separator(path: Path, line: int, header: str) -> None:
