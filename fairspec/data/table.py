@@ -510,6 +510,29 @@ def column_kind(series: pd.Series) -> str:
     return "categorical"
 
 
+def feature_kind(series: pd.Series) -> str:
+    """The kind of an untyped feature: :func:`column_kind`, except that a column of numbers
+    with true/false words among them (pandas reads it as text) is numeric, as :func:`numbers_of`
+    reads it and as the README says a true/false column is (it had been categorical, with no
+    word; found in review).  Filters and the target keep :func:`column_kind`: they compare
+    cells as pandas typed them."""
+    if column_kind(series) == "numeric" or _bool_words_among_numbers(series):
+        return "numeric"
+    return "categorical"
+
+
+def _bool_words_among_numbers(series: pd.Series) -> bool:
+    """Whether ``series`` is text only because true/false words sit among its numbers; a
+    column of codes with a leading zero stays text."""
+    present = series.dropna()
+    if present.empty or not all(isinstance(v, str) for v in present.unique()):
+        return False
+    words = present.str.strip()
+    if not words.isin(list(BOOL_WORDS)).any() or words.str.match(LEADING_ZERO).any():
+        return False
+    return bool(numbers_of(present).notna().all())
+
+
 def coerce_like(value, series: pd.Series):
     """``value`` as written in a spec, converted to the column's type when it can be.
 

@@ -21,8 +21,8 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, column_kind, numbers_of, plain_number, value_mask,
-                                 values_present)
+from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, column_kind, feature_kind, numbers_of, plain_number,
+                                 value_mask, values_present)
 from fairspec.errors import (Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name,
                              written_number)
 from fairspec.plan import families as fam
@@ -640,7 +640,7 @@ class _Checker:
                     continue
                 series = rows[feature.name.value]
                 # an untyped feature is numeric when its column is, and needs finite values too
-                if feature.kind == "numeric" or (feature.kind is None and column_kind(series) == "numeric"):
+                if feature.kind == "numeric" or (feature.kind is None and feature_kind(series) == "numeric"):
                     self.check_numeric(feature, series)
 
         if len(self.problems) == problems_before:  # else the rows counted are not those training would see
@@ -933,7 +933,7 @@ def inference_warnings(doc, table: pd.DataFrame) -> list[Diagnostic]:
     spec, found = doc.spec, []
     for feature in (*spec.features, *spec.privileged):
         name = feature.name.value
-        if feature.kind is not None or name not in table.columns or column_kind(table[name]) != "categorical":
+        if feature.kind is not None or name not in table.columns or feature_kind(table[name]) != "categorical":
             continue
         present = table[name].dropna()
         text = _text_cells(present)

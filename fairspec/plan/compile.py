@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairspec.data.table import apply_filters, column_kind, read_table
+from fairspec.data.table import apply_filters, feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
@@ -67,7 +67,7 @@ def resolve_params(declared: tuple[Param, ...], written: tuple, missing: str | N
 
 
 def _feature_plans(features: tuple[ast.Feature, ...], table: pd.DataFrame) -> tuple[FeaturePlan, ...]:
-    return tuple(FeaturePlan(f.name.value, f.kind or column_kind(table[f.name.value])) for f in features)
+    return tuple(FeaturePlan(f.name.value, f.kind or feature_kind(table[f.name.value])) for f in features)
 
 
 def _settings(block) -> dict:

@@ -13,7 +13,7 @@ import pytest
 
 from fairspec import compile_spec, load_spec
 from fairspec.data.prepare import FeatureEncoder
-from fairspec.data.table import apply_filters, column_kind, plain_number, read_table
+from fairspec.data.table import apply_filters, column_kind, feature_kind, plain_number, read_table
 from fairspec.errors import DataError, SpecSemanticError
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
@@ -461,6 +461,16 @@ def test_a_true_false_column_with_an_empty_cell_is_numeric_as_one_without_it(tmp
     assert with_gap["flag"].astype(float).tolist()[:2] == [1.0, 0.0]
     path.write_text("flag,y\nTrue,1\nmaybe,0\n,1\n")
     assert column_kind(read_table(path)["flag"]) == "categorical"
+
+
+@pytest.mark.parametrize("cells, kind", [("true,false,1,0,2", "numeric"), ("TRUE,0.5,,false", "numeric"),
+                                         ("true,false,07", "categorical"), ("true,1,yes", "categorical")])
+def test_true_false_beside_numbers_is_a_numeric_column_as_the_readme_says(tmp_path, cells, kind):
+    # pandas reads such a column as text, and an untyped feature had been categorical with no
+    # word, though numbers_of reads every cell as a number (found in review)
+    path = tmp_path / "t.csv"
+    path.write_text("flag\n" + "\n".join(cells.split(",")) + "\n")
+    assert feature_kind(read_table(path)["flag"]) == kind
 
 
 def test_the_api_reads_a_file_as_predict_does(tmp_path):
