@@ -49,7 +49,9 @@ CASES = [
     ("equal_opportunity", 0.05, "trinary_mia", 1),
     ("fpr_parity", 0.03, "majority", 2),
     ("equalized_odds", 0.05, "mia", 3),
-    ("accuracy_parity", 0.02, "trinary", 4),
+    ("accuracy_parity", 0.02, "trinary", 4),  # the grown trees of these two meet their bounds
+    ("equal_opportunity", 0.01, "trinary_mia", 1),  # and these two do not
+    ("fpr_parity", 0.01, "trinary", 4),
     # fractional cases: rows reach several leaves, the MIP needs its vote variables
     ("demographic_parity", 0.03, "fractional", 5),
     ("equalized_odds", 0.08, "fractional", 6),
@@ -71,9 +73,16 @@ def test_relabelling_mip_matches_brute_force(criterion, bound, strategy, seed):
         return
     model.fit(X, y, sensitive_features=g)
     pred = model.predict(X)
+    log = model.fit_log_
+    if crit.gap(y, plain.predict(X), g) <= bound:
+        # a bound the grown tree meets does not bind: the tree stays as grown, though a
+        # relabelling could fit the training rows better (a Trinary middle child)
+        assert np.array_equal(pred, plain.predict(X)) and log["leaves_relabelled"] == 0
+        assert (pred == y).mean() <= expected + 1e-9
+        assert log["status"] == ("optimal" if (pred == y).mean() == pytest.approx(expected) else "heuristic")
+        return
     assert (pred == y).mean() == pytest.approx(expected, abs=1e-9)
     assert crit.gap(y, pred, g) <= bound + 1e-9
-    log = model.fit_log_
     assert log["status"] == "optimal" and log["relabel_status"] == "optimal"
     assert log["train_gap_after_relabel"] == pytest.approx(crit.gap(y, pred, g))
     assert log["relabel_objective"] == pytest.approx(expected * len(y), abs=1e-6)
@@ -357,3 +366,25 @@ def test_a_forest_of_no_trees_is_refused():
     X, y, g = _data(0)
     with pytest.raises(ValueError, match="n_estimators must be a whole number of at least 1"):
         MissingAwareForestClassifier(n_estimators=0).fit(X, y, sensitive_features=g)
+
+
+@pytest.mark.parametrize("missing, n_estimators", [("trinary", None), ("trinary_mia", None), ("mia", 4)])
+def test_a_bound_the_grown_model_meets_leaves_it_as_grown(missing, n_estimators):
+    # the relabelling had replaced the grown labels whenever they fit the training rows better,
+    # so a vacuous bound <= 1 changed a Trinary tree (its middle child is grown on its parent's
+    # rows) and a forest (bootstrap majorities), marking leaves "relabelled for the fairness bound"
+    rng = np.random.default_rng(1)
+    n = 43
+    X = rng.normal(size=(n, 3)).round(1)
+    X[rng.random((n, 3)) < 0.3] = np.nan
+    y, g = rng.integers(0, 2, n), rng.choice(["a", "b", "c"], n)
+    if n_estimators is None:
+        make = lambda **kw: MissingAwareTreeClassifier(max_depth=3, missing=missing, **kw)  # noqa: E731
+    else:
+        make = lambda **kw: MissingAwareForestClassifier(n_estimators=n_estimators, max_depth=3,  # noqa: E731
+                                                         missing=missing, random_state=0, **kw)
+    plain = make().fit(X, y)
+    loose = make(fairness=make_criterion("demographic_parity", 1.0)).fit(X, y, sensitive_features=g)
+    np.testing.assert_array_equal(loose.predict_proba(X), plain.predict_proba(X))
+    assert loose.fit_log_["leaves_relabelled"] == 0 and "does not bind" in loose.fit_log_["note"]
+    assert "relabelled for the fairness bound" not in loose.describe()
