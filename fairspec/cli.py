@@ -88,11 +88,16 @@ class _VisibleControls:
     def __init__(self, stream):
         self.raw = stream
 
+    # standard error holds diagnostics, not outputs: one that cannot be written (full, closed,
+    # gone) must not stop a run, whose exit code still says how it ended (a warning there had
+    # ended with exit 1 a run that would have written its outputs; found in review)
     def write(self, text: str) -> None:
-        self.raw.write(visible(text))
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self.raw.write(visible(text))
 
     def flush(self) -> None:
-        self.raw.flush()
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            self.raw.flush()
 
     def isatty(self) -> bool:
         return bool(getattr(self.raw, "isatty", lambda: False)())
@@ -550,6 +555,10 @@ def _spec_argument(text: str) -> str:
 
 
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
+    if sys.stderr is None:
+        # file descriptor 2 closed (`2>&-`): Python then has no sys.stderr, and Pyomo's capture
+        # of the solver's log flushes it, which had failed every solver-backed fit
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
     out = stdout or sys.stdout
     err = _VisibleControls(stderr or sys.stderr)
     parser = build_parser()

@@ -585,6 +585,37 @@ def test_a_standard_error_that_cannot_be_written_does_not_stop_a_run(trained, tm
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["metrics.json", "model.json", "report.html"]
 
 
+def test_warnings_and_notes_to_a_standard_error_that_cannot_be_written_do_not_stop_a_run(trained, tmp_path):
+    # a warning (always printed, -q or not) and predict's closing note had ended with exit 1 a
+    # run whose outputs were written, or never written (found in review)
+    spec = tmp_path / "warned.fair"
+    # max_conditions beyond what max_complexity lets one rule hold: a warning, not an error
+    spec.write_text(RULES_SPEC.replace("max_conditions 2", "max_conditions 12").format(
+        data=sample_csv("compas", 400, tmp_path / "compas.csv")))
+    full = _FailingStream(OSError(errno.ENOSPC, os.strerror(errno.ENOSPC)))
+    out = io.StringIO()
+    assert main(["check", str(spec)], stdout=out, stderr=full) == 0 and ": ok: spec" in out.getvalue()
+    assert main(["-q", "compile-and-train", str(spec), "--out", str(tmp_path / "run")], stdout=io.StringIO(),
+                stderr=full) == 0
+    assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["metrics.json", "model.json", "report.html"]
+    assert main(["predict", str(tmp_path / "run"), str(tmp_path / "compas.csv"), "-o", str(tmp_path / "p.csv")],
+                stdout=io.StringIO(), stderr=full) == 0
+
+
+def test_a_closed_standard_error_does_not_stop_a_solver_backed_fit(trained, tmp_path):
+    # `2>&-`: Python has no sys.stderr then, and Pyomo's capture of the solver log flushed it
+    import subprocess
+    import sys
+
+    sweep = tmp_path / "sweep.fair"
+    sweep.write_text(SWEEP_SPEC.format(data=trained["data"]))
+    done = subprocess.run([sys.executable, "-m", "fairspec", "compile-and-train", str(sweep), "--out",
+                           str(tmp_path / "run")], preexec_fn=lambda: os.close(2), stdout=subprocess.PIPE,
+                          text=True, timeout=300)
+    assert done.returncode == 0 and "wrote" in done.stdout
+    assert (tmp_path / "run" / "sweep.json").exists()
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["predict", "--help"]])
 def test_help_and_version_on_a_standard_output_that_cannot_be_written_exit_1(argv):
     # argparse dropped the failed write: `fairspec --version > /dev/full` ended 0 with nothing
