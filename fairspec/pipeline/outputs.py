@@ -446,6 +446,14 @@ def read_run(out_dir: Path) -> tuple[list[tuple[dict, dict]], list[dict] | None]
     sweep_path = out_dir / "sweep.json"
     if not sweep_path.is_file():
         return [_read_point(out_dir, out_dir)], None
+    for name in ("model.json", "metrics.json"):
+        # a sweep writes its models in point-<i>/ and removes its own earlier single-run files,
+        # so one here is someone else's, which a run leaves in place (README): a report over
+        # this directory would describe the sweep beside a file it says nothing about
+        if (out_dir / name).exists():
+            raise ModelFileError(f"{out_dir / name}: error: this directory holds a sweep (sweep.json, point-<i>/), "
+                                 f"whose files are in its point directories; {name} here is not the sweep's: move "
+                                 f"it away")
     sweep = _read_document(sweep_path, out_dir, "sweep", FORMAT_VERSION, legacy=True)
     if not sweep["points"]:
         raise ModelFileError(f"{sweep_path}: error: damaged sweep file (no points)")

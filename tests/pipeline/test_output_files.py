@@ -585,6 +585,18 @@ def test_a_standard_error_that_cannot_be_written_does_not_stop_a_run(trained, tm
     assert sorted(p.name for p in (tmp_path / "run").iterdir()) == ["metrics.json", "model.json", "report.html"]
 
 
+@pytest.mark.parametrize("name", ["model.json", "metrics.json"])
+def test_report_refuses_a_sweep_directory_holding_a_file_that_is_not_the_sweeps(trained, tmp_path, capsys, name):
+    # the sweep leaves someone else's file under a single run's name in place, as the README
+    # says, and the report had then been rendered over it (found in review)
+    d = tmp_path / "d"
+    shutil.copytree(trained["tmp"] / "sweep", d)
+    (d / name).write_text("notes\n")
+    before = files_of(d)
+    code, _, err = run(["report", str(d)], capsys)
+    assert code == 1 and f"{name} here is not the sweep's" in err and files_of(d) == before
+
+
 def test_warnings_and_notes_to_a_standard_error_that_cannot_be_written_do_not_stop_a_run(trained, tmp_path):
     # a warning (always printed, -q or not) and predict's closing note had ended with exit 1 a
     # run whose outputs were written, or never written (found in review)
