@@ -205,3 +205,16 @@ def test_a_forest_whose_descent_used_up_the_time_says_the_joint_mip_was_not_run(
     assert log["relabel_status"] == relabel.highs.TIME_LIMIT_NO_SOLUTION and "not run" in log["note"]
     assert log["cut_by_clock"] == ["relabel_descent", "relabel_mip"] and log["reproducible"] is False
     assert crit.gap(y, model.predict(X), g) <= 0.01
+
+
+def test_an_infeasible_forest_is_named_by_all_its_leaves_not_one_trees():
+    # "no labelling of the tree's 6 leaves ... grow a deeper tree" was said of three trees of two leaves
+    rng = np.random.default_rng(0)
+    n = 300
+    g = rng.integers(0, 2, n)
+    X = np.column_stack([rng.normal(size=n) + g, rng.normal(size=n)])
+    y = ((X[:, 0] + rng.normal(size=n)) > 0.5).astype(int)
+    forest = MissingAwareForestClassifier(n_estimators=3, max_depth=1, random_state=0, time_limit=20.0,
+                                          fairness=make_criterion("accuracy_parity", 0.0))
+    with pytest.raises(NoUsableModelError, match=r"no labelling of the 6 leaves meets .* or grow deeper"):
+        forest.fit(X, y, sensitive_features=g)

@@ -357,9 +357,9 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     if source is None:
         if res.status == highs.INFEASIBLE:
             raise NoUsableModelError(
-                f"no labelling of the tree's {len(used_leaves)} leaves meets the fairness bound {bound:g} "
+                f"no labelling of the {len(used_leaves)} leaves meets the fairness bound {bound:g} "
                 f"on the training data (HiGHS proved the relabelling MIP infeasible); loosen the bound "
-                f"or grow a deeper tree")
+                f"or grow deeper (more leaves to label)")
         if res.status == highs.WORK_LIMIT_NO_SOLUTION:
             raise NoUsableModelError(
                 f"the leaf-relabelling MIP found no labelling within its work limit of {max_checkpoints} HiGHS "
