@@ -136,6 +136,10 @@ def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> fro
     count as written when either block gives one: one seed seeds the whole run."""
     written = {p.name for p in spec.model.params}
     found = {f"model.{name}" for name in params if name not in written}
+    for block in spec.model.params:  # a nested block (forest { trees 3 }) fills the rest of its own
+        if isinstance(params.get(block.name), dict) and isinstance(block.value, tuple):
+            inner = {q.name for q in block.value}
+            found |= {f"model.{block.name}.{name}" for name in params[block.name] if name not in inner}
     found |= {f"solver.{name}" for name in ("time_limit", "threads", "mip_gap") if name not in solver_given}
     if "seed" not in solver_given and "seed" not in ev:
         found |= {"solver.seed", "evaluation.seed"}

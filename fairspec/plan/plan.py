@@ -148,7 +148,12 @@ class Plan:
                   + ("one indicator column per training category (logistic terms)" if one_hot
                      else "integer codes of the training categories")]
         lines.append("  training")
-        params = ", ".join(f"{k}={v}{mark('model.' + k)}" for k, v in self.model.params.items())
+        def param(k, v) -> str:
+            if isinstance(v, dict):  # a nested block: its own defaults marked too
+                return f"{k}={{{', '.join(f'{ik}={iv}' + mark(f'model.{k}.{ik}') for ik, iv in v.items())}}}"
+            return f"{k}={v}{mark('model.' + k)}"
+
+        params = ", ".join(param(k, v) for k, v in self.model.params.items())
         lines.append(f"    model       {self.model.family}({params})")
         s = self.solver
         if "time_limit" in FAMILIES[self.model.family].solver_settings:

@@ -181,9 +181,11 @@ def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model
                                   "mip_gap=0.0001*", "seed=0*", "missing     mia*", "holdout     0.3* of rows",
                                   "(stratified* by", "seed 0*\n", "output        reports/s*\n"], []),
     ("missing mia\nmodel tree { depth 3  min_samples_leaf 5  min_samples_split 4  criterion entropy  "
-     "forest { trees 3 } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
+     "forest { trees 3  max_features all  bootstrap false } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
      "evaluate { holdout 0.25 stratify false seed 3 }\noutput \"out\"\n",
      [], ["*"]),
+    # a nested block's own defaults too (found in review: forest={..., 'bootstrap': True} unmarked)
+    ("model tree { forest { trees 3 } }\n", ["forest={trees=3, max_features=sqrt*, bootstrap=True*}"], ["trees=3*"]),
     # one seed, written in either block, seeds the whole run: neither is a default then
     ("model tree\nsolver { seed 4 }\n", ["threads=1*"], ["seed=4*", "seed 4*"]),
     ("model tree\nevaluate { cv 3 }\n", ["(stratified* by", "seed 0*;"], ["3*"]),
