@@ -293,9 +293,10 @@ def _without_clock_cap(plan, spec_path: str):
 
     family = FAMILIES[plan.model.family]
     if not family.work_limited:
+        why = ("which uses no solver and has no time limit: no clock can stop it" if "time_limit" not in
+               family.solver_settings else "which has no work limits (its time limit can only be a clock)")
         raise UsageError(f"fairspec compile-and-train: error: argument --no-clock-cap: {spec_path} trains "
-                         f"{family.name!r}, which has no work limits (its time limit can only be a clock); "
-                         f"families with work limits: {implemented_with('work_limited')}")
+                         f"{family.name!r}, {why}; families with work limits: {implemented_with('work_limited')}")
     if not plan.solver.clock_cap:  # the spec says so already
         return plan
     return dataclasses.replace(plan, solver=dataclasses.replace(plan.solver, clock_cap=False,

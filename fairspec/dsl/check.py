@@ -139,6 +139,8 @@ HOLDOUT_OUT_OF_RANGE = "holdout fraction must be strictly between 0 and 1, got {
 CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
 CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage stops by a work limit, and "
                          "'{family}' has none: its time limit can only be a clock")
+CLOCK_CAP_NO_SOLVER = ("'clock_cap false' does not apply to model family '{family}', which uses no solver and has "
+                       "no time limit: no clock can stop it")
 HINT_CLOCK_CAP = "families with work limits: {families}"
 SOLVER_SETTING_UNUSED = ("parameter '{name}' of solver does not apply to model family '{family}', which uses no "
                          "solver: it would be ignored")
@@ -557,7 +559,8 @@ class _Checker:
         param = next((p for p in (self.spec.solver.params if self.spec.solver else ()) if p.name == "clock_cap"), None)
         if param is None or param.value is not False or self.family is None or self.family.work_limited:
             return
-        self.add(CLOCK_CAP_UNSUPPORTED.format(family=self.family.name),
+        message = CLOCK_CAP_NO_SOLVER if "time_limit" not in self.family.solver_settings else CLOCK_CAP_UNSUPPORTED
+        self.add(message.format(family=self.family.name),
                  self.doc.locations.get(("param.value", param.span), param.span),
                  HINT_CLOCK_CAP.format(families=fam.implemented_with("work_limited")))
 

@@ -737,7 +737,7 @@ def test_no_clock_cap_trains_the_spec_as_if_it_said_clock_cap_false(rules_spec, 
 def test_no_clock_cap_is_a_usage_error_for_a_family_without_work_limits(trained, tmp_path, capsys):
     out = tmp_path / "o"
     code, _, err = run(["compile-and-train", str(trained["spec"]), "--no-clock-cap", "--out", str(out)], capsys)
-    assert code == 2 and "--no-clock-cap" in err and "'baseline', which has no work limits" in err
+    assert code == 2 and "--no-clock-cap" in err and "'baseline', which uses no solver and has no time limit" in err
     assert not out.exists()
 
 
