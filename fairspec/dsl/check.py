@@ -93,6 +93,14 @@ HINT_INFERRED_CODES = ("declare it numeric to read them as numbers (030 as 30), 
                        "(zones, zip codes) to silence this")
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
 HINT_CRITERIA = "the criteria are: {criteria}"
+HINT_CRITERION_ALIAS = "'{name}' is called '{ours}' here"
+#: other names the literature gives the criteria; a spelling hint would point elsewhere
+#: ("statistical_parity" is closest in letters to accuracy_parity)
+CRITERION_ALIASES = {"statistical_parity": "demographic_parity", "independence": "demographic_parity",
+                     "tpr_parity": "equal_opportunity", "true_positive_rate_parity": "equal_opportunity",
+                     "false_positive_rate_parity": "fpr_parity", "predictive_equality": "fpr_parity",
+                     "equal_odds": "equalized_odds", "equalised_odds": "equalized_odds",
+                     "separation": "equalized_odds", "overall_accuracy_equality": "accuracy_parity"}
 BOUND_OUT_OF_RANGE = "fairness bound {value} is outside [0, 1]: a gap between two groups' rates lies between 0 and 1"
 PENALTY_NEGATIVE = "fairness penalty {value} is negative: a penalty weighs the gap and must be >= 0"
 #: the largest λ: the tree's split score is loss/W + λ·(N/W)·gap, with the loss per unit weight at
@@ -453,7 +461,8 @@ class _Checker:
         known = name in CRITERIA
         if not known:
             close = difflib.get_close_matches(name, list(CRITERIA), n=1, cutoff=0.5)
-            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+            hint = (HINT_CRITERION_ALIAS.format(name=name, ours=CRITERION_ALIASES[name]) if name in CRITERION_ALIASES
+                    else HINT_DID_YOU_MEAN.format(name=close[0]) if close
                     else HINT_CRITERIA.format(criteria=", ".join(CRITERIA)))
             self.add(UNKNOWN_CRITERION.format(name=name), fairness.criterion.span, hint)
         for i, bound in enumerate(fairness.bounds):

@@ -5,9 +5,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+
 from fairspec.dsl import check, check_spec, parse_spec
 from fairspec.errors import SpecSemanticError
 from fairspec.plan.families import FAMILIES
+from fairspec.plan.fairness import CRITERIA
 
 
 def table(**overrides) -> pd.DataFrame:
@@ -207,6 +209,15 @@ def test_unknown_criterion_and_family_suggest_names():
     (family,) = problems(spec(model="model rule_sets"))
     assert family.message == check.UNKNOWN_FAMILY.format(name="rule_sets")
     assert family.hint == "did you mean 'rule_set'?"
+
+
+@pytest.mark.parametrize("name, ours", [("statistical_parity", "demographic_parity"),
+                                        ("predictive_equality", "fpr_parity"), ("equal_odds", "equalized_odds")])
+def test_another_name_of_a_criterion_gets_ours_not_the_closest_spelling(name, ours):
+    # "statistical_parity" had been answered "did you mean 'accuracy_parity'?", another criterion
+    (crit,) = problems(spec(f"fairness {name} <= 0.1"))
+    assert crit.message == check.UNKNOWN_CRITERION.format(name=name)
+    assert crit.hint == f"'{name}' is called '{ours}' here" and ours in CRITERIA
 
 
 @pytest.mark.parametrize("name", [n for n, f in FAMILIES.items() if not f.implemented])
