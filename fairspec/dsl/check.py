@@ -150,6 +150,7 @@ CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage sto
 CLOCK_CAP_NO_SOLVER = ("'clock_cap false' does not apply to model family '{family}', which uses no solver and has "
                        "no time limit: no clock can stop it")
 HINT_CLOCK_CAP = "families with work limits: {families}"
+HINT_WRITE_WHOLE = "write {number}: a whole number is written without a decimal point or an exponent"
 SOLVER_SETTING_UNUSED = ("parameter '{name}' of solver does not apply to model family '{family}', which uses no "
                          "solver: it would be ignored")
 HINT_SOLVER_SETTING_UNUSED = "'{family}' reads only {used} from the solver block"
@@ -408,7 +409,11 @@ class _Checker:
         else:  # pragma: no cover - the registry uses the kinds above
             ok = True
         if not ok:
-            self.wrong_type(param, spec, owner, value_span, is_flag)
+            # 1e3 and 3.0 are read as decimals; "got the number 1000.0" alone had looked like a
+            # contradiction (found in review)
+            whole = (kind == "int" and isinstance(value, float) and value.is_integer() and abs(value) < 1e16)
+            self.wrong_type(param, spec, owner, value_span, is_flag,
+                            hint=HINT_WRITE_WHOLE.format(number=int(value)) if whole else None)
             return
         number = value.seconds if isinstance(value, ast.Duration) else value
         if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):

@@ -211,6 +211,13 @@ def test_unknown_criterion_and_family_suggest_names():
     assert family.hint == "did you mean 'rule_set'?"
 
 
+@pytest.mark.parametrize("written, number", [("1e3", 1000), ("7.0", 7)])
+def test_a_whole_number_written_as_a_decimal_is_told_how_to_write_it(written, number):
+    (diag,) = problems(spec(f"solver {{ seed {written} }}", model="model rule_set"))
+    assert f"expects a whole number, got the number {number}.0" in diag.message
+    assert diag.hint == check.HINT_WRITE_WHOLE.format(number=number)
+
+
 @pytest.mark.parametrize("name, ours", [("statistical_parity", "demographic_parity"),
                                         ("predictive_equality", "fpr_parity"), ("equal_odds", "equalized_odds")])
 def test_another_name_of_a_criterion_gets_ours_not_the_closest_spelling(name, ours):
