@@ -360,8 +360,12 @@ class _Checker:
             if (spec is None or spec.kind != "bool" or not isinstance(param.value, str)
                     or param.value not in names or k in skip):
                 continue
-            self.add(FLAG_TAKES_NAME.format(name=param.name, owner=owner, next=param.value), param.span,
-                     HINT_FLAG_TAKES_NAME.format(name=param.name, next=param.value))
+            if owner == "evaluate" and param.name == "none":
+                # `none true stratify` would be refused next: none takes no other parameter
+                self.add(EVALUATE_NONE_WITH_OTHERS.format(name=param.value), param.span)
+            else:
+                self.add(FLAG_TAKES_NAME.format(name=param.name, owner=owner, next=param.value), param.span,
+                         HINT_FLAG_TAKES_NAME.format(name=param.name, next=param.value))
             skip.add(k)
             if k + 1 < len(params) and params[k + 1].value is True and params[k + 1].name not in names:
                 skip.add(k + 1)  # the next parameter's value, read as a flag

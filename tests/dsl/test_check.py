@@ -211,6 +211,13 @@ def test_unknown_criterion_and_family_suggest_names():
     assert family.hint == "did you mean 'rule_set'?"
 
 
+def test_evaluate_none_before_a_flag_is_told_none_takes_no_other_parameter():
+    # "write none true stratify ..." had led to a second error: none cannot be combined with stratify
+    text = spec(model="model tree").replace("model tree", "model tree\nevaluate { none stratify }")
+    (diag,) = problems(text)
+    assert diag.message == check.EVALUATE_NONE_WITH_OTHERS.format(name="stratify") and diag.hint is None
+
+
 @pytest.mark.parametrize("written, number", [("1e3", 1000), ("7.0", 7)])
 def test_a_whole_number_written_as_a_decimal_is_told_how_to_write_it(written, number):
     (diag,) = problems(spec(f"solver {{ seed {written} }}", model="model rule_set"))
