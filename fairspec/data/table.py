@@ -273,11 +273,11 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray, bool]:
                 if not (len(row) > 1 or (row and row[0].strip(" \t")) or (row and '"' in lines.last)):
                     continue
                 if width is None:
-                    width = len(row)
+                    width, header = len(row), row
                     if width == 1:
                         _refuse_other_separator(path, start, row[0])
                 elif len(row) != width:
-                    raise DataError(_field_count_error(path, start, reader.line_num, len(row), width, row))
+                    raise DataError(_field_count_error(path, start, reader.line_num, len(row), width, row, header))
                 starts.append(start)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, csv.Error) as exc:
         raise _unreadable(path, exc) from None
@@ -488,12 +488,14 @@ def _first_non_utf8_line(path: Path) -> int:
 _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
-def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list) -> str:
+def _field_count_error(path: Path, start: int, end: int, fields: int, width: int, row: list, header: list) -> str:
     message = f"{path}: error: line {start}: {fields} field{'' if fields == 1 else 's'}, the header has {width}"
     if end > start:
         return f"{message}; the record runs on to line {end}: {_runaway_quote(start, end)}"
     if fields == width + 1 and row[-1] == "":
         return message + " (the line ends with a delimiter)"
+    if fields == width - 1 and header[-1] == "":
+        return message + " (the header line ends with a delimiter, which makes an unnamed last column)"
     return message
 
 

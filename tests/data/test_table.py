@@ -172,7 +172,8 @@ def test_a_compressed_file_under_a_plain_name_is_named_as_compressed(tmp_path, c
 @pytest.mark.parametrize("body, message", [
     # a delimiter at the end of every line: pandas made the first column the index, shifting the rest
     ("a,b\n1,x,\n2,y,\n", r"line 2: 3 fields, the header has 2 \(the line ends with a delimiter\)"),
-    ("a,b,c\n1,x,5\n2,y\n3,z,7\n", r"line 3: 2 fields, the header has 3"),   # pandas padded it with NaN
+    ("a,b,c\n1,x,5\n2,y\n3,z,7\n", r"line 3: 2 fields, the header has 3$"),   # pandas padded it with NaN
+    ("a,b,\n1,2\n", r"line 2: 2 fields, the header has 3 \(the header line ends with a delimiter"),
     # pandas read "" as a record of missing cells; counted as a blank line, every later error
     # named a line one short (found in review)
     ('a,b,c\n1,x,5\n""\n3,z,7\n', r"line 3: 1 field, the header has 3"),
