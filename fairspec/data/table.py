@@ -138,7 +138,14 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         # pandas would rename the second one "month.1" and the spec would silently read the first
         raise DataError(f"{path}: error: line {header_line}: column name(s) {', '.join(map(repr, repeated))} "
                         f"appear more than once in the header")
+    # the names pandas made up for empty ones, which a message listing the columns must not
+    # present as the file's ("the data has the columns: age, Unnamed: 1, ...")
+    frame.attrs[UNNAMED] = {c: i + 1 for i, (c, n) in enumerate(zip(frame.columns, names)) if not isinstance(n, str)}
     return frame
+
+
+#: ``DataFrame.attrs`` key of :func:`read_table`'s columns whose header is empty, by position (from 1)
+UNNAMED = "fairspec_unnamed_columns"
 
 
 #: a whole number as a cell writes one

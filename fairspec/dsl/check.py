@@ -21,8 +21,8 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, column_kind, feature_kind, numbers_of, plain_number,
-                                 value_mask, values_present)
+from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, UNNAMED, column_kind, feature_kind, numbers_of,
+                                 plain_number, value_mask, values_present)
 from fairspec.errors import (Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name,
                              written_number)
 from fairspec.plan import families as fam
@@ -621,7 +621,9 @@ class _Checker:
             kind = difflib.get_close_matches(name.value, ["numeric", "categorical"], n=1)[0]
             hint = HINT_FEATURE_TYPE.format(kind=kind)
         else:
-            shown = ", ".join(map(str, columns[:30])) + (", ..." if len(columns) > 30 else "")
+            unnamed = self.table.attrs.get(UNNAMED, {})
+            shown = ", ".join(f"(column {unnamed[c]}, no name)" if c in unnamed else str(c) for c in columns[:30]) + (
+                ", ..." if len(columns) > 30 else "")
             hint = HINT_COLUMNS.format(columns=shown)
         self.add(UNKNOWN_COLUMN.format(column=name.value, role=role), name.span, hint)
         return False

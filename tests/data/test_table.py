@@ -506,3 +506,14 @@ def test_a_file_the_two_readers_count_differently_is_refused_not_misaligned(tmp_
     monkeypatch.setattr(table, "_record_lines", lambda p: (lambda h, lines, cr: (h, lines[:1], cr))(*real(p)))
     with pytest.raises(DataError, match=r"holds 1 record\(s\) below its header, but pandas read 2 row\(s\)"):
         read_table(path)
+
+
+def test_a_column_without_a_name_is_listed_as_one_not_by_the_name_pandas_made_up(tmp_path):
+    # the hint had listed "Unnamed: 1", which is nowhere in the file (found in review)
+    (tmp_path / "d.csv").write_text("age,,grp,y\n30,1,a,1\n40,2,b,0\n")
+    (tmp_path / "s.fair").write_text('spec s\ndata "d.csv"\ntarget y positive 1\nprotected grp\n'
+                                     'features { zzz numeric }\nmodel baseline\n')
+    with pytest.raises(SpecSemanticError) as caught:
+        compile_spec(load_spec(tmp_path / "s.fair"))
+    assert "the data has the columns: age, (column 2, no name), grp, y" in str(caught.value)
+    assert "Unnamed" not in str(caught.value)
