@@ -549,11 +549,21 @@ def coerce_like(value, series: pd.Series):
     integers, so ``"1"`` must match ``1`` and ``1`` must match ``"1"`` in a text column.
     """
     if column_kind(series) == "numeric":
+        if isinstance(value, str) and value.strip() in BOOL_WORDS and is_true_false(series):
+            # the file writes true/false, read as bools: "true" is True, as the file says (it had
+            # been refused as absent while "True", which the file never writes, was accepted)
+            return BOOL_WORDS[value.strip()]
         try:
             return float(value)
         except (TypeError, ValueError):
             return value
     return str(value) if not isinstance(value, str) else value
+
+
+def is_true_false(series: pd.Series) -> bool:
+    """Whether pandas read ``series`` as True/False (bools; objects beside an empty cell)."""
+    return bool(pd.api.types.is_bool_dtype(series)
+                or (series.dtype == object and pd.api.types.infer_dtype(series, skipna=True) == "boolean"))
 
 
 def _targets(series: pd.Series, values: Sequence) -> list[tuple[bool, object]]:

@@ -21,8 +21,8 @@ from fairspec.dsl import ast
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
-from fairspec.data.table import (LEADING_ZERO, NUMBERS_AS_READ, UNNAMED, column_kind, feature_kind, numbers_of,
-                                 plain_number, value_mask, values_present)
+from fairspec.data.table import (BOOL_WORDS, LEADING_ZERO, NUMBERS_AS_READ, UNNAMED, column_kind, feature_kind,
+                                 is_true_false, numbers_of, plain_number, value_mask, values_present)
 from fairspec.errors import (Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name,
                              written_number)
 from fairspec.plan import families as fam
@@ -235,7 +235,9 @@ def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None
             return FILTER_ORDER_ON_TEXT.format(op=flt.op, column=flt.column.value), None, HINT_FILTER_TEXT
         bad = [j for j, v in enumerate(flt.values) if isinstance(v, (str, bool))]
     elif numeric:
-        bad = [j for j, v in enumerate(flt.values) if not _is_number_like(v)]
+        words = BOOL_WORDS if is_true_false(series) else {}  # "true" on a true/false column is True
+        bad = [j for j, v in enumerate(flt.values)
+               if not _is_number_like(v) and not (isinstance(v, str) and v.strip() in words)]
     else:
         bad = []
     if bad:

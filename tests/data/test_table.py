@@ -13,7 +13,7 @@ import pytest
 
 from fairspec import compile_spec, load_spec
 from fairspec.data.prepare import FeatureEncoder
-from fairspec.data.table import apply_filters, column_kind, feature_kind, plain_number, read_table
+from fairspec.data.table import apply_filters, column_kind, feature_kind, plain_number, read_table, value_mask
 from fairspec.errors import DataError, SpecSemanticError
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
@@ -517,3 +517,18 @@ def test_a_column_without_a_name_is_listed_as_one_not_by_the_name_pandas_made_up
         compile_spec(load_spec(tmp_path / "s.fair"))
     assert "the data has the columns: age, (column 2, no name), grp, y" in str(caught.value)
     assert "Unnamed" not in str(caught.value)
+
+
+@pytest.mark.parametrize("empty_cell", [False, True])
+def test_true_and_false_as_the_file_writes_them_name_a_class_and_filter_rows(tmp_path, empty_cell):
+    # `positive "true"` had been refused on a column of true/false ("its values are False, True")
+    # while "True", which the file never writes, was accepted; `where f == "true"` was refused too
+    rows = ["1,true,true", "2,false,false", "3,true,false", "4,false,true", "5,true,true", "6,false,false",
+            "7,true,true", "8,false,false"] + (["9,true,"] if empty_cell else [])
+    (tmp_path / "d.csv").write_text("x,y,f\n" + "\n".join(rows) + "\n")
+    (tmp_path / "s.fair").write_text('spec s\ndata "d.csv" where f in ["true", "FALSE"]\ntarget y positive "true"\n'
+                                     'protected f\nfeatures { x numeric }\nmodel baseline\nevaluate none\n')
+    plan = compile_spec(load_spec(tmp_path / "s.fair"))
+    frame = read_table(tmp_path / "d.csv")
+    assert value_mask(frame["y"], "==", ["true"]).tolist() == (frame["y"] == True).tolist()  # noqa: E712
+    assert value_mask(frame["f"], "in", ["true", "FALSE"]).sum() == 8 and plan is not None
