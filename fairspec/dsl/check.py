@@ -36,6 +36,8 @@ HINT_FEATURE_TYPE = "a feature type follows its column name: did you mean the ty
 FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value}"
 FILTER_ORDER_ON_TEXT = "'{op}' compares numbers, but column '{column}' holds text"
 HINT_FILTER_TEXT = "use == or in [...] for text columns"
+FILTER_ORDER_ON_TRUE_FALSE = "'{op}' compares numbers, but column '{column}' holds true/false"
+HINT_FILTER_TRUE_FALSE = "use == true or == false"
 FILTER_ORDER_ON_STRAY_TEXT = ("'{op}' compares numbers, but column '{column}' holds text such as {examples} "
                               "among its numbers (first on line {line} of the data), so it is read as text")
 HINT_FILTER_STRAY_TEXT = ("clean the cell(s) (an empty cell is a missing value), or use == or in [...] to compare "
@@ -223,7 +225,12 @@ def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None
     """
     numeric = column_kind(series) == "numeric"
     if flt.op in ("<", "<=", ">", ">="):
-        if not numeric or ptypes.is_bool_dtype(series.dtype):
+        if is_true_false(series):
+            # with an empty cell pandas reads the column as objects, not bools, and the order
+            # had then been allowed (True as 1) where the same column without it was "text"
+            return (FILTER_ORDER_ON_TRUE_FALSE.format(op=flt.op, column=flt.column.value), None,
+                    HINT_FILTER_TRUE_FALSE)
+        if not numeric:
             present = series.dropna()
             text = _text_cells(present)
             if 0 < text.sum() < len(present):

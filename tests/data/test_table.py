@@ -532,3 +532,15 @@ def test_true_and_false_as_the_file_writes_them_name_a_class_and_filter_rows(tmp
     frame = read_table(tmp_path / "d.csv")
     assert value_mask(frame["y"], "==", ["true"]).tolist() == (frame["y"] == True).tolist()  # noqa: E712
     assert value_mask(frame["f"], "in", ["true", "FALSE"]).sum() == 8 and plan is not None
+
+
+@pytest.mark.parametrize("empty_cell", [False, True])
+def test_an_ordering_filter_on_true_false_is_refused_with_or_without_an_empty_cell(tmp_path, empty_cell):
+    # with an empty cell (objects, not bools) `where flag < 1` had run, keeping the False rows;
+    # without it the same filter was refused as comparing "text" (found in review)
+    rows = ["1,true,a,1", "2,false,b,0", "3,true,a,0", "4,false,b,1"] + (["5,,a,1"] if empty_cell else [])
+    (tmp_path / "d.csv").write_text("x,flag,g,y\n" + "\n".join(rows) + "\n")
+    (tmp_path / "s.fair").write_text('spec s\ndata "d.csv" where flag < 1\ntarget y positive 1\nprotected g\n'
+                                     'features { x numeric }\nmodel baseline\nevaluate none\n')
+    with pytest.raises(SpecSemanticError, match=r"'<' compares numbers, but column 'flag' holds true/false"):
+        compile_spec(load_spec(tmp_path / "s.fair"))
