@@ -202,6 +202,17 @@ class FeatureEncoder:
                 raise ValueError(f"numeric feature {name!r} must have categories null")
             if kind == "categorical" and not (isinstance(cats, list) and all(isinstance(c, str) for c in cats)):
                 raise ValueError(f"categorical feature {name!r} must have a list of text categories")
+            if kind == "categorical":
+                # a cell is looked up by its category_text, so "1" and "1.0" (or "true" and
+                # "True") are one category: two codes for it leave the second unreachable, and
+                # a rule on that code true of no row (training lists each text once)
+                seen: dict[str, str] = {}
+                for c in cats:
+                    text = category_text(c)
+                    if text in seen:
+                        spelt = repr(c) if seen[text] == c else f"{seen[text]!r} and {c!r}, both {text!r}"
+                        raise ValueError(f"categorical feature {name!r} lists a category twice ({spelt})")
+                    seen[text] = c
         return cls(list(names), list(kinds), [None if c is None else list(c) for c in categories])
 
 

@@ -154,8 +154,7 @@ class BaselineClassifier(ClassifierMixin, BaseEstimator):
                 active = left[node] >= 0
             p = np.array(t["p_positive"])[node]
         else:
-            score = Z @ np.array(self.linear_["coef"]) + self.linear_["intercept"]
-            p = expit(score)  # 1 / (1 + exp(-score)) without overflow warnings on large scores
+            p = expit(_linear_score(Z, np.array(self.linear_["coef"], dtype=float), self.linear_["intercept"]))
         return np.column_stack([1 - p, p])
 
     def predict(self, X):
@@ -280,6 +279,27 @@ def _cuts_in_values(tree, paths, ranks: np.ndarray, values: list[np.ndarray]) ->
     return cuts
 
 
+def _linear_score(Z: np.ndarray, coef: np.ndarray, intercept: float) -> np.ndarray:
+    """``Z @ coef + intercept``, never NaN for finite inputs.
+
+    Finite terms can still overflow: two columns near 1e308 with coefficients +10 and -10 sum
+    to inf - inf, and the row's score was NaN, printed as an empty score under exit 0 (with
+    numpy's overflow warning even under -q).  Only such rows are recomputed, with every term
+    divided by the row's largest value and the largest weight, where no sum can overflow; the
+    quotient is then scaled back, to an infinity at worst, which ``expit`` reads as 0 or 1.  The
+    other rows keep the plain sum, so no score of an ordinary row moves by a rounding."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        score = Z @ coef + intercept
+        bad = np.isnan(score)
+        if bad.any():
+            weights = np.append(coef, intercept)
+            terms = np.column_stack([Z[bad], np.ones(int(bad.sum()))])
+            w_scale = max(float(np.abs(weights).max()), np.finfo(float).tiny)
+            row_scale = np.maximum(np.abs(terms).max(axis=1), np.finfo(float).tiny)
+            score[bad] = (terms / row_scale[:, None]) @ (weights / w_scale) * w_scale * row_scale
+    return score
+
+
 def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
     p = recipe.params
     return BaselineClassifier(learner=p.get("learner", "tree"), depth=p.get("depth", 5),
@@ -320,7 +340,7 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
     est.classes_ = class_labels(doc.get("classes"))
     width = len(est.layout_)
     if est.learner == "tree":
-        est.tree_ = _tree_from_json(doc.get("tree"), width)
+        est.tree_ = _tree_from_json(doc.get("tree"), est.layout_)
     else:
         linear = doc.get("linear")
         if not isinstance(linear, dict):
@@ -328,6 +348,8 @@ def estimator_from_json(doc: dict) -> BaselineClassifier:
         coef = linear.get("coef")
         if not isinstance(coef, list) or len(coef) != width:
             raise ValueError(f"linear.coef must be a list of {width} numbers (one per layout column)")
+        # no bound on their size: a coefficient is in the data's units, and a column of values
+        # near 1e-300 fits one near 3e300; _linear_score keeps even ±1e308 from scoring NaN
         est.linear_ = {"coef": [number(c, "linear.coef") for c in coef],
                        "intercept": number(linear.get("intercept"), "linear.intercept")}
     est.fit_log_ = {}
@@ -355,7 +377,8 @@ def _layout_from_json(layout, n_features: int, categorical: set) -> list[dict]:
     return out
 
 
-def _tree_from_json(tree, width: int) -> dict:
+def _tree_from_json(tree, layout: list[dict]) -> dict:
+    width = len(layout)
     keys = ("left", "right", "feature", "threshold", "p_positive", "n")
     if not isinstance(tree, dict) or not all(isinstance(tree.get(k), list) for k in keys):
         raise ValueError(f"tree must be an object with lists {', '.join(keys)}")
@@ -372,8 +395,17 @@ def _tree_from_json(tree, width: int) -> dict:
     threshold = [number(t, "tree.threshold") for t in tree["threshold"]]
     p_positive = [number(p, "tree.p_positive", 0.0, 1.0) for p in tree["p_positive"]]
     for i in range(m):
+        # scikit-learn counts the training rows that reached each node; a count below 0 is no count
+        if n[i] < 0:
+            raise ValueError(f"tree node {i}: n must be at least 0, got {n[i]}")
         if (left[i], right[i]) != (-1, -1) and not 0 <= feature[i] < width:
             raise ValueError(f"tree node {i}: feature {feature[i]} is out of range (the layout has {width} columns)")
+        # a one-hot column holds 0 or 1, and fit cuts it at 0.5; describe prints the split as
+        # "!= category" / "== category" whatever the threshold, so a cut at 1.5 (every row left)
+        # had loaded under unchanged text and moved 122 of 300 scores (found in review)
+        if (left[i], right[i]) != (-1, -1) and layout[feature[i]]["code"] is not None and not 0 < threshold[i] < 1:
+            raise ValueError(f"tree node {i}: splits the indicator column {feature[i]} at "
+                             f"{show(tree['threshold'][i])}, but an indicator holds 0 or 1 and training cuts it at 0.5")
         # a leaf's is never read, but one past int64 turns the whole column into Python objects,
         # which numpy then refuses as indices at predict time; scikit-learn writes -2 there
         if not -2 <= feature[i] < width:

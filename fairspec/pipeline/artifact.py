@@ -325,6 +325,24 @@ class LoadedModel(FittedPipeline):
             if given != encoder.categorical_indices:
                 raise ValueError(f"the estimator reads features {show(list(categorical))} as categorical, but the "
                                  f"encoder codes {encoder.categorical_indices} as categories")
+        # the binarizer tests a categorical feature's codes for equality and cuts a numeric one
+        # (candidate_literals): a `<=` on codes reads their order, which is only that of the
+        # categories' texts, and the text showed the code as a number (found in review)
+        for rule in getattr(estimator, "rules_", None) or []:
+            for lit in rule:
+                kind = encoder.kinds[lit.feature]
+                if lit.op in (("<=", ">") if kind == "categorical" else ("==", "!=")):
+                    raise ValueError(f"a rule compares {kind} feature {encoder.names[lit.feature]!r} by {lit.op!r}, "
+                                     f"which training never does (it compares a category by == and !=, and cuts a "
+                                     f"number by <= and >)")
+        # the codes a model names are the encoder's, 0..(its categories - 1): a code past them is
+        # a category no cell can be coded as, and a rule `== 99` true of no row read as a category
+        # in the text, which names an unknown code by its number (found in review)
+        for j, code in _category_codes(estimator):
+            count = len(encoder.categories[j] or [])
+            if not (0 <= code < count and float(code).is_integer()):
+                raise ValueError(f"the estimator reads category code {show(code)} of feature {encoder.names[j]!r}, "
+                                 f"but the encoder lists {count} categories for it (codes 0..{count - 1})")
         # training codes the target 0/1; other labels would break `predict` or swap the classes
         classes = getattr(estimator, "classes_", None)
         classes = None if classes is None else np.asarray(classes).tolist()
@@ -376,3 +394,22 @@ class LoadedModel(FittedPipeline):
                 raise DataError(f"{where}: category {category_text(cell)!r} never occurred in the training rows, "
                                 f"and this model was trained with `missing drop`, so it cannot score such a row")
         return X
+
+
+def _category_codes(estimator):
+    """(feature, code) for every category code the estimator names: a rule set's ``==`` and
+    ``!=`` conditions, a tree's category splits, the baseline's indicator columns."""
+    for rule in getattr(estimator, "rules_", None) or []:
+        for lit in rule:
+            if lit.op in ("==", "!="):
+                yield lit.feature, lit.value
+    trees = list(getattr(estimator, "trees_", None) or []) + [getattr(estimator, "tree_", None)]
+    for tree in trees:
+        if not hasattr(tree, "left_codes"):  # none, or the baseline's tree, which splits its indicators
+            continue
+        for j, left, right in zip(tree.feature, tree.left_codes, tree.right_codes):
+            if left is not None and j >= 0:
+                yield from ((int(j), int(code)) for codes in (left, right) for code in codes)
+    for entry in getattr(estimator, "layout_", None) or []:
+        if entry["code"] is not None:
+            yield entry["column"], entry["code"]

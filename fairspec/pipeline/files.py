@@ -7,6 +7,7 @@ import errno
 import json
 import math
 import os
+import re
 import secrets
 import signal
 import sys
@@ -61,7 +62,8 @@ def read_json(path, kind: str, not_found_hint: str = ""):
     NaN, Infinity and integers of any length are read (one of more than 400 digits as an
     infinity): :func:`number_problem` refuses them once the caller has checked that the
     document is a ``kind`` file at all (a file of another kind is named as that, not as a
-    damaged one)."""
+    damaged one).  A text holding a lone surrogate is refused here, whatever the file: no
+    message or report could print it."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -71,7 +73,7 @@ def read_json(path, kind: str, not_found_hint: str = ""):
     except OSError as exc:
         raise ModelFileError(f"{path}: error: cannot read the {kind} file ({exc.strerror or exc})") from None
     try:
-        return json.loads(text, parse_int=_parse_int, object_pairs_hook=_one_value_per_key)
+        doc = json.loads(text, parse_int=_parse_int, object_pairs_hook=_one_value_per_key)
     except json.JSONDecodeError as exc:
         raise ModelFileError(f"{path}: error: not valid JSON ({exc})") from None
     except _RepeatedKey as exc:
@@ -79,6 +81,52 @@ def read_json(path, kind: str, not_found_hint: str = ""):
                              f"object; no file fairspec writes repeats one)") from None
     except RecursionError:  # the decoder recurses once per nesting level
         raise ModelFileError(f"{path}: error: damaged {kind} file (JSON nested too deeply)") from None
+    # JSON's \uXXXX escapes can spell half of a UTF-16 pair alone, which Python reads as a str no
+    # UTF-8 can encode: printed in a report or a message it had stopped `fairspec report` with an
+    # internal error (exit 70).  Only an escape of U+D800..U+DFFF makes one (the text was read as
+    # UTF-8), so the document is walked only when the text holds such an escape.
+    if _SURROGATE_ESCAPE.search(text):
+        problem = _lone_surrogate(doc, kind)
+        if problem is not None:
+            raise ModelFileError(f"{path}: error: damaged {kind} file ({problem}; no file fairspec writes "
+                                 f"holds one)")
+    return doc
+
+
+#: an escape that may spell a lone surrogate; an escaped backslash before "ud800" matches too,
+#: and the walk of the document then finds nothing
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _has_surrogate(text: str) -> bool:
+    # a pair of escapes that make one character is read as that character: what is left is alone
+    return _SURROGATE.search(text) is not None
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _lone_surrogate(doc, kind: str) -> str | None:
+    """Where the first key or text of ``doc`` holding a lone surrogate stands, and that text
+    with its surrogates escaped (``ascii``: the message must itself be printable); None when
+    there is none.  Walked as :func:`number_problem` walks, places linked, not spelt out."""
+    if not isinstance(doc, (dict, list)):
+        return f"{kind} is the text {ascii(doc)}, which holds a lone surrogate" if _has_surrogate(doc) else None
+    stack = [(None, iter(doc.items() if isinstance(doc, dict) else enumerate(doc)))]
+    while stack:
+        place, items = stack[-1]
+        step = next(items, None)
+        if step is None:
+            stack.pop()
+            continue
+        key, value = step
+        if isinstance(key, str) and _has_surrogate(key):  # an array's keys are its indices
+            return f"{json_place(kind, _steps(place))} has the key {ascii(key)}, which holds a lone surrogate"
+        if isinstance(value, str) and _has_surrogate(value):
+            return f"{json_place(kind, _steps((place, key)))} is the text {ascii(value)}, which holds a lone surrogate"
+        if isinstance(value, (dict, list)):
+            stack.append(((place, key), iter(value.items() if isinstance(value, dict) else enumerate(value))))
+    return None
 
 
 class _RepeatedKey(Exception):

@@ -258,6 +258,8 @@ class TreeStructure:
             if not isinstance(route, str) or route not in ROUTE_CODES:
                 raise ValueError(f"node {k}: missing must be one of {', '.join(ROUTE_CODES)}; got {_show(route)}")
             t.route[i] = ROUTE_CODES[route]
+            if t.present_vs_missing[i]:
+                _check_present_vs_missing(t, i, k, route)
             if t.route[i] == FRACTIONAL:
                 weights = _field(nd, "missing_weights", k)
                 if not isinstance(weights, dict) or "left" not in weights:
@@ -281,6 +283,23 @@ def _field(node: dict, key: str, k: int):
         return node[key]
     except KeyError:
         raise ValueError(f"node {k} has no {key!r}") from None
+
+
+def _check_present_vs_missing(t: TreeStructure, i: int, k: int, route: str) -> None:
+    """``ValueError`` unless node ``i`` (file node ``k``) is the present-vs-missing split that
+    training writes: every present value left (no threshold, or every category left and none
+    right) and missing values right.  Routing reads the threshold, the categories and the route
+    as for any split, while the text says only "is present" and "is missing": a finite threshold
+    of 30 had loaded and sent the rows above it down the branch printed "is missing" (found in
+    review)."""
+    if t.left_codes[i] is None and np.isfinite(t.threshold[i]):
+        raise ValueError(f"node {k}: a present_vs_missing split sends every present value left, so its "
+                         f"threshold is null; got {_show(t.threshold[i])}")
+    if t.left_codes[i] is not None and len(t.right_codes[i]):
+        raise ValueError(f"node {k}: a present_vs_missing split sends every category left, so its "
+                         f"right_categories are empty; got {_show(t.right_codes[i].tolist())}")
+    if t.route[i] != RIGHT:
+        raise ValueError(f"node {k}: a present_vs_missing split sends missing values right; got {_show(route)}")
 
 
 #: category codes are compared with float features, which hold integers exactly only up to 2**53
