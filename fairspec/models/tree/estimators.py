@@ -214,8 +214,8 @@ class _TreeParams:
                        in mlog else f"found {found} in its limits (status {mlog['relabel_status']})")
                 log.update(mlog, status="heuristic", mip_gap=None,
                            note=(f"the leaf-relabelling MIP {how}; every leaf a training row reaches predicts "
-                                 f"{predicted}, which meets the bound on the training rows (a leaf no training row reaches, "
-                                 f"as every relabelled tree's, keeps its own label)"))
+                                 f"{predicted}, which meets the bound on the training rows (a leaf no training row "
+                                 f"reaches, as every relabelled tree's, keeps its own label)"))
             else:
                 log.update(mlog, status=mlog["relabel_status"], mip_gap=mlog["relabel_mip_gap"],
                            mip_gap_of="the integer program that re-chose the leaf labels (the splits were grown "
