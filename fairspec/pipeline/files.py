@@ -112,6 +112,21 @@ def _lone_surrogate(doc, kind: str) -> str | None:
     there is none.  Walked as :func:`number_problem` walks, places linked, not spelt out."""
     if not isinstance(doc, (dict, list)):
         return f"{kind} is the text {ascii(doc)}, which holds a lone surrogate" if _has_surrogate(doc) else None
+    for place, key, value, _ in _entries(doc):
+        if isinstance(key, str) and _has_surrogate(key):  # an array's keys are its indices
+            return f"{json_place(kind, _steps(place))} has the key {ascii(key)}, which holds a lone surrogate"
+        if isinstance(value, str) and _has_surrogate(value):
+            return f"{json_place(kind, _steps((place, key)))} is the text {ascii(value)}, which holds a lone surrogate"
+    return None
+
+
+def _entries(doc):
+    """``(place, key, value, depth)`` of every entry of the containers of ``doc``, depth first
+    in the document's order; ``place`` links to the parent's place (:func:`_steps` spells it
+    out), ``depth`` counts the containers open.  Not recursive: a document nested as deep as the
+    reader allows is no crash.  A container is entered after it is yielded, so a caller that
+    stops at it never opens it."""
+    # one iterator per open container
     stack = [(None, iter(doc.items() if isinstance(doc, dict) else enumerate(doc)))]
     while stack:
         place, items = stack[-1]
@@ -120,13 +135,9 @@ def _lone_surrogate(doc, kind: str) -> str | None:
             stack.pop()
             continue
         key, value = step
-        if isinstance(key, str) and _has_surrogate(key):  # an array's keys are its indices
-            return f"{json_place(kind, _steps(place))} has the key {ascii(key)}, which holds a lone surrogate"
-        if isinstance(value, str) and _has_surrogate(value):
-            return f"{json_place(kind, _steps((place, key)))} is the text {ascii(value)}, which holds a lone surrogate"
+        yield place, key, value, len(stack)
         if isinstance(value, (dict, list)):
             stack.append(((place, key), iter(value.items() if isinstance(value, dict) else enumerate(value))))
-    return None
 
 
 class _RepeatedKey(Exception):
@@ -174,19 +185,10 @@ def number_problem(doc, kind: str) -> str | None:
     if not isinstance(doc, (dict, list)):
         why = problem(doc)
         return None if why is None else f"{kind} is {why}"
-    # one iterator per open container: the values in the document's order, depth first
-    stack = [(None, iter(doc.items() if isinstance(doc, dict) else enumerate(doc)))]
-    while stack:  # not recursive: a document nested as deep as the reader allows is no crash
-        place, items = stack[-1]
-        step = next(items, None)
-        if step is None:
-            stack.pop()
-            continue
-        key, value = step
+    for place, key, value, depth in _entries(doc):
         if isinstance(value, (dict, list)):
-            if len(stack) >= MAX_DEPTH:
+            if depth >= MAX_DEPTH:
                 return f"{json_place(kind, _steps((place, key))[:3])}... is nested more than {MAX_DEPTH} deep"
-            stack.append(((place, key), iter(value.items() if isinstance(value, dict) else enumerate(value))))
         else:
             why = problem(value)
             if why is not None:
