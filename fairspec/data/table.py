@@ -4,8 +4,8 @@ from __future__ import annotations
 import bz2
 import csv
 import gzip
-import io
 import hashlib
+import io
 import lzma
 import re
 import unicodedata
