@@ -237,7 +237,7 @@ def _category_codes(col: pd.Series, lookup: dict[str, int]) -> tuple[np.ndarray,
         position = {k: i for i, k in enumerate(keys)}
         codes = np.array([-1 if m else position[(type(v), v)] for v, m in zip(cells, missing)], dtype=np.intp)
         values = [v for _, v in keys]
-    found = [_code_of(category_text(v), lookup) for v in values]
+    found = [lookup.get(category_text(v)) for v in values]  # None: a category training never saw
     by_value = np.array([np.nan if c is None else c for c in found] + [np.nan], dtype=float)
     coded = by_value[codes]  # codes of -1 pick the last entry, NaN
     counts = np.bincount(codes[codes >= 0], minlength=len(values))
@@ -257,11 +257,6 @@ def _category_lookup(categories: list[str]) -> dict[str, int]:
     for i, c in enumerate(categories):
         lookup.setdefault(category_text(c), i)
     return lookup
-
-
-def _code_of(text: str, lookup: dict[str, int]) -> int | None:
-    """The code of a cell's text (its :func:`category_text`), None for a category training never saw."""
-    return lookup.get(text)
 
 
 @dataclass
