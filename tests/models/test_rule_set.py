@@ -436,6 +436,24 @@ def test_the_same_rows_in_another_order_give_the_same_fair_rule_set():
     assert sorted(zip(pattern, folds)) == sorted(zip(pattern[order], shuffled))
 
 
+def test_a_model_file_comparing_a_category_by_order_or_a_number_by_equality_is_refused():
+    X, y, g, rng, kw = priced_problem()
+    doc = json.loads(json.dumps(FairRuleSetClassifier(**{**kw, "max_rounds": 1}).fit(X, y, g).to_json()))
+    # feature 1 is categorical: `<=` on its codes reads their order; feature 0 is numeric
+    for feature, op, kind in ((1, "<=", "categorical"), (1, ">", "categorical"), (0, "==", "numeric"),
+                              (2, "!=", "numeric")):
+        bad = {**doc, "rules": [{"conditions": [{"feature": feature, "op": op, "value": 1.0, "missing": "false"}],
+                                 "precision": 0.5, "support": 3}]}
+        with pytest.raises(ValueError, match=f"compares {kind} feature {feature} by '{op}'"):
+            estimator_from_json(bad)
+    # the operators training writes load
+    good = {**doc, "rules": [{"conditions": [{"feature": 1, "op": "!=", "value": 1.0, "missing": "false"},
+                                             {"feature": 0, "op": ">", "value": 0.5, "missing": "true"},
+                                             {"feature": 1, "op": "is_missing", "value": None, "missing": "false"}],
+                              "precision": 0.5, "support": 3}]}
+    assert len(estimator_from_json(good).rules_[0]) == 3
+
+
 def test_string_labels_fit_the_rule_set_of_their_0_1_coding_and_survive_the_model_file():
     X, y, g, rng, kw = priced_problem()
     # two fits compared: work limits only; with folds, which must not depend on the order either

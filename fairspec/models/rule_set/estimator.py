@@ -937,6 +937,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 raise ValueError(f"a rule reads feature {lit.feature}, but the model has {n_features}")
             if lit.op not in ("is_missing", "is_present") and (lit.value is None or not np.isfinite(lit.value)):
                 raise ValueError(f"a rule compares feature {lit.feature} with {lit.value!r}, not a number")
+            # the binarizer cuts a number by <= and > and tests a category code by == and !=; a
+            # `<=` on codes would read their order, which means nothing (the pipeline's loader
+            # checks this against its encoder; a file loaded here alone is checked here)
+            categorical = lit.feature in est.categorical_features
+            if lit.op in (("<=", ">") if categorical else ("==", "!=")):
+                kind = "categorical" if categorical else "numeric"
+                raise ValueError(f"a rule compares {kind} feature {lit.feature} by {lit.op!r}, which training "
+                                 f"never does")
         # what predict_proba returns is read from these: a score outside [0, 1] must not come out
         est.rule_precision_ = [number(r["precision"], "a rule's precision", 0.0, 1.0) for r in rules]
         est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in rules]
