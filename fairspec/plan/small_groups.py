@@ -23,7 +23,7 @@ import pandas as pd
 
 from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
 from fairspec.data.split import holdout_test_rows, split_rows, training_sides
-from fairspec.data.table import apply_filters
+from fairspec.data.table import apply_filters, value_mask
 from fairspec.dsl.load import SpecDocument
 from fairspec.errors import Diagnostic, written_name
 from fairspec.plan.plan import Plan
@@ -119,6 +119,43 @@ def look_alike_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame
         pairs += f" (and {len(clashes) - 3} more such sets)" if len(clashes) > 3 else ""
         warnings.append(Diagnostic(LOOK_ALIKE_GROUPS.format(column=name, pairs=pairs), attribute.span,
                                    LOOK_ALIKE_HINT, severity="warning"))
+    return warnings
+
+
+FILTER_LOOK_ALIKE = ("the `where` filter on '{column}' leaves out {found}, which differ{s} from {named} only in case, "
+                     "in spaces at the ends or in how a number is written")
+FILTER_LOOK_ALIKE_HINT = ("if they are the same value, name each spelling in the filter or write it one way in the "
+                          "data file (a CSV cell keeps the spaces after its text)")
+
+
+def filter_look_alike_warnings(doc: SpecDocument, table: pd.DataFrame) -> list[Diagnostic]:
+    """A warning per ``where ... in [...]`` (or ``==``) filter whose named text values the
+    data also spells another way: ``where race in ["Caucasian"]`` drops the rows of
+    ``"Caucasian "``.  Without a filter, look-alike groups are warned of
+    (:func:`look_alike_group_warnings`); with one, their rows went without a word (found in
+    review).  ``!=`` and ``not in`` are left alone: naming an odd spelling to drop it, beside
+    the usual one kept, is what the hint of the group warning suggests."""
+    warnings = []
+    for f in doc.spec.data.filters:
+        column = f.column.value
+        if f.op not in ("==", "in") or column not in table.columns:
+            continue
+        series = table[column]
+        if series.dropna().dtype.kind in "fiub":
+            continue  # read as numbers: `1` and `1.0` are one value already
+        named = {_alike_key(str(v)): str(v) for v in f.values}
+        kept = value_mask(series, f.op, f.values)
+        dropped = series[series.notna().to_numpy() & ~kept].astype(str)
+        counts = dropped[dropped.map(_alike_key).isin(list(named))].value_counts()
+        found = sorted((text, int(n)) for text, n in counts.items())
+        if not found:
+            continue
+        shown = ", ".join(f"{text!r} ({n} row{'s' * (n != 1)})" for text, n in found[:3])
+        shown += f" and {len(found) - 3} more" if len(found) > 3 else ""
+        alike = " or ".join(sorted({repr(named[_alike_key(text)]) for text, _ in found}))
+        warnings.append(Diagnostic(FILTER_LOOK_ALIKE.format(column=column, found=shown, named=alike,
+                                                            s="s" if len(found) == 1 else ""),
+                                   f.span, FILTER_LOOK_ALIKE_HINT, severity="warning"))
     return warnings
 
 
