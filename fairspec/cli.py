@@ -525,14 +525,14 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("check", cmd_check, "parse a spec and check it against its data")
-    p.add_argument("spec", type=_spec_argument)
+    p.add_argument("spec", type=_path_argument("a .fair file"))
     p = add("compile", cmd_compile, "print the training plan of a spec")
-    p.add_argument("spec", type=_spec_argument)
+    p.add_argument("spec", type=_path_argument("a .fair file"))
     p.add_argument("--emit-model", metavar="PATH",
                    help="rule_set only: write the FairCG master problem to PATH and its pricing problem "
                         "beside it as NAME.pricing.SUFFIX; the suffix, .lp or .mps, chooses the format")
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
-    p.add_argument("spec", type=_spec_argument)
+    p.add_argument("spec", type=_path_argument("a .fair file"))
     p.add_argument("-o", "--out", metavar="DIR", help="output directory (default: the spec's output)")
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
@@ -540,19 +540,25 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("predict", cmd_predict, "score a CSV with a trained model: columns prediction (1 = the positive class) "
                                      "and score (0-1, higher for the positive class; a probability estimate only "
                                      "for the baseline and unrelabelled trees, see README)")
-    p.add_argument("model", help="model.json (or its directory)")
-    p.add_argument("data", help="CSV file with the model's feature columns")
+    p.add_argument("model", type=_path_argument("a model.json or its directory"), help="model.json (or its directory)")
+    p.add_argument("data", type=_path_argument("a CSV file"), help="CSV file with the model's feature columns")
     p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default, or -: standard output)")
     p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json")
-    p.add_argument("dir")
+    p.add_argument("dir", type=_path_argument("a run's directory"))
     return parser
 
 
-def _spec_argument(text: str) -> str:
-    """A spec path as given; an empty one is a usage error (it had read as ".", "a directory")."""
-    if not text:
-        raise argparse.ArgumentTypeError("empty path: name a .fair file")
-    return text
+def _path_argument(what: str):
+    """An argparse type: a path as given, where an empty one is a usage error naming ``what`` to
+    give.  An empty path had read as "." (the current directory) in some commands and as
+    ``model.json`` in another (found in review)."""
+    def path(text: str) -> str:
+        if not text:
+            raise argparse.ArgumentTypeError(f"empty path: name {what}")
+        return text
+
+    path.__name__ = "path"  # argparse names the type in some messages
+    return path
 
 
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:

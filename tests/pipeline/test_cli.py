@@ -722,6 +722,15 @@ def test_an_empty_spec_path_is_a_usage_error(command, capsys):
     assert code == 2 and "argument spec: empty path: name a .fair file" in err
 
 
+@pytest.mark.parametrize(("argv", "says"), [(["predict", "", "d.csv"], "argument model: empty path"),
+                                            (["predict", "run", ""], "argument data: empty path: name a CSV"),
+                                            (["report", ""], "argument dir: empty path: name a run's directory")])
+def test_an_empty_model_data_or_run_path_is_a_usage_error_too(argv, says, capsys):
+    # `predict ''` had looked for ./model.json and `report ''` had read the current directory
+    code, _, err = run(argv, capsys)
+    assert code == 2 and says in err
+
+
 def test_control_characters_from_someone_elses_files_are_shown_not_sent_to_the_terminal(tmp_path, capsys):
     # a column named with an escape sequence (OSC 52 writes the clipboard in many terminals)
     # was printed raw in the hint listing the data's columns (found in review)
