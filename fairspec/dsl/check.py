@@ -86,6 +86,10 @@ INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categori
                         "such as {examples} (first on line {line} of the data), but {numbers:,} of its {cells:,} "
                         "non-empty cells are numbers")
 HINT_INFERRED_CATEGORICAL = "declare it numeric and clean the cell(s), or declare it categorical to silence this"
+#: what other tools write for a missing value; fairspec reads only an empty cell as missing
+MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "--", ".", "missing", "nil"})
+HINT_MISSING_MARKER = ("only an empty cell is a missing value here ({cells} is read as text): leave such cells empty in the "
+                       "data file{then}")
 #: the hint for text that is a number written for people (1,234, 3,5, $120, 12%)
 HINT_NUMBER_FOR_PEOPLE = NUMBERS_AS_READ + ": write {plain} for {cell} in the data file{then}"
 INFERRED_CODES = ("feature '{column}' has no type and is taken as categorical, its cells kept as text, because some "
@@ -849,11 +853,18 @@ def _text_sample(present: pd.Series, text: np.ndarray) -> tuple[str, int]:
 
 def _number_hint(text_cells: pd.Series, then: str = "") -> str | None:
     """The hint for the first of ``text_cells`` that is a number written for people (1,234,
-    $120; :func:`~fairspec.data.table.plain_number`), or None when none is."""
-    for cell in pd.unique(text_cells):
+    $120; :func:`~fairspec.data.table.plain_number`), or, when every text cell is a word other
+    tools write for a missing value (``NA``, ``?``), that only an empty cell is one; None when
+    neither.  "Declare it categorical" was the hint for a column of numbers with ``NA`` cells,
+    which would have made every number a category (found in review)."""
+    distinct = pd.unique(text_cells)
+    for cell in distinct:
         plain = plain_number(str(cell))
         if plain is not None:
             return HINT_NUMBER_FOR_PEOPLE.format(plain=plain, cell=cell_text(cell), then=then)
+    if all(str(cell).strip().casefold() in MISSING_MARKERS for cell in distinct):
+        cells = " or ".join(cell_text(cell) for cell in distinct[:3])
+        return HINT_MISSING_MARKER.format(cells=cells, then=then)
     return None
 
 

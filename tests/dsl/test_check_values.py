@@ -62,6 +62,22 @@ def test_a_numeric_column_of_true_and_false_names_only_the_stray_cell(tmp_path):
 def test_na_word_in_a_numeric_column_is_text_with_its_line(tmp_path):
     (diag,) = diagnostics(tmp_path, "income numeric", v="NA")
     assert diag.message == check.NUMERIC_NOT_NUMERIC.format(column="income", examples="'NA'", line=4)
+    # the likely fix is an empty cell, not a categorical column of every number in it
+    assert diag.hint == check.HINT_MISSING_MARKER.format(cells="'NA'", then="")
+    (diag,) = diagnostics(tmp_path, "income numeric", v="NA", w=" ?")
+    assert diag.hint == check.HINT_MISSING_MARKER.format(cells="'NA' or '?'", then="")
+    # a missing marker beside other text is no longer the whole story
+    (diag,) = diagnostics(tmp_path, "income numeric", v="NA", w="high")
+    assert diag.hint == check.HINT_NUMERIC_NOT_NUMERIC
+
+
+def test_an_untyped_feature_read_as_text_for_an_na_cell_says_to_leave_it_empty(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_text(NUMBERS.replace("\n27,", "\nN/A,"))
+    text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
+            'evaluate { none }\n')
+    (warning,) = check.inference_warnings(parse_spec(text, "t.fair"), read_table(path))
+    assert warning.hint == check.HINT_MISSING_MARKER.format(cells="'N/A'", then=", and declare it numeric")
 
 
 # a record spanning lines 3-4 and the where filter make row positions differ from file lines
