@@ -95,6 +95,20 @@ def excess_over(values: list[float], bound: float) -> float:
     return max(max(values) - min(values) - float(bound), 0.0) if len(values) >= 2 else 0.0
 
 
+def labelling_value(yhat: np.ndarray, y: np.ndarray, sw: np.ndarray, terms_of: dict, bound: float,
+                    excess_cost: float | None) -> tuple[float, bool, dict]:
+    """The relabelling MIP's objective of the prediction ``yhat`` (weighted accuracy, less
+    ``excess_cost`` per unit of excess when the bound is elastic), whether it meets the hard
+    bound, and each rate's group values (``terms_of``: rate -> :func:`rate_terms`).  One
+    valuation for the MIP start, the fallbacks and the run that has no time for the MIP."""
+    values_of = {rate: rate_values(terms, yhat, sw) or [0.0] for rate, terms in terms_of.items()}
+    excess = sum(excess_over(values, bound) for values in values_of.values())
+    accuracy = float((sw * (yhat == y)).sum())
+    if excess_cost is not None:
+        return accuracy - float(excess_cost) * excess, True, values_of
+    return accuracy, excess <= 1e-9, values_of
+
+
 def _canonical_rows(rows, leaves, weights, y, g, sw, base):
     """The same problem with its rows in an order fixed by their content alone.
 
@@ -145,11 +159,7 @@ def _out_of_time(rows, leaves, weights, n_leaves_total, y, g, sw, base, rates, b
 
     def value_of(labels) -> tuple[float, bool]:
         yhat = vote_labels(rows, leaves, weights, np.asarray(labels, float), n, base=base)
-        excess = sum(excess_over(rate_values(terms, yhat, sw) or [0.0], bound) for terms in terms_of.values())
-        accuracy = float((sw * (yhat == y)).sum())
-        if excess_cost is not None:
-            return accuracy - float(excess_cost) * excess, True
-        return accuracy, excess <= 1e-9
+        return labelling_value(yhat, y, sw, terms_of, bound, excess_cost)[:2]
 
     used_leaves = np.unique(leaves)
     source, best, chosen = None, None, None
@@ -316,23 +326,17 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
         """Objective of a labelling by the exact vote, and whether it meets the hard bound;
         sets every variable to it (HiGHS reads a missing value as 0)."""
         yhat = vote_labels(rows, leaves, weights, labels, n, base=base)
-        excess_total = 0.0
-        for rate, terms in terms_of.items():
-            values = rate_values(terms, yhat, sw) or [0.0]
+        value, ok, values_of = labelling_value(yhat, y, sw, terms_of, bound, excess_cost)
+        for rate, values in values_of.items():
             m.rmax[rate].set_value(max(values))
             m.rmin[rate].set_value(min(values))
-            over = excess_over(values, bound)
             if elastic:
-                m.excess[rate].set_value(min(over, 1.0))
-            excess_total += over
+                m.excess[rate].set_value(min(excess_over(values, bound), 1.0))
         for l in used_leaves:
             m.z[l].set_value(int(labels[l]))
         for k, (ls, ws, b) in enumerate(patterns):
             m.v[k].set_value(int(b + sum(wt * labels[l] for l, wt in zip(ls, ws)) > 0.5 + VOTE_TOL))
-        acc = float((sw * (yhat == y)).sum())
-        if elastic:
-            return acc - float(excess_cost) * excess_total, True
-        return acc, excess_total <= 1e-9
+        return value, ok
 
     fallback = None  # (objective, labels) of the best fallback labelling that meets the bound
     for candidate in fallback_labels:
