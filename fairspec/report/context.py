@@ -953,14 +953,21 @@ def constant_prediction(block: dict | None) -> str | None:
     return None
 
 
-def _constant_sentence(constant: str | None, rows: str) -> str:
+def _constant_sentence(constant: str | None, rows: str, interval: bool = False) -> str:
     """Said beside a verdict on a model that predicts one class for every row: it gives every
     group the same selection rate, TPR and FPR, so a bound on their gaps holds whatever the
-    model does to the groups (a bound finer than a small group's rows often leaves such a model)."""
+    model does to the groups (a bound finer than a small group's rows often leaves such a model).
+    The report knows only that these rows got one class, not that every input would: with an
+    ``interval`` beside it, which reaches above 0, the sentence says why (a review read "their
+    gaps are 0" beside an interval of 0 to 0.446 as a contradiction)."""
     if constant is None:
         return ""
-    return (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
-            "selection rate, TPR and FPR, so their gaps are 0 however the groups differ.")
+    said = (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
+            f"selection rate, TPR and FPR, so their gaps on these rows are 0 however the groups differ.")
+    if interval:
+        said += (f" The interval reaches above 0 because it is about new data, where the model need not predict "
+                 f"{constant} for every row.")
+    return said
 
 
 def fairness_view(fairness: dict | None, has_test: bool, level: float | None = None,
@@ -976,7 +983,10 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
         return view
     badge = view.badge
     caveat = "; ".join(c for c in (badge.caveat, f"every row predicted {constant}") if c)
-    return replace(view, badge=replace(badge, explanation=badge.explanation + _constant_sentence(constant, words.rows),
+    interval = fairness.get("interval_test") if fairness and level is not None and has_test else None
+    wide = bool(interval) and all(v is not None for v in interval) and max(float(v) for v in interval) > 0
+    return replace(view, badge=replace(badge, explanation=badge.explanation + _constant_sentence(constant, words.rows,
+                                                                                                 wide),
                                        caveat=caveat))
 
 

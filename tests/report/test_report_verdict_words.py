@@ -10,18 +10,21 @@ import numpy as np
 from conftest import GROUPS, make_docs
 
 from fairspec.metrics import evaluate_predictions, fairness_summary
+from fairspec.metrics.intervals import gap_intervals
 from fairspec.plan.fairness import make_criterion
 from fairspec.report import build_context, render_report
 from fairspec.report.context import fmt_gap_against
 
 
-def _constant_on_test(bound=0.05):
+def _constant_on_test(bound=0.05, intervals=False):
     """make_docs' run with test predictions all 0 (a tree whose leaves were all relabelled to
     the negative class, which a bound finer than a small group's rows often leaves)."""
     model_doc, metrics_doc = make_docs(bound=bound)
     rng = np.random.default_rng(3)
     y, groups = rng.integers(0, 2, 90), rng.choice(np.asarray(GROUPS, dtype=object), 90)
     test = evaluate_predictions(y, np.zeros(90, dtype=int), None, groups)
+    if intervals:
+        test["gap_intervals"] = gap_intervals(y, np.zeros(90, dtype=int), groups, seed=7)
     metrics_doc["test"] = test
     metrics_doc["fairness"] = fairness_summary(make_criterion("equal_opportunity", bound=bound),
                                                metrics_doc["train"], test)
@@ -37,6 +40,15 @@ def test_a_verdict_on_a_model_that_predicts_one_class_says_so():
     badge = context.runs[0].fairness.badge
     assert badge.text == "MET"
     assert "Every one of the test rows is predicted negative" in badge.explanation
+    assert "their gaps on these rows are 0" in badge.explanation and "interval" not in badge.explanation
+    # beside an interval reaching above 0 (the test counts allow a gap on new data, where the
+    # model need not be constant), the sentence says why the two differ
+    model_doc, metrics_doc = _constant_on_test(intervals=True)
+    low, high = metrics_doc["fairness"]["interval_test"]
+    assert low == 0 and high > 0.05
+    explanation = build_context(model_doc, metrics_doc).runs[0].fairness.badge.explanation
+    assert explanation.endswith("The interval reaches above 0 because it is about new data, where the model "
+                                "need not predict negative for every row.")
     assert "every row predicted negative" in badge.caveat
     card = render_report(context).split('<div class="summary-cards">', 1)[1]
     assert "is predicted negative" in html_lib.unescape(re.sub(r'title="[^"]*"', "", card))
