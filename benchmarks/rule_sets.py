@@ -402,7 +402,8 @@ def report(rows):
             acc = ours.loc[base, "accuracy"]
             se = ours.loc[base, "acc_sd"] / np.sqrt(ours.loc[base, "n"])
             paper = PAPER_ACCURACY[dataset]
-            line = f"  {dataset}: unconstrained acc {acc:.4f} ± {se:.4f} SE vs paper {paper:.3f} " \
+            spread = "" if ours.loc[base, "n"] < 2 else f" ± {se:.4f} SE"  # one split has no SE
+            line = f"  {dataset}: unconstrained acc {acc:.4f}{spread} vs paper {paper:.3f} " \
                    f"(ratio {acc / paper:.3f}: {'met' if acc >= paper - TIE else 'MISSED'})"
             if base in brcg.index:
                 b = brcg.loc[base]
@@ -471,12 +472,27 @@ def main(argv=None):
         return
     if args.quick:
         args.datasets, args.splits = ["compas"], 1
+    if args.splits is not None and args.splits < 1:  # 0 had read as "not given" and run 5
+        p.error("--splits: at least 1")
     settings = SETTINGS
     if args.settings:
-        wanted = {(n.split(":")[0], float(n.split(":")[1]) if ":" in n else None) for n in args.settings}
+        choices = {n if b is None else f"{n}:{b:g}": (n, b) for n, b in SETTINGS}
+        wanted = set()
+        for n in args.settings:
+            try:
+                wanted.add((n.split(":")[0], float(n.split(":")[1]) if ":" in n else None))
+            except ValueError:  # a bound that is no number
+                wanted.add((n, "?"))
         settings = [sb for sb in SETTINGS if sb in wanted]
         if len(settings) < len(wanted):  # a typo would otherwise run fewer settings without a word
-            p.error(f"--settings: choose among {', '.join(n if b is None else f'{n}:{b:g}' for n, b in SETTINGS)}")
+            p.error(f"--settings: choose among {', '.join(choices)}")
+    if args.no_ours and args.no_eg and args.no_brcg and ("none", None) not in settings:
+        p.error("nothing to run: every method is turned off, and the references run only with the setting none")
+    if args.json:
+        # checked before hours of fits, whose rows are saved only there
+        folder = Path(args.json).resolve().parent
+        if not folder.is_dir():
+            p.error(f"--json: no folder {folder}")
     if args.cv is not None:
         if args.cv < 2:
             p.error("--cv: at least 2 folds")

@@ -81,6 +81,27 @@ def test_an_unknown_setting_is_an_error_not_a_shorter_run(bench):
         bench.main(["--settings", "equalized_odds:0.01", "--no-ours", "--no-eg", "--no-brcg"])
 
 
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--splits", "0"], "--splits: at least 1"),  # 0 had run 5 splits
+    (["--settings", "equal_opportunity:abc"], "--settings: choose among"),  # had been a traceback
+    (["--no-ours", "--no-eg", "--no-brcg", "--settings", "equal_opportunity:0.05"], "nothing to run"),
+    (["--json", "no-such-folder/rows.json"], "--json: no folder"),  # had failed after every fit had run
+])
+def test_arguments_that_would_waste_or_lose_a_run_are_refused_before_any_fit(bench, argv, says, capsys,
+                                                                              tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(bench, "run_ours", None)  # any fit would fail loudly
+    with pytest.raises(SystemExit) as exc:
+        bench.main(["--datasets", "compas", "--no-brcg", *argv])
+    assert exc.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_one_split_prints_no_standard_error(bench, capsys):
+    bench.report([row(bench, bench.OURS, accuracy=0.68)])
+    out = targets(capsys)
+    assert "unconstrained acc 0.6800 vs paper 0.676" in out and "nan" not in out
+
+
 def test_every_method_is_scored_on_the_same_stratified_split(bench):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 2))
