@@ -67,8 +67,15 @@ class _StandardOutput:
             # an error, and the run ended 0 with its output cut (found in review)
             self.stream.flush()
             # encoded as the text layer would have (its encoding and its error handler)
-            data = memoryview(text.encode(getattr(self.stream, "encoding", None) or "utf-8",
-                                          getattr(self.stream, "errors", None) or "strict"))
+            encoding = getattr(self.stream, "encoding", None) or "utf-8"
+            try:
+                encoded = text.encode(encoding, getattr(self.stream, "errors", None) or "strict")
+            except UnicodeEncodeError:
+                # a path with a byte that is no UTF-8 (Python holds it as a surrogate), or a
+                # name outside an ASCII terminal's encoding: shown escaped, as on standard
+                # error, where it had been an internal error after the outputs were written
+                encoded = text.encode(encoding, "backslashreplace")
+            data = memoryview(encoded)
             while data:
                 data = data[os.write(fd, data):]
         except BrokenPipeError:
@@ -123,10 +130,16 @@ def error_handler(stderr):
             # for them (found in review), and none of it is fairspec's fault
             stderr.write(f"{exc.filename}: error: cannot use this path ({exc.strerror or exc})\n")
             raise _ExitCode(EXIT_USER) from None
-        fd, log = tempfile.mkstemp(prefix=f"fairspec-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
-        with os.fdopen(fd, "w") as fh:
-            traceback.print_exc(file=fh)
-        stderr.write(f"fairspec: internal error: {type(exc).__name__}: {exc} (traceback in {log})\n")
+        try:
+            fd, log = tempfile.mkstemp(prefix=f"fairspec-crash-{time.strftime('%Y%m%d-%H%M%S')}-", suffix=".log")
+            with os.fdopen(fd, "w") as fh:
+                traceback.print_exc(file=fh)
+            where = f"traceback in {log}"
+        except OSError:
+            # no writable temporary folder: the error is still an internal one, said in one line
+            # (it had become a second traceback and exit 1)
+            where = "no traceback kept: no temporary folder could be written"
+        stderr.write(f"fairspec: internal error: {type(exc).__name__}: {exc} ({where})\n")
         raise _ExitCode(EXIT_INTERNAL) from None
 
 
@@ -562,11 +575,13 @@ def _path_argument(what: str):
 
 
 def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
-    if sys.stderr is None:
-        # file descriptor 2 closed (`2>&-`): Python then has no sys.stderr, and Pyomo's capture
-        # of the solver's log flushes it, which had failed every solver-backed fit
-        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the life of the process
-    out = stdout or sys.stdout
+    out = stdout or sys.stdout  # None when descriptor 1 is closed: the commands' writes say so
+    for name in ("stdout", "stderr"):
+        if getattr(sys, name) is None:
+            # descriptor 1 or 2 closed (`>&-`, `2>&-`): Python then has no sys.stdout or
+            # sys.stderr, and Pyomo's capture of the solver's log flushes both, which had
+            # failed every solver-backed fit (exit 70, nothing written)
+            setattr(sys, name, open(os.devnull, "w"))  # noqa: SIM115 - for the life of the process
     err = _VisibleControls(stderr or sys.stderr)
     parser = build_parser()
     try:

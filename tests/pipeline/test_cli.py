@@ -756,3 +756,21 @@ def test_control_characters_from_someone_elses_files_are_shown_not_sent_to_the_t
     Progress(stream=_VisibleControls(screen)).step("writing out\x1b[2J", done=1, total=2)
     assert screen.getvalue().startswith("\r[") and screen.getvalue().endswith("\x1b[K")
     assert "writing out\\x1b[2J" in screen.getvalue()
+
+
+def test_an_internal_error_without_a_writable_temporary_folder_is_still_one_line_and_exit_70(monkeypatch):
+    # the crash log's mkstemp raised inside the handler: a second traceback and exit 1 (found in review)
+    import tempfile
+
+    from fairspec.cli import EXIT_INTERNAL, _ExitCode, error_handler
+
+    def no_folder(*args, **kwargs):
+        raise FileNotFoundError(2, "No usable temporary directory found")
+
+    monkeypatch.setattr(tempfile, "mkstemp", no_folder)
+    err = io.StringIO()
+    with pytest.raises(_ExitCode) as exc, error_handler(err):
+        raise RuntimeError("boom")
+    assert exc.value.code == EXIT_INTERNAL
+    assert err.getvalue() == ("fairspec: internal error: RuntimeError: boom (no traceback kept: no temporary folder "
+                              "could be written)\n")

@@ -628,6 +628,36 @@ def test_a_closed_standard_error_does_not_stop_a_solver_backed_fit(trained, tmp_
     assert (tmp_path / "run" / "sweep.json").exists()
 
 
+def test_a_closed_standard_output_does_not_stop_a_solver_backed_fit_before_its_outputs(trained, tmp_path):
+    # `>&-`: Pyomo's capture of the solver log flushed a None sys.stdout, an internal error
+    # (exit 70) with nothing written, where a baseline wrote its outputs and ended 1 (found in review)
+    import subprocess
+    import sys
+
+    sweep = tmp_path / "sweep.fair"
+    sweep.write_text(SWEEP_SPEC.format(data=trained["data"]))
+    done = subprocess.run([sys.executable, "-m", "fairspec", "-q", "compile-and-train", str(sweep), "--out",
+                           str(tmp_path / "run")], preexec_fn=lambda: os.close(1), stderr=subprocess.PIPE,
+                          text=True, timeout=300)
+    assert (done.returncode, done.stderr) == (1, "standard output: error: cannot write (standard output is closed)\n")
+    assert (tmp_path / "run" / "sweep.json").exists()
+
+
+def test_a_path_standard_output_cannot_encode_is_shown_escaped_not_an_internal_error(trained, tmp_path):
+    # a folder name holding a byte that is no UTF-8 (read as a surrogate) printed in "wrote ..."
+    # under a strict UTF-8 standard output: exit 70 after the outputs were written (found in review)
+    import subprocess
+    import sys
+
+    out = os.fsencode(tmp_path) + b"/bad\xffname"
+    done = subprocess.run([os.fsencode(sys.executable), b"-m", b"fairspec", b"-q", b"compile-and-train",
+                           os.fsencode(trained["spec"]), b"--out", out], capture_output=True, timeout=300,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert done.returncode == 0, done.stderr
+    assert b"bad\\udcffname/model.json" in done.stdout
+    assert sorted(os.listdir(out)) == [b"metrics.json", b"model.json", b"report.html"]
+
+
 @pytest.mark.parametrize("argv", [["--version"], ["--help"], ["predict", "--help"]])
 def test_help_and_version_on_a_standard_output_that_cannot_be_written_exit_1(argv):
     # argparse dropped the failed write: `fairspec --version > /dev/full` ended 0 with nothing
