@@ -45,6 +45,7 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
                         f"file; save the rows to one and name it")
     if not path.is_file():
         raise DataError(f"{path}: error: data file not found")
+    digest = file_sha256(path)
     suffix = path.suffix.lower()
     if suffix in _UNREAD_SUFFIXES:
         # pandas would guess a decompressor from these too, but the line check below could not
@@ -141,11 +142,21 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     # the names pandas made up for empty ones, which a message listing the columns must not
     # present as the file's ("the data has the columns: age, Unnamed: 1, ...")
     frame.attrs[UNNAMED] = {c: i + 1 for i, (c, n) in enumerate(zip(frame.columns, names)) if not isinstance(n, str)}
+    # the file is read several times over (records counted, then parsed); hashed before and
+    # after, the hash is of the bytes every reading saw.  model.json records it as the data
+    # trained on: hashed again at training, it could name a file written in between (found in
+    # review: a model trained on 6,172 rows named the hash of the 3,172 left on disk)
+    if file_sha256(path) != digest:
+        raise DataError(f"{path}: error: the file changed while it was read; read it again once nothing is "
+                        f"writing it")
+    frame.attrs[SHA256] = digest
     return frame
 
 
 #: ``DataFrame.attrs`` key of :func:`read_table`'s columns whose header is empty, by position (from 1)
 UNNAMED = "fairspec_unnamed_columns"
+#: ``DataFrame.attrs`` key of the SHA-256 of the bytes :func:`read_table` read
+SHA256 = "fairspec_sha256"
 
 
 #: a whole number as a cell writes one

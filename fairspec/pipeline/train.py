@@ -16,7 +16,7 @@ import pandas as pd
 from fairspec.data.prepare import (FeatureEncoder, Imputer, class_names, group_labels, rows_without_missing,
                                    target_vector)
 from fairspec.data.split import split_rows, training_sides
-from fairspec.data.table import apply_filters, file_sha256, read_table
+from fairspec.data.table import SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
@@ -170,7 +170,8 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     if table is None:
         progress.step(f"reading {plan.data.path}")
         table = read_table(plan.data.path)
-    data_sha = file_sha256(plan.data.path)
+    # the hash of the bytes read (the file may have been rewritten since)
+    data_sha = table.attrs.get(SHA256) or file_sha256(plan.data.path)
     frame = apply_filters(table, plan.data.filters)
     y_all = target_vector(frame, plan.data.target, plan.data.positive)
     groups_all = group_labels(frame, list(plan.data.protected))

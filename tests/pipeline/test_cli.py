@@ -96,6 +96,45 @@ def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
     assert code == 0 and reads == [data] and (tmp / "run" / "model.json").is_file()
 
 
+def test_the_data_hash_is_of_the_bytes_trained_on_though_the_file_changes_after_the_read(toy, capsys, monkeypatch):
+    # model.json's hash had been taken again at training: a file rewritten after the compile's
+    # read was named as the data the model was trained on (found in review)
+    import hashlib
+
+    import fairspec.plan.compile as compile_module
+
+    spec, data, tmp = toy
+    read = data.read_bytes()
+    original = compile_module.read_table
+
+    def read_then_rewrite(path, *args, **kwargs):
+        table = original(path, *args, **kwargs)
+        data.write_bytes(read.replace(b"\n", b"\n\n", 1))  # another writer, after the read
+        return table
+
+    monkeypatch.setattr(compile_module, "read_table", read_then_rewrite)
+    code, _, _ = run(["compile-and-train", str(spec), "--out", str(tmp / "run"), "-q"], capsys)
+    model = json.loads((tmp / "run" / "model.json").read_text())
+    assert code == 0 and model["data"]["sha256"] == hashlib.sha256(read).hexdigest()
+
+
+def test_a_file_that_changes_while_it_is_read_is_refused(tmp_path, monkeypatch):
+    import fairspec.data.table as table_module
+    from fairspec.errors import DataError
+
+    path = make_data(tmp_path / "d.csv")
+    counted = table_module._record_lines
+
+    def count_then_edit(p):
+        found = counted(p)
+        p.write_bytes(p.read_bytes().replace(b",", b";", 1))  # a writer between two readings
+        return found
+
+    monkeypatch.setattr(table_module, "_record_lines", count_then_edit)
+    with pytest.raises(DataError, match="the file changed while it was read"):
+        table_module.read_table(path)
+
+
 def test_the_summary_names_cross_validation_rows_out_of_fold_as_the_report_does(toy, capsys):
     spec, _, tmp = toy
     spec.write_text(spec.read_text().replace("evaluate { holdout 0.3 stratify seed 5 }", "evaluate { cv 3 seed 5 }"))
