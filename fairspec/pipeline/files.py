@@ -247,10 +247,25 @@ def check_writable_dir(path, file_names=()) -> None:
             raise OutputError(f"{path}: error: cannot create the directory: {existing} is not a directory")
         if not os.access(existing, os.W_OK | os.X_OK):
             raise OutputError(f"{path}: error: cannot write in {existing} (permission denied)")
+        if existing == path and not os.access(path, os.R_OK):
+            # writing the outputs lists the directory (files of an earlier run) and opens it
+            # (the lock): a directory one may write in but not read had failed only then, after
+            # the whole fit (found in review)
+            raise OutputError(f"{path}: error: cannot read the directory (permission denied), which writing the "
+                              f"outputs needs")
         try:
             name_max = os.pathconf(existing, "PC_NAME_MAX")
         except (OSError, ValueError, AttributeError):
             name_max = 255
+        try:
+            path_max = os.pathconf(existing, "PC_PATH_MAX")
+        except (OSError, ValueError, AttributeError):
+            path_max = 4096
+        longest = max([len(os.fsencode(str(path / name))) for name in file_names] or [len(os.fsencode(str(path)))])
+        if longest + _TEMP_EXTRA >= path_max:
+            # each name may be short enough and the whole path not: found only at the end
+            raise OutputError(f"{path}: error: cannot write there: the path is {longest:,} bytes long, and the "
+                              f"system takes at most {path_max - 1 - _TEMP_EXTRA:,} here")
         for name in missing:
             if len(os.fsencode(name)) > name_max:
                 raise OutputError(f"{path}: error: cannot create the directory: the name {name[:20]}... is longer "

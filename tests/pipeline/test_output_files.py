@@ -447,7 +447,8 @@ def _no_training(*a, **k):
     raise AssertionError("trained although the output could not be written")
 
 
-@pytest.mark.parametrize("out", ["afile", "afile/sub", "x" * 300, "x" * 300 + "/sub"])
+@pytest.mark.parametrize("out", ["afile", "afile/sub", "x" * 300, "x" * 300 + "/sub",
+                                 "/".join(["c" * 250] * 20)])  # each name short enough, the path not
 def test_an_output_directory_that_cannot_be_written_is_refused_before_training(trained, tmp_path, capsys,
                                                                                monkeypatch, out):
     monkeypatch.chdir(tmp_path)
@@ -466,6 +467,19 @@ def test_an_unwritable_output_directory_is_refused_before_training(trained, tmp_
     monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
     code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(locked / "run"), "-q"], capsys)
     assert code == 1 and "permission denied" in err and not (locked / "run").exists()
+
+
+def test_an_output_directory_that_cannot_be_read_is_refused_before_training(trained, tmp_path, capsys, monkeypatch):
+    # writing lists the directory and opens it for the lock: write-only (mode 333) had failed
+    # only after the fit (found in review)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **k: not (Path(p) == locked and mode & os.R_OK)
+                        and real_access(p, mode, **k))
+    monkeypatch.setattr("fairspec.pipeline.train._fit", _no_training)
+    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(locked), "-q"], capsys)
+    assert code == 1 and f"{locked}: error: cannot read the directory" in err
 
 
 def test_empty_output_names_are_usage_errors(trained, capsys):
