@@ -2,7 +2,7 @@
 
 Exit codes: 0 ok · 1 spec or data error · 2 command-line usage error · 3 no usable model
 (infeasible, or the time limit passed with no incumbent) · 70 unexpected internal error (one
-line here, the traceback in a log file) · 130 interrupted (Ctrl-C).
+line here, the traceback in a log file) · 130 interrupted (Ctrl-C) · 143 SIGTERM · 129 SIGHUP.
 """
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import argparse
 import contextlib
 import errno
 import os
+import signal
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import warnings
@@ -26,6 +28,39 @@ EXIT_OK, EXIT_USER, EXIT_USAGE, EXIT_NO_MODEL, EXIT_INTERNAL, EXIT_INTERRUPTED =
 class _ExitCode(Exception):
     def __init__(self, code: int):
         self.code = code
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM (``kill``, ``docker stop``, a batch scheduler) or SIGHUP (a closed terminal),
+    raised as Ctrl-C's ``KeyboardInterrupt`` is, so the same clean-up runs: staged files are
+    removed, and a commit under way completes or is put back.  Python's default for both
+    had ended the process at once, leaving staging files and orphaned worker processes."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+def _raise_terminated(signum, frame):
+    raise _Terminated(signum)
+
+
+@contextlib.contextmanager
+def _termination_as_interrupt():
+    """Within the block, SIGTERM and SIGHUP raise :class:`_Terminated` where their handler is
+    the default one (an ignored signal, under ``nohup``, stays ignored); the handlers are put
+    back on leaving."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        for name in ("SIGTERM", "SIGHUP"):
+            sig = getattr(signal, name, None)
+            if sig is not None and signal.getsignal(sig) == signal.SIG_DFL:
+                previous[sig] = signal.signal(sig, _raise_terminated)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 class _ReaderGone(Exception):
@@ -120,9 +155,16 @@ def error_handler(stderr):
         raise _ExitCode(exc.exit_code) from None
     except _ReaderGone:
         raise  # not a failure of fairspec's: main() ends the run quietly
-    except KeyboardInterrupt:
-        stderr.write("fairspec: interrupted; no output was written for the unfinished step\n")
-        raise _ExitCode(EXIT_INTERRUPTED) from None
+    except KeyboardInterrupt as exc:
+        by = (f"terminated by {signal.Signals(exc.signum).name}" if isinstance(exc, _Terminated)
+              else "interrupted")
+        if getattr(exc, "after_commit", False):
+            stderr.write(f"fairspec: {by} just after the outputs were written: they are complete, and only the "
+                         f"summary of the run was not printed\n")
+        else:
+            stderr.write(f"fairspec: {by}; no output was written for the unfinished step\n")
+        # the shell's convention, 128 + the signal's number: 130 for Ctrl-C, 143 SIGTERM, 129 SIGHUP
+        raise _ExitCode(128 + exc.signum if isinstance(exc, _Terminated) else EXIT_INTERRUPTED) from None
     except Exception as exc:  # noqa: BLE001 - the last line of defence
         if isinstance(exc, OSError) and exc.filename is not None:
             # a path the system refused (a folder the user may not enter, a name too long):
@@ -599,7 +641,7 @@ def main(argv: list[str] | None = None, stdout=None, stderr=None) -> int:
             err.write(f"{cannot_write('standard output', exc if isinstance(exc, OSError) else OSError(str(exc)))}\n")
         return EXIT_USER
     try:
-        with error_handler(err):
+        with error_handler(err), _termination_as_interrupt():
             return args.func(args, _StandardOutput(out), err)
     except _ExitCode as exc:
         return exc.code

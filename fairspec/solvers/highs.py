@@ -126,19 +126,39 @@ def _ctrl_c_deferred():
 
     Only Python's own SIGINT handler is replaced, and only in the main thread (the only one
     that receives signals): an ignored SIGINT or an application's own handler is left alone.
+    SIGTERM and SIGHUP are held back alike where a Python handler is set for them (the command
+    line's raises as Ctrl-C does, and inside HiGHS's callback it would be lost the same way),
+    and that handler is called on leaving.
     """
     pressed: list[bool] = []
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+    if threading.current_thread() is not threading.main_thread():
         yield pressed
         return
-    signal.signal(signal.SIGINT, lambda signum, frame: pressed.append(True))
+    held: list[int] = []
+    previous = {}
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        previous[signal.SIGINT] = signal.default_int_handler
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is not None and callable(signal.getsignal(sig)):
+            previous[sig] = signal.getsignal(sig)
+    if not previous:
+        yield pressed
+        return
+
+    def hold(signum, frame):
+        held.append(signum)
+        pressed.append(True)  # the next checkpoint stops HiGHS
+
+    for sig in previous:
+        signal.signal(sig, hold)
     try:
         yield pressed
     finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler)
-    if pressed:
-        raise KeyboardInterrupt
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if held:
+        previous[held[0]](held[0], None)  # raises (Ctrl-C: KeyboardInterrupt)
 
 
 #: loading a built Pyomo model into HiGHS through APPSI takes about this many times as long as

@@ -278,3 +278,31 @@ def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_ra
         session.solve(m)
     assert time.perf_counter() - start < 15  # stopped at a checkpoint, not by the clock
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works as before
+
+
+def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped():
+    # the command line raises on SIGTERM as on Ctrl-C; raised inside HiGHS's callback it would
+    # be lost the same way and the fit carry on, so it is held like Ctrl-C
+    import os
+    import signal
+    import threading
+    import time
+
+    class Terminated(Exception):
+        pass
+
+    def raise_terminated(signum, frame):
+        raise Terminated(signum)
+
+    previous = signal.signal(signal.SIGTERM, raise_terminated)
+    try:
+        m, _ = multi_knapsack(n=2000, rows=100)
+        session = highs.HighsSession(time_limit=30.0, mip_gap=0.0, max_checkpoints=10**6)
+        threading.Timer(2.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+        start = time.perf_counter()
+        with pytest.raises(Terminated):
+            session.solve(m)
+        assert time.perf_counter() - start < 15  # stopped at a checkpoint, not by the clock
+        assert signal.getsignal(signal.SIGTERM) is raise_terminated
+    finally:
+        signal.signal(signal.SIGTERM, previous)
