@@ -135,3 +135,35 @@ def test_the_pricing_file_beside_the_named_one_replaces_only_an_earlier_model_fi
     for _ in range(2):
         assert main(["compile", str(spec), "--emit-model", str(mps), "-q"]) == 0
     capsys.readouterr()
+
+
+def test_the_pricing_problem_emitted_on_a_subsample_is_scaled_as_the_fit_prices_it(tmp_path, monkeypatch):
+    # the subsample's weights had not been scaled up to the whole while the complexity price λ
+    # was: the file's optimum was +10.6 where the pricing IP over every row reaches −55, so a
+    # reader would conclude no improving column exists (found in review)
+    import fairspec.models.rule_set as rule_set
+    from fairspec.models.rule_set.column_generation import MasterLP
+    from fairspec.models.rule_set.pricing import solve_pricing_ip
+    from fairspec.plan.fairness import make_criterion
+    from fairspec.solvers.highs import HighsSession
+
+    rng = np.random.default_rng(1)
+    n = 600
+    g = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 3))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(1.5 * X[:, 0] - X[:, 1] + 0.5 * g)))).astype(int)
+    est = rule_set.FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=4,
+                                         max_conditions=3, thresholds=6)
+    _, _, _, _, _, patterns, problem = est._prepare(X, y, g)
+    _, _, _, v, price = MasterLP(problem, est._warm_start_pool(patterns), HighsSession(time_limit=30.0)).solve(30.0)
+    rows = int((~patterns.literals[v < 0]).sum())
+    _, whole, _ = solve_pricing_ip(patterns.literals, v, price, max_conditions=3, time_limit=60)
+    monkeypatch.setattr(rule_set, "MAX_EMITTED_PRICING_ROWS", rows // 3)  # a subsample on small data
+    rule_set.emit_model(est, X, y, g, tmp_path / "m.lp")
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    h.readModel(str(tmp_path / "m.pricing.lp"))
+    h.run()
+    emitted = h.getInfo().objective_function_value
+    assert whole < 0 and emitted == pytest.approx(whole, rel=0.25)
