@@ -544,8 +544,13 @@ def _evaluation_text(evaluation: dict | None) -> str:
                  + ("split" if kind == "holdout" else "spread over every fold") + ")")
     elif by:
         strat = f", stratified by {by}"
-    else:  # metrics.json from before stratified_by was recorded
-        strat = " stratified" if evaluation.get("stratify") else ""
+    elif "stratified_by" in evaluation and evaluation.get("stratify"):
+        # asked for, but even the target's classes were too few to divide: the README promises
+        # the report says so (it had said "stratified"; found in review)
+        strat = (", not stratified (a target class has too few rows to "
+                 + ("split" if kind == "holdout" else "spread over every fold") + ")")
+    else:  # not asked for; or a metrics.json from before stratified_by was recorded
+        strat = ", stratified" if evaluation.get("stratify") and "stratified_by" not in evaluation else ""
     seed = evaluation.get("seed")
     if kind == "holdout":
         return f"hold-out: {fmt_number(evaluation.get('test_size'))} of rows kept for testing{strat}, seed {seed}"

@@ -268,9 +268,15 @@ def test_the_evaluation_says_what_a_hold_out_was_stratified_by():
     model_doc, metrics_doc = make_docs()
     for by, says in (("target and group", "stratified by target and group,"),
                      ("target", "stratified by target only (some target-and-group cell has too few rows to be split)"),
-                     (None, "kept for testing stratified,")):  # a metrics.json from before stratified_by
+                     # asked for, but not even the target could be divided: it had read "stratified"
+                     (None, "kept for testing, not stratified (a target class has too few rows to split),"),
+                     ("absent", "kept for testing, stratified,")):  # a metrics.json from before stratified_by
         metrics_doc["evaluation"]["stratified_by"] = by
+        if by == "absent":
+            del metrics_doc["evaluation"]["stratified_by"]
         assert says in _text(render_report(build_context(model_doc, metrics_doc)))
+    metrics_doc["evaluation"].update(stratify=False, stratified_by=None)  # not asked for
+    assert "kept for testing, seed" in _text(render_report(build_context(model_doc, metrics_doc)))
 
 
 def test_report_sections_and_fit_log():
