@@ -26,8 +26,8 @@ from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_or
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.plan.fairness import make_criterion
-from fairspec.plan.small_groups import (filter_look_alike_warnings, group_diagnostics, look_alike_group_warnings,
-                                       small_test_warning)
+from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
+                                       look_alike_group_warnings, small_test_warning)
 from fairspec.plan.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
                                 SolverSettings)
@@ -215,7 +215,8 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
     found = in_spec_order(inference_warnings(doc, table) + empty_feature_warnings(doc, table)
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
-                          + small_test_warning(doc, plan, table) + group_diagnostics(doc, plan, table)
+                          + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
+                          + group_diagnostics(doc, plan, table)
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once

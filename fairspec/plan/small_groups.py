@@ -72,12 +72,53 @@ def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> li
     n_test = holdout_test_rows(plan.evaluation.test_size, len(y))
     if len(y) == 0 or n_test >= MIN_TEST_ROWS:
         return []
+    return [Diagnostic(SMALL_TEST.format(n_test=n_test, n=len(y), se=0.5 / math.sqrt(max(n_test, 1))),
+                       _evaluate_place(doc), SMALL_TEST_HINT, severity="warning")]
+
+
+def _evaluate_place(doc: SpecDocument):
+    """Where a diagnostic about the split points: the ``holdout`` or ``cv`` value, else the
+    ``evaluate`` block, else nowhere (the default split)."""
     where = doc.spec.evaluate.span if doc.spec.evaluate is not None else None
     for param in doc.spec.evaluate.params if doc.spec.evaluate is not None else ():
-        if param.name == "holdout":
+        if param.name in ("holdout", "cv"):
             where = doc.locations.get(("param.value", param.span), param.span)
-    return [Diagnostic(SMALL_TEST.format(n_test=n_test, n=len(y), se=0.5 / math.sqrt(max(n_test, 1))), where,
-                       SMALL_TEST_HINT, severity="warning")]
+    return where
+
+
+CLASS_NOT_TRAINED = ("the {label} class has {n} row{s} in all and none on {side} of the split (seed {seed}): "
+                     "a model fitted there never sees it, and predicts the other class for every row")
+CLASS_NOT_TRAINED_HINT = ("use more rows of that class, pick an `evaluate` seed that keeps {one} on the training "
+                          "side, or evaluate with `evaluate {{ none }}`")
+#: under cv a class of one row is missing from the training side of the fold that tests it, whatever the seed
+CLASS_NOT_TRAINED_CV_HINT = ("use more rows of that class, or evaluate on a hold-out (`evaluate {{ holdout 0.3 }}`) "
+                             "or with `evaluate {{ none }}`")
+
+
+def class_split_errors(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+    """An error when a side of the split a model is fitted on holds no row of one of the two
+    classes, which the kept rows have: the run had trained a constant model on it and exited
+    0 without a word (found in review: a hold-out drew a data set's only positive row).  The
+    split is computed as training will compute it, so the failure is certain."""
+    if plan.evaluation.kind == "none":
+        return []
+    y, groups = kept_rows(plan, table)
+    if len(y) == 0 or len(np.unique(y)) < 2:
+        return []  # training stops with its own error
+    splits, _ = split_rows(plan.evaluation, y, groups)
+    errors = []
+    for cls, label in ((1, "positive"), (0, "negative")):
+        sides = [side for side, rows in training_sides(plan.evaluation, splits) if not (y[rows] == cls).any()]
+        if not sides:
+            continue
+        n = int((y == cls).sum())
+        side = sides[0] if len(sides) == 1 else f"{len(sides)} training sides ({', '.join(sides)})"
+        errors.append(Diagnostic(CLASS_NOT_TRAINED.format(label=label, n=n, s="s" if n != 1 else "", side=side,
+                                                          seed=plan.evaluation.seed),
+                                 _evaluate_place(doc),
+                                 (CLASS_NOT_TRAINED_CV_HINT if plan.evaluation.kind == "cv" and n == 1
+                                  else CLASS_NOT_TRAINED_HINT).format(one="one" if n == 1 else "some")))
+    return errors
 
 
 LOOK_ALIKE_GROUPS = ("protected attribute '{column}' has values that differ only in case, in spaces at "

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 
 from fairspec.cli import main
+from fairspec.errors import SpecSemanticError
 from fairspec.dsl.load import parse_spec
 from fairspec.plan.compile import compile_spec
 
@@ -176,3 +177,24 @@ def test_warnings_come_in_the_order_of_the_spec_lines(tmp_path):
     _, warnings = warnings_of(path, "equal_opportunity <= 0.05")
     lines = [w.span.line for w in warnings]
     assert lines == [4, 6, 8]
+
+
+@pytest.mark.parametrize(("evaluate", "side", "hint"), [
+    ("holdout 0.3 seed 1", "the hold-out's training side", "pick an `evaluate` seed that keeps one"),
+    ("cv 3 seed 1", "cv fold", "or evaluate on a hold-out")])
+def test_a_training_side_without_a_class_is_an_error_at_the_evaluate_line(tmp_path, evaluate, side, hint):
+    # 20 rows, one positive: drawn into the test rows (or under cv, the fold that tests it),
+    # the model was fitted on negatives alone, predicted 0 everywhere, and the run exited 0
+    y = np.zeros(20, int)
+    y[6] = 1
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"g": ["b", "a"] * 10, "x": np.arange(1, 21), "y": y}).to_csv(path, index=False)
+    text = spec_text(path, "demographic_parity", evaluate=evaluate, model="baseline { learner tree depth 2 }")
+    with pytest.raises(SpecSemanticError) as exc:
+        compile_spec(parse_spec(text, "t.fair"))
+    (error,) = [d for d in exc.value.diagnostics if d.severity == "error"]
+    assert error.message.startswith(f"the positive class has 1 row in all and none on {side}")
+    assert error.span.line == 8 and hint in error.hint
+    # with no split, the one positive row is trained on: nothing is said
+    assert compile_spec(parse_spec(spec_text(path, "demographic_parity", evaluate="none",
+                                             model="baseline { learner tree depth 2 }"), "t.fair"))
