@@ -74,6 +74,19 @@ class Span:
     end_column: int | None = None
 
 
+class FeatureError(ValueError):
+    """A model file's content error about one feature, which an estimator's loader knows only by
+    its index: ``template`` holds ``{feature}``, and whoever knows the features' names (the
+    pipeline's encoder) says it by name with :meth:`named`."""
+
+    def __init__(self, template: str, feature: int):
+        super().__init__(template.format(feature=feature))
+        self.template, self.feature = template, feature
+
+    def named(self, names) -> str:
+        return self.template.format(feature=repr(names[self.feature]))
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     """One problem found in a spec: a message, where it is, and an optional hint."""

@@ -20,7 +20,7 @@ import pandas as pd
 
 import fairspec
 from fairspec.data.prepare import FeatureEncoder, Imputer, category_text, first_missing, line_of
-from fairspec.errors import DataError, ModelFileError, UnseenCategoryWarning
+from fairspec.errors import DataError, FeatureError, ModelFileError, UnseenCategoryWarning
 from fairspec.dsl.check import MISSING_STRATEGIES
 from fairspec.models.model_file import integer, is_integer, number, show
 from fairspec.pipeline.files import number_problem, read_json
@@ -186,7 +186,7 @@ class LoadedModel(FittedPipeline):
         # what reading a damaged document can raise: anything a lookup, conversion or check of
         # the families (or a too deeply nested document) throws; other errors are bugs and stay so
         damage = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError, RecursionError, FairspecError)
-        family = None
+        family, encoder = None, None
         try:
             pre = doc["preprocessing"]
             cls._check_preprocessing_values(pre)
@@ -203,6 +203,8 @@ class LoadedModel(FittedPipeline):
             if isinstance(exc, KeyError) and exc.args:
                 # "KeyError: 'encoder'" is Python's way of saying it
                 why = f"the entry {show(exc.args[0])} is missing"
+            elif isinstance(exc, FeatureError) and encoder is not None and 0 <= exc.feature < len(encoder.names):
+                why = exc.named(encoder.names)  # the estimator knows its features by number only
             elif isinstance(exc, (ValueError, FairspecError)):
                 # the loaders' checks raise ValueError with what is wrong, in words
                 why = str(exc)

@@ -338,8 +338,8 @@ def test_export_round_trips_through_highs(tmp_path, suffix):
 
 def test_describe_renders_readable_rules_with_category_names():
     doc = {
-        "kind": "rule_set", "format_version": 1, "params": {"max_complexity": 30}, "criterion": None,
-        "n_features_in": 3, "uncovered_positive_rate": 0.2,
+        "kind": "rule_set", "format_version": 1, "params": {"max_complexity": 30, "categorical_features": [2]},
+        "criterion": None, "n_features_in": 3, "uncovered_positive_rate": 0.2,
         "rules": [
             {"conditions": [{"feature": 0, "op": "<=", "value": 25.0, "missing": "false"},
                             {"feature": 1, "op": ">", "value": 3.0, "missing": "false"}],
@@ -444,7 +444,7 @@ def test_a_model_file_comparing_a_category_by_order_or_a_number_by_equality_is_r
                               (2, "!=", "numeric")):
         bad = {**doc, "rules": [{"conditions": [{"feature": feature, "op": op, "value": 1.0, "missing": "false"}],
                                  "precision": 0.5, "support": 3}]}
-        with pytest.raises(ValueError, match=f"compares {kind} feature {feature} by '{op}'"):
+        with pytest.raises(ValueError, match=f"compares {kind} feature {feature} by '{op}', which training never"):
             estimator_from_json(bad)
     # the operators training writes load
     good = {**doc, "rules": [{"conditions": [{"feature": 1, "op": "!=", "value": 1.0, "missing": "false"},

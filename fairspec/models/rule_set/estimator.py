@@ -904,6 +904,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
 
     @classmethod
     def _from_document(cls, doc: dict) -> "FairRuleSetClassifier":
+        from fairspec.errors import FeatureError
         from fairspec.plan.fairness import CRITERIA, make_criterion
 
         n_features = integer(doc["n_features_in"], "n_features_in", 1)
@@ -943,8 +944,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             categorical = lit.feature in est.categorical_features
             if lit.op in (("<=", ">") if categorical else ("==", "!=")):
                 kind = "categorical" if categorical else "numeric"
-                raise ValueError(f"a rule compares {kind} feature {lit.feature} by {lit.op!r}, which training "
-                                 f"never does")
+                raise FeatureError(f"a rule compares {kind} feature {{feature}} by {lit.op!r}, which training never "
+                                   f"does (it compares a category by == and !=, and cuts a number by <= and >)",
+                                   lit.feature)
         # what predict_proba returns is read from these: a score outside [0, 1] must not come out
         est.rule_precision_ = [number(r["precision"], "a rule's precision", 0.0, 1.0) for r in rules]
         est.rule_support_ = [integer(r["support"], "a rule's support", 0) for r in rules]
