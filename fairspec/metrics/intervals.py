@@ -96,8 +96,9 @@ from fairspec.metrics.groups import GAP_RATES, GroupCounts, group_labels, zero_o
 
 #: the interval's coverage
 LEVEL = 0.95
-#: posterior draws; the ends of a 95% interval then move between seeds by a standard deviation
-#: of 0.0007 (lower) and 0.0017 (upper) on the compas example's test rows (30 seeds)
+#: posterior draws; the ends of a 95% interval of the equal-opportunity gap then move between
+#: seeds by a standard deviation of 0.0018 (lower) and 0.0014 (upper) on the compas_baseline
+#: example's test rows, 0.0015 and 0.0014 on compas_rules' (30 seeds; measured 2026-11-25)
 DRAWS = 4000
 #: the most signed differences the draws bound together: at 4000 draws and a level of 0.95,
 #: three pairs leave each range's tails some 40 draws deep (a Bonferroni bound); past it the
