@@ -358,10 +358,48 @@ def _without_clock_cap(plan, spec_path: str):
                                                                 clock_cap_from_command_line=True))
 
 
+def run_summary(name: str, metrics_doc: dict) -> str:
+    """The line ``compile-and-train`` prints for a trained point: accuracy, the criterion's gap
+    with its interval, and the verdict on the bound, on the test rows when there are some."""
+    from fairspec.report.context import clock_caveat, fmt_gap_against
+
+    f = metrics_doc["fairness"]
+    test = metrics_doc["test"]
+    # under cv the "test" rows are each fold's held-out rows, as the report names them
+    held_out = "out-of-fold" if (metrics_doc.get("evaluation") or {}).get("kind") == "cv" else "test"
+    acc = (f"{held_out} accuracy {test['accuracy']:.3f}" if test
+           else f"train accuracy {metrics_doc['train']['accuracy']:.3f}")
+    gap = ""
+    if f["criterion"]:
+        # the verdict is on test when there is a test split, as in the report; a gap fewer
+        # than two groups can show is "not measurable", never a number
+        split, achieved, met = ((held_out, f["achieved_test"], f["met_test"]) if test else
+                                ("train", f["achieved_train"], f["met_train"]))
+        if achieved is None and met is False:  # its measurable part alone exceeds the bound
+            gap = f", {f['criterion']} {split} gap not measurable in full, its measurable part above the bound"
+        else:
+            # 0.050 beside "NOT met", or 0.186 beside "met" a bound of 0.1858, would read as the
+            # other verdict: more digits then, as the report prints them
+            shown = "not measurable" if achieved is None else fmt_gap_against(achieved, f["bound"], 3)
+            gap = f", {f['criterion']} {split} gap {shown}"
+        notes = []
+        if test and f.get("interval_test"):
+            low, high = (fmt_gap_against(end, f["bound"], 3) for end in f["interval_test"])
+            notes.append(f"{test['gap_intervals']['level']:.0%} interval {low} to {high}")
+        if f["bound"] is not None and met is not None:
+            notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
+        elif test and f["bound"] is not None and f.get("unmeasured_test"):
+            groups = ", ".join(f["unmeasured_test"])
+            notes.append(f"bound {f['bound']:g}: not measured, no {held_out} rows of the compared kind in {groups}")
+        gap += f" ({'; '.join(notes)})" if notes else ""
+    # as the report's verdict says it: "met" by a constant the clock left had read as the method's
+    cut = clock_caveat(metrics_doc)
+    return f"{name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}"
+
+
 def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
     from fairspec.pipeline.outputs import check_output_dir
-    from fairspec.report.context import clock_caveat
 
     if args.out is not None and not args.out:
         raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
@@ -377,38 +415,7 @@ def cmd_compile_and_train(args, out, err) -> int:
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:
-        f = point.metrics_doc["fairness"]
-        test = point.metrics_doc["test"]
-        # under cv the "test" rows are each fold's held-out rows, as the report names them
-        held_out = "out-of-fold" if (point.metrics_doc.get("evaluation") or {}).get("kind") == "cv" else "test"
-        acc = (f"{held_out} accuracy {test['accuracy']:.3f}" if test
-               else f"train accuracy {point.metrics_doc['train']['accuracy']:.3f}")
-        gap = ""
-        if f["criterion"]:
-            # the verdict is on test when there is a test split, as in the report; a gap fewer
-            # than two groups can show is "not measurable", never a number
-            split, achieved, met = ((held_out, f["achieved_test"], f["met_test"]) if test else
-                                    ("train", f["achieved_train"], f["met_train"]))
-            if achieved is None and met is False:  # its measurable part alone exceeds the bound
-                gap = f", {f['criterion']} {split} gap not measurable in full, its measurable part above the bound"
-            else:
-                shown = "not measurable" if achieved is None else f"{achieved:.3f}"
-                if achieved is not None and met is False and float(shown) <= f["bound"]:
-                    shown = f"{achieved:.10g}"  # 0.050 beside "NOT met" would read as the bound met
-                gap = f", {f['criterion']} {split} gap {shown}"
-            notes = []
-            if test and f.get("interval_test"):
-                low, high = f["interval_test"]
-                notes.append(f"{test['gap_intervals']['level']:.0%} interval {low:.3f} to {high:.3f}")
-            if f["bound"] is not None and met is not None:
-                notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
-            elif test and f["bound"] is not None and f.get("unmeasured_test"):
-                groups = ", ".join(f["unmeasured_test"])
-                notes.append(f"bound {f['bound']:g}: not measured, no {held_out} rows of the compared kind in {groups}")
-            gap += f" ({'; '.join(notes)})" if notes else ""
-        # as the report's verdict says it: "met" by a constant the clock left had read as the method's
-        cut = clock_caveat(point.metrics_doc)
-        out.write(f"{plan.name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}\n")
+        out.write(run_summary(plan.name, point.metrics_doc) + "\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
     if result.failed:
         # the points that trained are written; the run still did not give every model asked for

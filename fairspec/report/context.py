@@ -383,12 +383,12 @@ def fmt_gap(value) -> str:
     return fmt_rate(value, 4)
 
 
-def fmt_gap_against(value, bound) -> str:
-    """:func:`fmt_gap`, with more digits where four would print a gap on the wrong side of
-    ``bound``: one that exceeds it as the bound itself ("0.0500 exceeds the bound 0.05" for
-    0.050025), or one within a bound of more than four decimals as above it ("0.0013 is within
-    the bound 0.001255" for 0.0012549)."""
-    text = fmt_gap(value)
+def fmt_gap_against(value, bound, digits: int = 4) -> str:
+    """:func:`fmt_gap` (``digits`` decimals), with more digits where those would print a gap on
+    the wrong side of ``bound``: one that exceeds it as the bound itself ("0.0500 exceeds the
+    bound 0.05" for 0.050025), or one within a bound of more than four decimals as above it
+    ("0.0013 is within the bound 0.001255" for 0.0012549)."""
+    text = fmt_rate(value, digits)
     if bound is None or text == UNDEFINED:
         return text
     exceeds = value > bound + MET_TOLERANCE
@@ -722,8 +722,15 @@ def _model(model_doc: dict) -> ModelView:
         missing=missing_text,
         impute_values=_impute_values(prep),
         reading=_reading_notes(str(model.get("family")), strategy, model_doc.get("schema") or {}, text,
-                               "class_names" in model, _tree_scoring(model.get("estimator"))),
+                               "class_names" in model, _tree_scoring(model.get("estimator")),
+                               _bootstrapped(model.get("params"))),
     )
+
+
+def _bootstrapped(params) -> bool:
+    """Whether the model's forest drew a bootstrap sample for each tree (the default)."""
+    forest = params.get("forest") if isinstance(params, dict) else None
+    return isinstance(forest, dict) and forest.get("bootstrap", True) is not False
 
 
 def _tree_scoring(estimator) -> str | None:
@@ -798,8 +805,9 @@ STRATEGY_MEANINGS = {
 
 
 def _reading_notes(family: str, strategy, schema: dict, text: list, classes_named: bool = True,
-                   tree_scoring: str | None = None) -> tuple[str, ...]:
-    """What the model's text leaves unsaid: what a leaf's ``p`` is, and whether the score reads
+                   tree_scoring: str | None = None, bootstrapped: bool = False) -> tuple[str, ...]:
+    """What the model's text leaves unsaid: what a leaf's ``p`` is (over a forest tree's
+    bootstrap sample when ``bootstrapped``), and whether the score reads
     it (``tree_scoring``, :func:`_tree_scoring`); a rule's condition on a
     missing value; and a category training never saw, which the encoder reads as missing
     (``fairspec.data.prepare``).  A reviewer evaluating ``color != red`` on ``purple`` by hand
@@ -814,8 +822,14 @@ def _reading_notes(family: str, strategy, schema: dict, text: list, classes_name
                      f"(written before fairspec named them as the data spells them).")
     if any("leaf: " in str(line) and "(p=" in str(line) for line in text):
         shows = "shows the class it predicts" if classes_named else "shows 1 when it predicts the positive class"
-        notes.append(f"A leaf {shows}; p is the share of the positive class{positive} "
-                     f"among its training rows, n their number.")
+        leaf = (f"A leaf {shows}; p is the share of the positive class{positive} "
+                f"among its training rows, n their number.")
+        if tree_scoring == "forest" and bootstrapped:
+            # each tree is grown on its own bootstrap sample: a reviewer counting the training
+            # rows that reach a leaf could not match p or n (found in review)
+            leaf += (" In a forest, those are the rows of the tree's own bootstrap sample: n counts the distinct "
+                     "training rows drawn for it, and p weighs each by the number of times it was drawn.")
+        notes.append(leaf)
     lines = [str(line) for line in text]
     # under fractional cases a row reaches several leaves, weighted
     mixed = (" (a row missing a split's feature: the weighted share of the leaves it reaches whose label is the "

@@ -813,3 +813,23 @@ def test_an_internal_error_without_a_writable_temporary_folder_is_still_one_line
     assert exc.value.code == EXIT_INTERNAL
     assert err.getvalue() == ("fairspec: internal error: RuntimeError: boom (no traceback kept: no temporary folder "
                               "could be written)\n")
+
+
+def test_the_summary_line_never_prints_a_gap_on_the_wrong_side_of_the_bound():
+    # 0.1857 within a bound of 0.1858 printed as "0.186 (bound 0.1858: met)", and interval ends
+    # were rounded the same way (found in review); the report prints more digits there
+    from fairspec.cli import run_summary
+
+    def doc(achieved, met, interval=None, bound=0.1858):
+        return {"fairness": {"criterion": "fpr_parity", "bound": bound, "achieved_train": achieved,
+                             "met_train": met, "achieved_test": achieved, "met_test": met,
+                             "interval_test": interval},
+                "test": None, "train": {"accuracy": 0.649}, "evaluation": {"kind": "none"}}
+
+    assert run_summary("r", doc(0.1857016, True)) == \
+        "r: train accuracy 0.649, fpr_parity train gap 0.1857016 (bound 0.1858: met)"
+    assert run_summary("r", doc(0.0502, False, bound=0.05)).endswith("gap 0.0502 (bound 0.05: NOT met)")
+    assert run_summary("r", doc(0.12, True)).endswith("gap 0.120 (bound 0.1858: met)")  # three digits suffice
+    tested = doc(0.12, True, [0.05, 0.18575])
+    tested.update(test={"accuracy": 0.7, "gap_intervals": {"level": 0.95}}, evaluation={"kind": "holdout"})
+    assert "(95% interval 0.050 to 0.18575; bound 0.1858: met)" in run_summary("r", tested)

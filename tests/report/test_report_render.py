@@ -460,6 +460,24 @@ def test_the_reading_notes_explain_relabelled_leaves_third_children_and_fraction
     assert fragment in page and fragment not in plain
 
 
+def test_a_forest_leafs_p_and_n_are_said_to_be_over_its_trees_bootstrap_sample():
+    # a leaf printed p=0.52, n=20 where 40 training rows reach it, 70% positive: the tree's
+    # bootstrap sample, weighted by draws, which the note did not say (found in review)
+    from fairspec.report.context import _reading_notes
+
+    text = ["tree 1 of 3:", "x <= 2.5", "  leaf: 1  (p=0.52, n=20)"]
+    said = " ".join(_reading_notes("tree", "mia", {}, text, True, "forest", bootstrapped=True))
+    assert "the rows of the tree's own bootstrap sample" in said and "number of times it was drawn" in said
+    for scoring, bootstrapped in (("forest", False), (None, False), ("relabelled", False)):
+        assert "bootstrap" not in " ".join(_reading_notes("tree", "mia", {}, text, True, scoring, bootstrapped))
+    model_doc, metrics_doc = make_docs()
+    model_doc["model"].update(family="tree", text=text, params={"depth": 2, "forest": {"trees": 3}},
+                              estimator={"trees": []})
+    assert "bootstrap sample" in html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+    model_doc["model"]["params"]["forest"]["bootstrap"] = False
+    assert "bootstrap sample" not in html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
+
+
 def test_the_imputed_values_are_shown_as_the_data_spells_them():
     # the section read a key no run writes, so it never showed
     page = html_lib.unescape(rendered())
