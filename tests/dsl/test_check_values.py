@@ -71,12 +71,18 @@ def test_na_word_in_a_numeric_column_is_text_with_its_line(tmp_path):
     assert diag.hint == check.HINT_NUMERIC_NOT_NUMERIC
 
 
-def test_an_untyped_feature_read_as_text_for_an_na_cell_says_to_leave_it_empty(tmp_path):
+def _untyped_age_warning(tmp_path, cell: str):
+    """The one inference warning on an untyped ``age`` whose cell 27 is written ``cell``."""
     path = tmp_path / "t.csv"
-    path.write_text(NUMBERS.replace("\n27,", "\nN/A,"))
+    path.write_text(NUMBERS.replace("\n27,", f"\n{cell},"))
     text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
             'evaluate { none }\n')
     (warning,) = check.inference_warnings(parse_spec(text, "t.fair"), read_table(path))
+    return warning
+
+
+def test_an_untyped_feature_read_as_text_for_an_na_cell_says_to_leave_it_empty(tmp_path):
+    warning = _untyped_age_warning(tmp_path, "N/A")
     assert warning.hint == check.HINT_MISSING_MARKER.format(cells="'N/A'", then=", and declare it numeric")
 
 
@@ -160,11 +166,7 @@ def test_an_untyped_feature_read_as_text_for_a_stray_cell_is_a_warning(tmp_path)
 
 
 def test_an_untyped_feature_read_as_text_for_an_amount_in_dollars_says_how_to_write_it(tmp_path):
-    path = tmp_path / "t.csv"
-    path.write_text(NUMBERS.replace("\n27,", "\n$27,"))
-    text = ('spec t\ndata "t.csv"\ntarget label positive 1\nprotected sex\nfeatures { age }\nmodel baseline\n'
-            'evaluate { none }\n')
-    (warning,) = check.inference_warnings(parse_spec(text, "t.fair"), read_table(path))
+    warning = _untyped_age_warning(tmp_path, "$27")
     assert warning.hint == check.HINT_NUMBER_FOR_PEOPLE.format(plain="27", cell="'$27'",
                                                               then=", and declare it numeric")
 

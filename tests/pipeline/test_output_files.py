@@ -395,20 +395,27 @@ def test_an_interrupt_just_after_a_rename_puts_the_previous_run_back(trained, tm
     assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]  # no .old left
 
 
-def test_a_ctrl_c_during_the_renames_arrives_after_the_set_is_complete(trained, tmp_path, monkeypatch,
-                                                                      ctrl_c_raises):
-    import signal
-    d = tmp_path / "run"
-    write_outputs(_point(trained["sweep"], 0), d)
+def _signal_at_the_first_rename(monkeypatch, sig) -> list:
+    """``os.replace`` sending ``sig`` to this process at its first call (delivered then unless
+    the commit holds it back); returns the list of the renames' destinations."""
     real_replace, calls = os.replace, []
 
     def replace_with_a_signal(src, dst, *a, **k):
         calls.append(dst)
         if len(calls) == 1:
-            os.kill(os.getpid(), signal.SIGINT)  # delivered now unless commit holds it back
+            os.kill(os.getpid(), sig)
         return real_replace(src, dst, *a, **k)
 
     monkeypatch.setattr(os, "replace", replace_with_a_signal)
+    return calls
+
+
+def test_a_ctrl_c_during_the_renames_arrives_after_the_set_is_complete(trained, tmp_path, monkeypatch,
+                                                                      ctrl_c_raises):
+    import signal
+    d = tmp_path / "run"
+    write_outputs(_point(trained["sweep"], 0), d)
+    calls = _signal_at_the_first_rename(monkeypatch, signal.SIGINT)
     with pytest.raises(KeyboardInterrupt):
         write_outputs(_point(trained["sweep"], 2), d)
     monkeypatch.undo()
@@ -427,15 +434,7 @@ def test_kill_or_a_closed_terminal_during_the_renames_is_held_too_and_said_after
     sig = getattr(signal, name)
     d = tmp_path / "run"
     write_outputs(_point(trained["sweep"], 0), d)
-    real_replace, calls = os.replace, []
-
-    def replace_with_a_signal(src, dst, *a, **k):
-        calls.append(dst)
-        if len(calls) == 1:
-            os.kill(os.getpid(), sig)
-        return real_replace(src, dst, *a, **k)
-
-    monkeypatch.setattr(os, "replace", replace_with_a_signal)
+    calls = _signal_at_the_first_rename(monkeypatch, sig)
     code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
     monkeypatch.undo()
     assert code == 128 + sig and len(calls) == 3

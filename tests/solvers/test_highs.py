@@ -260,33 +260,37 @@ def test_a_session_re_solves_after_a_work_limit():
     assert (again.objective, again.bound) == (first.objective, first.bound)
 
 
-def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_raises):
-    # Ctrl-C is raised inside whatever Python code runs next: during a MIP, our checkpoint
-    # callback, called from HiGHS's C++, where the exception was lost and the run came back as
-    # an 'error' status (the fit then carried on). Uninterrupted, this MIP runs to its 30 s limit;
-    # building it takes about a second, so the Ctrl-C comes while HiGHS runs.
+def _signal_during_a_long_mip(sig, raised):
+    """A MIP that runs to its 30 s limit uninterrupted, sent ``sig`` 2.5 s in (building it
+    takes about a second, so the signal comes while HiGHS runs): ``raised`` must come out, at
+    a checkpoint, not at the clock."""
     import os
-    import signal
     import threading
     import time
 
     m, _ = multi_knapsack(n=2000, rows=100)
     session = highs.HighsSession(time_limit=30.0, mip_gap=0.0, max_checkpoints=10**6)
-    threading.Timer(2.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+    threading.Timer(2.5, os.kill, (os.getpid(), sig)).start()
     start = time.perf_counter()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(raised):
         session.solve(m)
     assert time.perf_counter() - start < 15  # stopped at a checkpoint, not by the clock
+
+
+def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_raises):
+    # Ctrl-C is raised inside whatever Python code runs next: during a MIP, our checkpoint
+    # callback, called from HiGHS's C++, where the exception was lost and the run came back as
+    # an 'error' status (the fit then carried on).
+    import signal
+
+    _signal_during_a_long_mip(signal.SIGINT, KeyboardInterrupt)
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works as before
 
 
 def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped():
     # the command line raises on SIGTERM as on Ctrl-C; raised inside HiGHS's callback it would
     # be lost the same way and the fit carry on, so it is held like Ctrl-C
-    import os
     import signal
-    import threading
-    import time
 
     class Terminated(Exception):
         pass
@@ -296,13 +300,7 @@ def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped
 
     previous = signal.signal(signal.SIGTERM, raise_terminated)
     try:
-        m, _ = multi_knapsack(n=2000, rows=100)
-        session = highs.HighsSession(time_limit=30.0, mip_gap=0.0, max_checkpoints=10**6)
-        threading.Timer(2.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
-        start = time.perf_counter()
-        with pytest.raises(Terminated):
-            session.solve(m)
-        assert time.perf_counter() - start < 15  # stopped at a checkpoint, not by the clock
+        _signal_during_a_long_mip(signal.SIGTERM, Terminated)
         assert signal.getsignal(signal.SIGTERM) is raise_terminated
     finally:
         signal.signal(signal.SIGTERM, previous)
