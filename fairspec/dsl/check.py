@@ -88,8 +88,8 @@ INFERRED_CATEGORICAL = ("feature '{column}' has no type and is taken as categori
 HINT_INFERRED_CATEGORICAL = "declare it numeric and clean the cell(s), or declare it categorical to silence this"
 #: what other tools write for a missing value; fairspec reads only an empty cell as missing
 MISSING_MARKERS = frozenset({"na", "n/a", "#n/a", "nan", "null", "none", "?", "-", "--", ".", "missing", "nil"})
-HINT_MISSING_MARKER = ("only an empty cell is a missing value here ({cells} is read as text): leave such cells empty in the "
-                       "data file{then}")
+HINT_MISSING_MARKER = ("only an empty cell is a missing value here ({cells} is read as text): leave such cells "
+                       "empty in the data file{then}")
 #: the hint for text that is a number written for people (1,234, 3,5, $120, 12%)
 HINT_NUMBER_FOR_PEOPLE = NUMBERS_AS_READ + ": write {plain} for {cell} in the data file{then}"
 INFERRED_CODES = ("feature '{column}' has no type and is taken as categorical, its cells kept as text, because some "
