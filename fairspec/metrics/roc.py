@@ -82,6 +82,21 @@ def area_between_curves(curve_a: tuple[np.ndarray, np.ndarray],
     return float(area.sum())
 
 
+def _group_masks(groups: np.ndarray):
+    """Each distinct group's rows, in sorted order of the groups.  Groups that are all text are
+    told apart by their codes (:func:`fairspec.metrics.groups.distinct_labels`); any other
+    array by ``==``, as it compares its values (a NaN label is no group)."""
+    from fairspec.metrics.groups import all_text, distinct_labels  # here: groups imports this module
+
+    names, index = distinct_labels(groups)
+    if all_text(groups):
+        for i in range(len(names)):
+            yield index == i
+    else:
+        for g in names:
+            yield groups == g
+
+
 def abroca(y_true, y_score, groups) -> float | None:
     """ABROCA between the groups; with more than two groups, the largest pairwise value.
 
@@ -92,8 +107,7 @@ def abroca(y_true, y_score, groups) -> float | None:
     y_score = np.asarray(y_score, dtype=float)
     groups = np.asarray(groups)
     curves = []
-    for g in np.unique(groups):
-        mask = groups == g
+    for mask in _group_masks(groups):
         positives = int(y_true[mask].sum())
         if 0 < positives < int(mask.sum()):
             curves.append(roc_points(y_true[mask], y_score[mask]))
