@@ -12,6 +12,10 @@ own estimators use (``check_estimator`` holds the families to them).
 from __future__ import annotations
 
 import functools
+import os
+import sys
+import warnings
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -20,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_array, column_or_1d, validate_data
 
-from fairspec.data.prepare import joined_labels
+from fairspec.data.prepare import category_text, joined_labels
 from fairspec.errors import DataError, finite_at_least_zero
 
 
@@ -148,6 +152,10 @@ def _target(y, n_rows: int, estimator) -> np.ndarray:
     return y
 
 
+class OneClassWarning(UserWarning):
+    """``y`` held a single label, 0 or 1, and the fit read it as one of 0/1 labels."""
+
+
 def binary_labels(y, n_rows: int, estimator) -> tuple[np.ndarray, np.ndarray]:
     """``(classes, y01)``: the two class labels, sorted, and ``y`` as an int array of 0 and 1,
     1 where ``y`` is ``classes[1]``.
@@ -155,7 +163,18 @@ def binary_labels(y, n_rows: int, estimator) -> tuple[np.ndarray, np.ndarray]:
     ``classes[1]`` is the positive class, as in scikit-learn (``predict_proba[:, 1]``), and
     the one a fairness criterion's rates count: labels 0/1 keep their meaning, ``"no"``/``"yes"``
     make ``"yes"`` positive.  A continuous ``y`` is refused, not cast: ``astype(int)`` would
-    fold 0.2 and 0.8 into 0, and 1.7 into 1."""
+    fold 0.2 and 0.8 into 0, and 1.7 into 1.
+
+    One label cannot say which class is positive: that is a matter of the two labels' order,
+    and the other label is not there.  scikit-learn's own classifiers do not guess either (a
+    decision tree keeps the one class, a logistic regression refuses it).  False or True is
+    one of the bools, so the other is known.  A lone 0 or 1 is read as one of 0/1 labels, the
+    reading the pipeline's targets and :func:`fairspec.metrics.groups.zero_one_labels` take,
+    and the model stays two-class (``classes_`` [0, 1]); but it could as well be one of
+    labels 1 and 2, where 1 is the negative class, and a fairness criterion would then count
+    the wrong rows as positives.  So a :class:`OneClassWarning` says what was assumed (it had
+    been silent: all 1s of labels 1 and 2 fitted as the positive class, while all 2s were
+    refused).  Any other lone label is an error."""
     y = _target(y, n_rows, estimator)
     try:
         check_classification_targets(y)
@@ -173,11 +192,28 @@ def binary_labels(y, n_rows: int, estimator) -> tuple[np.ndarray, np.ndarray]:
         if y.dtype.kind == "b":
             classes = np.array([False, True])
         elif y.dtype.kind in "iuf" and classes[0] in (0, 1):
+            only = classes.tolist()[0]
+            read, other = ("positive", "1 and 2, 1 is the negative one") if only == 1 else \
+                ("negative", "-1 and 0, 0 is the positive one")
+            warnings.warn(f"y holds one class only ({only!r}): read as the {read} class of labels 0 and 1 "
+                          f"(classes_ [0, 1]); if the labels are others (of {other}), one label cannot say which "
+                          f"class is positive: fit on rows of both classes", OneClassWarning,
+                          stacklevel=_outside_fairspec())
             classes = np.array([0, 1], dtype=y.dtype)
         else:
             raise DataError(f"y holds one class only ({classes.tolist()[0]!r}): a binary classifier needs two "
                             "(0/1 labels may be all 0 or all 1)")
     return classes, (y == classes[1]).astype(int)
+
+
+def _outside_fairspec() -> int:
+    """The ``stacklevel`` of the innermost caller outside the fairspec package, so that a
+    warning names the caller's line, however deep in a fit it is raised."""
+    package = str(Path(__file__).resolve().parents[1]) + os.sep
+    frame, level = sys._getframe(1), 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(package):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def numeric_target(y, n_rows: int, estimator) -> np.ndarray:
@@ -202,18 +238,54 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
 
     A missing label (``None``, NaN, ``pd.NA``) is an error, as a missing protected value is
     for a spec: as the text ``"None"`` or ``"nan"`` it had become a group of its own, so a
-    bound was imposed on a group nobody named and the rows' real groups went unconstrained."""
+    bound was imposed on a group nobody named and the rows' real groups went unconstrained.
+
+    A label is a value, not a spelling (:func:`_label_text`): the numbers 1 and 1.0 are one
+    group, as a protected column of numbers is in a spec."""
     s = np.asarray(sensitive_features, dtype=object)
     missing = np.asarray(pd.isna(s), dtype=bool) if s.ndim in (1, 2) else np.zeros(0, dtype=bool)
     if missing.any():
         row = int(np.argwhere(missing)[0][0])
         raise DataError(f"sensitive_features has a missing value (row {row}): every row needs its group; "
                         f"give rows of unknown group a label of their own (e.g. 'unknown') if they are one")
-    if s.ndim == 2:
-        s = joined_labels([s[:, j].astype(str) for j in range(s.shape[1])])
-    if s.ndim != 1 or len(s) != n_rows:
+    if s.ndim not in (1, 2) or len(s) != n_rows:
         raise DataError(f"sensitive_features must have one entry per row of X ({n_rows}); got shape {s.shape}")
-    return s.astype(str)
+    texts = _label_texts(s)
+    if s.ndim == 2:
+        return joined_labels([texts[:, j] for j in range(s.shape[1])])
+    return texts.astype(str)
+
+
+def _label_texts(labels: np.ndarray) -> np.ndarray:
+    """:func:`_label_text` of every entry of ``labels`` (an object array), each distinct value
+    written once: per row it took about a second on 200,000 rows.  A value is known by its type
+    too, since True == 1 == 1.0 in Python and the bool must stay "True"."""
+    written: dict = {}
+    texts = np.empty(labels.shape, dtype=object)
+    flat = texts.reshape(-1)
+    for i, value in enumerate(labels.reshape(-1)):
+        try:
+            key = (type(value), value)
+            text = written.get(key)
+            if text is None:
+                text = written[key] = _label_text(value)
+        except TypeError:  # an unhashable label
+            text = _label_text(value)
+        flat[i] = text
+    return texts
+
+
+def _label_text(value) -> str:
+    """The text of one group label: a number's, whatever its type, as
+    :func:`fairspec.data.prepare.category_text` writes it (a whole float without ``.0``), so
+    the int 1 and the float 1.0 are one group, as they are in a protected column of a spec's
+    data; they had been the groups "1" and "1.0", and a bound was imposed between the rows of
+    one group.  Any other label is its ``str``: a text stays as written ("1.0" and "01" are
+    groups of their own, as a protected column of text keeps them), and True and False are
+    "True" and "False", never the numbers 1 and 0."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        return str(value)
+    return category_text(value)
 
 
 #: the largest seed every component takes (HiGHS's random_seed is a 32-bit signed int); the

@@ -15,7 +15,10 @@ accuracy_parity        P(ŷ=y)            (accuracy)      all rows of the group
 =====================  ================================  ==========================
 
 A group with no row in a rate's condition (say, no positives for TPR) has no such rate and
-is left out of that comparison: a gap is never invented from an empty group.
+is left out of that comparison: a gap is never invented from an empty group.  With fewer
+than two groups left there is nothing to compare, and the gap is ``None`` (not measurable),
+as in :mod:`fairspec.metrics.groups`, not 0: a single group has no gap at all, and a 0 there
+had read as a bound met with room to spare.
 
 Form: ``bound`` (ε, a hard constraint ``gap <= ε``), ``penalty`` (λ, ``loss + λ·gap``), or
 neither (the criterion is measured and reported, not enforced).
@@ -102,10 +105,24 @@ class Criterion:
         return "audit"
 
     def meets(self, gap: float) -> bool:
-        """Whether ``gap`` is within the bound (``gap <= ε``, up to :data:`MET_TOLERANCE`)."""
+        """Whether ``gap`` is within the bound (``gap <= ε``, up to :data:`MET_TOLERANCE`).
+
+        ``gap`` must be a number: a gap of ``None`` (not measurable) is neither met nor missed,
+        and each caller says what it means there (:meth:`allows`, for a fit)."""
         if self.bound is None:
             raise ValueError(f"{self.label()} has no bound to meet")
+        if gap is None:
+            raise ValueError(f"{self.label()}: a gap that cannot be measured (None) is neither met nor missed")
         return bool(gap <= self.bound + MET_TOLERANCE)
+
+    def allows(self, gap: float | None) -> bool:
+        """Whether a fit may keep predictions whose training gap is ``gap``: ``gap`` meets the
+        bound, or is ``None``.
+
+        A fit's training rows give every group each rate it compares
+        (:meth:`require_every_rate`), so its gap is ``None`` only with a single group, where no
+        two groups can differ by more than ε and every prediction is as fair as any other."""
+        return gap is None or self.meets(gap)
 
     def label(self) -> str:
         """Short printable form, e.g. ``equal_opportunity <= 0.025``."""
@@ -115,8 +132,8 @@ class Criterion:
             return f"{self.name} penalty {written_number(self.penalty)}"
         return f"{self.name} (audited, not enforced)"
 
-    def rate_gaps(self, y_true, y_pred, groups, sample_weight=None) -> dict[str, float]:
-        """The gap of each rate this criterion compares (0.0 when fewer than two groups have it)."""
+    def rate_gaps(self, y_true, y_pred, groups, sample_weight=None) -> dict[str, float | None]:
+        """The gap of each rate this criterion compares (``None`` when fewer than two groups have it)."""
         y_true = np.asarray(y_true).astype(int)
         y_pred = np.asarray(y_pred).astype(int)
         groups = np.asarray(groups)
@@ -124,7 +141,7 @@ class Criterion:
         for rate in self.rates:
             values = [group_rate(rate, y_true, y_pred, groups == g, sample_weight) for g in np.unique(groups)]
             values = [v for v in values if v is not None]
-            out[rate] = float(max(values) - min(values)) if len(values) >= 2 else 0.0
+            out[rate] = float(max(values) - min(values)) if len(values) >= 2 else None
         return out
 
     def groups_without_rate(self, y_true, groups) -> dict[str, list]:
@@ -147,9 +164,13 @@ class Criterion:
                 raise GroupWithoutRateError(f"{self.name} compares {rate.upper()}s, but group(s) {names} have no "
                                             f"{label} training rows: the {rate.upper()} is undefined there")
 
-    def gap(self, y_true, y_pred, groups, sample_weight=None) -> float:
-        """The criterion's gap: the largest between-group difference over its rates."""
-        return max(self.rate_gaps(y_true, y_pred, groups, sample_weight).values())
+    def gap(self, y_true, y_pred, groups, sample_weight=None) -> float | None:
+        """The criterion's gap: the largest between-group difference over its rates, or ``None``
+        (not measurable) when some rate has fewer than two groups to compare (a gap over
+        several rates, equalized odds, is measurable only if each is, as in
+        :mod:`fairspec.metrics.groups`)."""
+        gaps = list(self.rate_gaps(y_true, y_pred, groups, sample_weight).values())
+        return None if any(g is None for g in gaps) else max(gaps)
 
 
 @dataclass(frozen=True)

@@ -122,8 +122,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "rules cannot tell apart (same coverage, label and group)."),
     "ip_status": (
         "HiGHS's status for the final integer program, even when it gave no solution (optimal, "
-        "work_limit or time_limit, with _no_solution when it had none), or not_run when no time was "
-        "left to run it."),
+        "work_limit or time_limit, with _no_solution when it had none), or not_run when HiGHS never ran "
+        "it: no time was left to run it, or the pool held no rule to choose from (ip_not_run_because "
+        "says which)."),
     "ip_objective": (
         "The final integer program's objective at its best solution: training errors in rows (a wrongly "
         "covered negative row counted once per covering rule unless exact_negatives is true), plus the "
@@ -145,7 +146,8 @@ FIT_LOG_TERMS: dict[str, str] = {
     "ip_build_seconds": "Seconds spent building the final integer program in Pyomo before HiGHS received it.",
     "ip_not_run_because": (
         "Present only when the final integer program was not run, saying why (the time limit had passed, "
-        "or too little of it was left to load the program into HiGHS)."),
+        "too little of it was left to load the program into HiGHS, or the pool held no rule: no feature "
+        "splits the training rows, so the empty and the all-positive rule sets were compared directly)."),
     "exact_negatives": (
         "Whether the final integer program counted a wrongly covered negative row once, the true training "
         "error, rather than once per rule covering it (the paper's Hamming loss)."),

@@ -156,8 +156,15 @@ def clock_reserve(time_limit: float) -> float:
 #: default: in 43 of the 45 the IP returned its MIP start, in the other two the same better
 #: incumbent either way.
 FINAL_IP_OPTIONS = {"presolve_rule_off": 1 << 15}
-#: the final IP's status when the time left could not load it into HiGHS: a clock cut, no HiGHS status
+#: the final IP's status when HiGHS never ran it: the time left could not load it (a clock cut), or
+#: the pool held no column (:data:`EMPTY_POOL_REASON`)
 IP_NOT_RUN = "not_run"
+#: why the final IP is not run over an empty pool.  The warm start adds a rule whenever the data
+#: has a literal, so the pool is empty only when no feature splits the training rows; the rule sets
+#: left are then the empty one and the all-positive one (a rule with no condition), which the
+#: final choice compares directly
+EMPTY_POOL_REASON = ("the pool held no rule to choose from (no feature has a condition that splits the training "
+                     "rows): the only rule sets are the empty one and the all-positive one, compared directly")
 #: shortest time limit whose fit certifies column generation with the pricing IP.  The
 #: certifier's work limit (PRICING_CHECKPOINTS) cannot be made smaller, and HiGHS can take many
 #: seconds to reach its first checkpoint (18 s on a 3,000-row adult sample at equal opportunity
@@ -175,13 +182,16 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     :mod:`fairspec.solvers.highs` — ``optimal``, ``work_limit`` or ``time_limit`` with its
     incumbent — when the rule set returned decides every training row as the IP's solution
     does, else ``heuristic``: it came from local search, LP rounding, the refinement or a
-    fallback; ``ip_status`` is the IP's own either way), ``mip_gap`` (of the final IP, relative to the *restricted*
-    master over the pooled columns, not to the full problem), ``lp_bound`` (the paper's
+    fallback; ``ip_status`` is the IP's own either way, ``not_run`` when HiGHS never ran it, with
+    ``ip_not_run_because`` saying why: no time was left, or the pool held no rule), ``mip_gap`` (of
+    the final IP, relative to the *restricted* master over the pooled columns, not to the full
+    problem; None when it did not run), ``lp_bound`` (the paper's
     relaxed master LP objective at the end of its phase — a lower bound on the paper's
     Hamming-loss IP only when that phase is ``certified``), ``columns_generated``, ``rounds``,
     ``phases``, ``tilts_skipped`` (present when the bound was slack after the paper's phase),
     ``seconds``, ``selected_from`` (which candidate won), ``train_gap`` /
-    ``train_accuracy`` re-measured on the returned classifier with ``Criterion.gap``, and
+    ``train_accuracy`` re-measured on the returned classifier with ``Criterion.gap`` (the gap
+    and ``bound_met_on_train`` None for a single group, which has no gap), and
     ``reproducible`` / ``cut_by_clock`` (module docstring, "Time and work").
 
     Parameters
@@ -446,18 +456,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                  start + budget - reserve, exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
-        if stopped_by_clock(ip_info["status"]) or ip_info["status"] == IP_NOT_RUN:
+        if stopped_by_clock(ip_info["status"]) or ip_info.get("cut_by_clock"):
             cut_by_clock.append("final_ip")
         n_columns = len(pool.rules)  # the all-positive rule below is no generated column
         candidates += self._cover_all(pool, patterns)
-        chosen, source, _ = self._select(candidates, pool, patterns, criterion, problem)
+        chosen, source = self._select(candidates, pool, patterns, criterion, problem)
         refined = self._refine(chosen, ks, pool, patterns, problem, criterion, start + budget)
         log["refine"] = refined.pop("log")
         if log["refine"].get("cut_by_clock"):
             cut_by_clock.append("refine")
         if refined["candidates"]:
             candidates += refined["candidates"]
-            chosen, source, _ = self._select(candidates, pool, patterns, criterion, problem)
+            chosen, source = self._select(candidates, pool, patterns, criterion, problem)
             # whichever won, no condition or rule of it can go without a loss (simplify's contract)
             simpler = self._simplified(chosen, pool, patterns, problem, criterion)
             if set(simpler) != set(chosen):
@@ -474,9 +484,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         self.rules_ = [[binarizer.literals_[j] for j in pool.rules[k]] for k in chosen]
         self._fit_scores(X, y)
         yhat = self._covered(X).astype(int)
+        # None with a single group, which has no gap (as metrics.json says): neither met nor missed
         train_gap = None
         if self.criterion is not None and sensitive_features is not None:
-            train_gap = float(self.criterion.gap(y, yhat, groups))
+            train_gap = self.criterion.gap(y, yhat, groups)
         # the IP's own status when the rule set returned decides every training row as the IP's
         # solution does (it is that solution, or one the refinement simplified without changing a
         # decision); otherwise it came from the heuristics (local search, LP rounding, the hill
@@ -500,7 +511,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "phases": [] if generator is None else [p.__dict__ for p in generator.phases],
             "selected_from": source, "candidates": len(candidates),
             "train_accuracy": float((yhat == y).mean()), "train_gap": train_gap,
-            "bound_met_on_train": None if criterion is None else criterion.meets(train_gap),
+            "bound_met_on_train": None if criterion is None or train_gap is None else criterion.meets(train_gap),
             "n_rules": len(self.rules_), "complexity": int(sum(1 + len(r) for r in self.rules_)),
             "seconds": round(time.perf_counter() - start, 3),
             # every stage stopped by its work limit or by converging: the same data, parameters
@@ -649,15 +660,18 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                   exact_negatives: bool) -> dict:
         """The exact restricted master IP over the columns ``ks``; ``problem`` is on the patterns
         merged by them (its ``literals`` are the columns' coverage)."""
-        if not pool.rules:
-            return {"status": "optimal", "rules": [], "mip_gap": 0.0, "columns": 0}
+        if not ks:
+            # nothing to choose from, so nothing to solve: no HiGHS status and no MIP gap.  An
+            # "optimal" with a gap of 0 had been reported for this IP that never ran (found in review)
+            return {"status": IP_NOT_RUN, "rules": None, "mip_gap": None, "seconds": 0.0, "columns": 0,
+                    "cut_by_clock": False, "not_run_because": EMPTY_POOL_REASON}
         build_start = time.perf_counter()
         info = {"start_objective": None, "build_seconds": 0.0, "columns": len(ks),
                 "exact_negatives": exact_negatives, "rules": None}
         # not run when no time is left, so the fit keeps to its time limit (the search's results
         # are still candidates); a clock cut like any other, but said as what it is: HiGHS never
         # ran, so no HiGHS status (a review read "time_limit_no_solution" with 0 s of IP)
-        not_run = {"status": IP_NOT_RUN, "mip_gap": None, "seconds": 0.0}
+        not_run = {"status": IP_NOT_RUN, "mip_gap": None, "seconds": 0.0, "cut_by_clock": True}
         if build_start >= deadline:  # building alone takes seconds on adult
             return {**info, **not_run, "not_run_because": "the time limit had passed before it was built"}
         patterns = problem.patterns
@@ -730,7 +744,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         covered = np.zeros(len(patterns.y), dtype=bool)
         for rule in rules:
             covered |= patterns.coverage(rule)
-        if _gap_if_fair(covered, patterns, criterion, scorer) is None:
+        if not _meets_bound(covered, patterns, criterion, scorer):
             return tuple(chosen)
         simpler = []
         for rule in rules:
@@ -759,7 +773,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _select(self, candidates, pool: RulePool, patterns: Patterns, criterion, problem):
         """Lowest training 0-1 loss (plus the complexity cost, when there is one) among
         candidates meeting the bound (re-measured with ``Criterion.gap``) and, with fairness
-        folds, the fold rows too."""
+        folds, the fold rows too: ``(pool columns, source)`` of the winner."""
         scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness)
         best = None
         for order, (ks, source) in enumerate(candidates):
@@ -768,13 +782,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 continue
             covered = _pool_coverage(ks, pool, len(patterns.y))
             loss = float(patterns.count[covered.astype(int) != patterns.y].sum())
-            gap = _gap_if_fair(covered, patterns, criterion, scorer)
-            if gap is None:
+            if not _meets_bound(covered, patterns, criterion, scorer):
                 continue
             key = (loss + problem.complexity_cost * complexity, complexity, order)
             if best is None or key < best[0]:
-                best = (key, ks, source, gap)
-        return best[1], best[2], best[3]
+                best = (key, ks, source)
+        return best[1], best[2]
 
     def _fit_scores(self, X, y):
         covers = self._rule_coverage(X)
@@ -962,16 +975,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return est
 
 
-def _gap_if_fair(covered: np.ndarray, patterns: Patterns, criterion, scorer: RuleSetScorer) -> float | None:
-    """The training gap of the rule set covering ``covered`` (0 without a criterion), or None
-    when it misses the bound: measured with ``Criterion.gap`` and, with fairness folds, on the
-    fold rows too (the scorer's rows)."""
+def _meets_bound(covered: np.ndarray, patterns: Patterns, criterion, scorer: RuleSetScorer) -> bool:
+    """Whether the rule set covering ``covered`` meets the bound (always, without a criterion):
+    its training gap measured with ``Criterion.gap`` (:meth:`Criterion.allows`: a single group
+    has no gap to exceed) and, with fairness folds, the fold rows too (the scorer's rows)."""
     if criterion is None:
-        return 0.0
+        return True
     gap = criterion.gap(patterns.y, covered.astype(int), patterns.group, sample_weight=patterns.count)
-    if not criterion.meets(gap) or scorer.score(covered[:, None])[0][0] > 0:
-        return None
-    return gap
+    return criterion.allows(gap) and scorer.score(covered[:, None])[0][0] <= 0
 
 
 def final_ip_exact_negatives(merged: Patterns, fairness) -> bool:

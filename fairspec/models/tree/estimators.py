@@ -234,7 +234,7 @@ class _TreeParams:
         after = self._vote(rows, leaves, w, trees, len(y_num))
         gap_before, gap_after = fairness.gap(y_num, before, groups), fairness.gap(y_num, after, groups)
         accuracy_before, accuracy_after = float((before == y_num).mean()), float((after == y_num).mean())
-        if fairness.meets(gap_before):
+        if fairness.allows(gap_before):
             # The model as grown already meets the bound, so the bound does not bind and changes
             # nothing: the leaves keep their own labels (and a tree its frequency scores).  The
             # relabelling maximises accuracy over leaf-label votes, which can beat the grown
@@ -248,9 +248,10 @@ class _TreeParams:
             if accuracy_before != accuracy_after:  # not the MIP's optimum then
                 log.update(status="heuristic", mip_gap=None)
                 log.pop("mip_gap_of", None)
-            log["note"] = (f"the model as grown meets the bound on the training rows (gap {gap_before:.4g}), so the "
-                           f"bound does not bind and its leaves keep their own labels (training accuracy "
-                           f"{accuracy_before:.4g}; relabelled, {accuracy_after:.4g})")
+            why = ("the training rows hold a single group, which has no gap" if gap_before is None else
+                   f"the model as grown meets the bound on the training rows (gap {gap_before:.4g})")
+            log["note"] = (f"{why}, so the bound does not bind and its leaves keep their own labels (training "
+                           f"accuracy {accuracy_before:.4g}; relabelled, {accuracy_after:.4g})")
             after, gap_after, accuracy_after = before, gap_before, accuracy_before
         log["train_gap_before_relabel"] = gap_before
         log["train_gap_after_relabel"] = gap_after
