@@ -31,6 +31,9 @@ from fairspec.plan.fairness import CRITERIA
 # ---- messages ------------------------------------------------------------------------------
 UNKNOWN_COLUMN = "unknown column '{column}' ({role})"
 HINT_DID_YOU_MEAN = "did you mean '{name}'?"
+#: a column a spec must write in backquotes: the hint is pasted as written (found in review)
+HINT_DID_YOU_MEAN_QUOTED = ("did you mean {name}? (in backquotes, as a column name with characters other than "
+                            "letters, digits and _ is written)")
 HINT_COLUMNS = "the data has the columns: {columns}"
 HINT_FEATURE_TYPE = "a feature type follows its column name: did you mean the type '{kind}'?"
 FILTER_NOT_NUMBER = "column '{column}' is numeric, but the filter compares it with {value}"
@@ -51,6 +54,9 @@ TARGET_HAS_MISSING = ("target '{column}' has {count} missing value(s) (first on 
 HINT_TARGET_MISSING = "keep only labelled rows with a where filter, or clean the file"
 TARGET_NOT_BINARY = "target '{column}' must have exactly two classes, but it has {count}: {values}"
 HINT_TARGET_NOT_BINARY = "restrict the rows with a where filter (e.g. where {column} in [...]) or derive a binary column"
+#: the filters, not the file, left one class: a further filter cannot help (found in review)
+HINT_TARGET_FILTERED_TO_ONE = ("the where filters leave only this class of the file's {count} ({values}): "
+                               "loosen them so that rows of both classes are kept")
 POSITIVE_ABSENT = "positive class {positive} does not occur in target '{column}'; its values are {values}"
 TARGET_AS_FEATURE = ("target '{column}' is listed as a feature: a model must not read the label it predicts "
                      "(that would leak the answer into the input)")
@@ -629,7 +635,9 @@ class _Checker:
         if not close:
             close = [c for c in columns if str(c).lower() == name.value.lower()]
         if close:
-            hint = HINT_DID_YOU_MEAN.format(name=close[0])
+            written = written_name(str(close[0]))
+            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if written == str(close[0])
+                    else HINT_DID_YOU_MEAN_QUOTED.format(name=written))
         elif role.startswith("feature") and difflib.get_close_matches(name.value, ["numeric", "categorical"], n=1):
             kind = difflib.get_close_matches(name.value, ["numeric", "categorical"], n=1)[0]
             hint = HINT_FEATURE_TYPE.format(kind=kind)
@@ -675,8 +683,10 @@ class _Checker:
                 if not self.column_exists(feature.name, role):
                     continue
                 series = rows[feature.name.value]
-                # an untyped feature is numeric when its column is, and needs finite values too
-                if feature.kind == "numeric" or (feature.kind is None and feature_kind(series) == "numeric"):
+                # an untyped feature is numeric when its column is (as read, the filters aside, as
+                # the plan types it), and needs finite values too
+                if feature.kind == "numeric" or (feature.kind is None
+                                                 and feature_kind(table[feature.name.value]) == "numeric"):
                     self.check_numeric(feature, series)
 
         if len(self.problems) == problems_before:  # else the rows counted are not those training would see
@@ -771,8 +781,12 @@ class _Checker:
                      target.column.span, HINT_TARGET_MISSING)
         classes = _distinct(series)
         if len(classes) != 2:
+            every = _distinct(self.table[name]) if name in self.table.columns else classes
+            hint = (HINT_TARGET_FILTERED_TO_ONE.format(count=len(every), values=_values_text(every))
+                    if len(classes) == 1 and len(every) >= 2 and self.spec.data.filters
+                    else HINT_TARGET_NOT_BINARY.format(column=written_name(name)))
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_classes_text(series, classes)),
-                     target.column.span, HINT_TARGET_NOT_BINARY.format(column=written_name(name)))
+                     target.column.span, hint)
         if not value_mask(series, "==", [target.positive]).any():
             self.add(POSITIVE_ABSENT.format(positive=_spec_word(target.positive), column=name, values=_values_text(classes)),
                      self.loc(("target.positive",), target.span))

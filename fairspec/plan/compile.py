@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairspec.data.table import apply_filters, feature_kind, read_table
+from fairspec.data.table import feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
@@ -80,11 +80,13 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     spec = doc.spec
     family = FAMILIES[spec.model.family.value]
     filters = tuple((f.column.value, f.op, tuple(f.values)) for f in spec.data.filters)
-    kept = apply_filters(table, filters)
+    # an untyped feature's kind is its column's as read, the where filters aside (as the
+    # inference warnings read it): a true/false word in a row a filter drops had made a numeric
+    # column categorical, one category per number, without a word (found in review)
     data = DataPlan(
         path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
         protected=tuple(a.value for a in spec.protected.attributes),
-        features=_feature_plans(spec.features, kept), privileged=_feature_plans(spec.privileged, kept),
+        features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)

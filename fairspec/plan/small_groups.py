@@ -31,14 +31,22 @@ from fairspec.plan.plan import Plan
 #: which rows each rate of a criterion is a share of
 RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accuracy": ""}
 RATE_NAMES = {"tpr": "TPR", "fpr": "FPR", "selection_rate": "selection rate", "accuracy": "accuracy"}
-SPLIT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or change the split "
+SPLIT_HINT = ("merge or leave out the group ({filters}), or change the split "
               "(another `evaluate` seed, or fewer cv folds)")
 ONE_ROW_CV_HINT = ("with one {row}, every cv split trains one fold without it: merge or leave out the "
-                   "group (`data \"...\" where {column} in [...]`), or evaluate on a hold-out")
-ONE_ROW_HOLDOUT_HINT = ("merge or leave out the group (`data \"...\" where {column} in [...]`), or pick an "
+                   "group ({filters}), or evaluate on a hold-out")
+ONE_ROW_HOLDOUT_HINT = ("merge or leave out the group ({filters}), or pick an "
                         "`evaluate` seed whose hold-out keeps its one {row} on the training side")
-HINT = ("leave such groups out or merge them (`data \"...\" where {column} in [...]`), or loosen the bound; "
+HINT = ("leave such groups out or merge them ({filters}), or loosen the bound; "
         "the report's interval of each test gap shows how little a small group's rates can be measured")
+
+
+def _filter_examples(plan: Plan) -> str:
+    """The `where` filters a hint suggests to leave a group out: one per protected column, since
+    an intersectional group (``Female & Other``) is left out by a filter on any of its columns,
+    and the first column alone can be the wrong one (`where sex in [...]` for groups that
+    only race sets apart; found in review)."""
+    return " or ".join(f'`data "..." where {written_name(c)} in [...]`' for c in plan.data.protected)
 
 
 def training_share(plan: Plan) -> float:
@@ -263,7 +271,7 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
                 hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
             else:
                 hint = ONE_ROW_HOLDOUT_HINT
-            errors.append(Diagnostic(message, where, hint.format(column=written_name(plan.data.protected[0]), row=kind)))
+            errors.append(Diagnostic(message, where, hint.format(filters=_filter_examples(plan), row=kind)))
     return errors
 
 
@@ -304,5 +312,5 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: n
                    f"by more than {bound:g} ({counted}; {trained}), so the bound holds only if every other "
                    f"group's {what} stays within {bound:g} of {'its' if len(small) == 1 else 'each of theirs'} "
                    "(often: a model that predicts almost every row alike)")
-        warnings.append(Diagnostic(message, where, HINT.format(column=written_name(plan.data.protected[0])), severity="warning"))
+        warnings.append(Diagnostic(message, where, HINT.format(filters=_filter_examples(plan)), severity="warning"))
     return warnings
