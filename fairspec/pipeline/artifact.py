@@ -49,7 +49,7 @@ def family_module(name: str):
     return importlib.import_module(FAMILIES[name].module)
 
 
-def _without_timings(value):
+def without_timings(value):
     """``value`` with every ``*seconds*`` entry removed, at any depth.
 
     Timings differ between identical runs; leaving them out of the model file keeps the
@@ -57,9 +57,9 @@ def _without_timings(value):
     keeps the timings).
     """
     if isinstance(value, dict):
-        return {k: _without_timings(v) for k, v in value.items() if "seconds" not in str(k)}
+        return {k: without_timings(v) for k, v in value.items() if "seconds" not in str(k)}
     if isinstance(value, list):
-        return [_without_timings(v) for v in value]
+        return [without_timings(v) for v in value]
     return value
 
 
@@ -67,7 +67,7 @@ def _without_fit_timings(value):
     """An estimator document with the timings of its ``fit_log`` entries removed (only there:
     a parameter such as a time limit is part of the model and stays)."""
     if isinstance(value, dict):
-        return {k: _without_timings(v) if k == "fit_log" else _without_fit_timings(v) for k, v in value.items()}
+        return {k: without_timings(v) if k == "fit_log" else _without_fit_timings(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_without_fit_timings(v) for v in value]
     return value
@@ -79,7 +79,7 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
     the classes by ``class_names`` (negative, positive), as the data spells them."""
     names, cats = encoder.names, encoder.category_names
-    fit_log = _without_timings(dict(getattr(estimator, "fit_log_", {})))
+    fit_log = without_timings(dict(getattr(estimator, "fit_log_", {})))
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,

@@ -32,7 +32,8 @@ from fairspec.errors import ModelFileError
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
 from fairspec.models.model_file import is_integer
 from fairspec.plan.fairness import make_criterion
-from fairspec.pipeline.artifact import FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION
+from fairspec.pipeline.artifact import (FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION, LoadedModel,
+                                       without_timings)
 from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, directory_lock, dumps,
                                      json_place, number_problem, read_json)
 from fairspec.pipeline.train import TrainingResult
@@ -271,13 +272,24 @@ def _kind_of(doc) -> str | None:
     return None
 
 
-def _read_document(path: Path, out_dir: Path, kind: str, version: int, legacy: bool = False) -> dict:
+#: why a document's format matters beyond its kind, for the message refusing one without it
+_FORMAT_PURPOSE = {"metrics": ", with the model_sha256 that ties it to the model.json beside it"}
+
+
+def _read_document(path: Path, out_dir: Path, kind: str, version: int) -> dict:
     """The document in ``path`` if it is a ``kind`` document (see ``_KINDS``) this fairspec
-    reads, of the shape ``SCHEMAS[kind]`` gives; ``legacy``: files written before that kind had
-    a ``format`` field are accepted on their shape."""
+    reads, of the shape ``SCHEMAS[kind]`` gives."""
     doc = read_json(path, kind, f" (is {out_dir} the output directory of a fairspec run?)")
     found = _kind_of(doc)
-    if found != kind or (doc.get("format") is None and not legacy):
+    if found == kind and doc.get("format") is None:
+        # A metrics.json or sweep.json with the keys of one and no format had been read as one
+        # written before they had a format, without the digest that ties metrics.json to its
+        # model.json: deleting three keys turned that check off (found in review).  Every real
+        # such file (before 2026-11-23) sits beside a model.json that predict, and so the
+        # report, refuses; what is left to read that way is an edited file.
+        raise ModelFileError(f"{path}: error: damaged {kind} file (no 'format'; every {kind} file fairspec "
+                             f"writes has one{_FORMAT_PURPOSE.get(kind, '')})")
+    if found != kind:
         if found:
             what = f" (it is a {found} file)"
         elif not isinstance(doc, dict):
@@ -329,6 +341,22 @@ def _check_same_run(model_doc: dict, metrics_doc: dict, model_path: Path, metric
     for what, a, b in checks:
         if a != b or isinstance(a, bool) != isinstance(b, bool):  # 1 == True in Python, not in the files
             raise ModelFileError(f"{metrics_path}: error: {what} {b!r} differs from {a!r} in {model_path} ({why})")
+    rows_used = (model_doc.get("data") or {}).get("rows_used")
+    if rows_used is not None and s.get("rows_train") is not None and rows_used != s["rows_train"]:
+        raise ModelFileError(f"{metrics_path}: error: data_summary.rows_train {s['rows_train']!r} differs from "
+                             f"data.rows_used {rows_used!r} in {model_path} ({why})")
+    # metrics.json keeps the fit log with its timings; the model file the same log without them.
+    # The report reads the first: an edited status, `reproducible` or `cut_by_clock` there had
+    # shown "Reproducible: yes" and dropped the time limit's caveat from the verdict.
+    log, model_log = metrics_doc.get("training_log"), (model_doc.get("training") or {}).get("fit_log")
+    if isinstance(log, dict) and isinstance(model_log, dict):
+        log = without_timings(log)
+        for key in sorted(set(log) | set(model_log)):
+            if dumps(log.get(key)) != dumps(model_log.get(key)):
+                said = {side: _json(doc[key]) if key in doc else "no entry" for side, doc in
+                        (("metrics", log), ("model", model_log))}
+                raise ModelFileError(f"{metrics_path}: error: training_log.{key} ({said['metrics']}) differs from "
+                                     f"training.fit_log.{key} ({said['model']}) in {model_path} ({why})")
     names = [feature.get("name") for feature in model_doc["schema"].get("features") or []]
     for what, a, b in (("features", names, s.get("features")),
                        ("protected columns", model_doc["schema"].get("protected"), s.get("protected"))):
@@ -418,7 +446,13 @@ def _fairness_problem(doc: dict) -> str | None:
 def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     model_path, metrics_path = run_dir / "model.json", run_dir / "metrics.json"
     model_doc = _read_document(model_path, out_dir, "model", MODEL_FORMAT_VERSION)
-    metrics_doc = _read_document(metrics_path, out_dir, "metrics", FORMAT_VERSION, legacy=True)
+    # The checks `fairspec predict` makes: the report had shown a model text that was not the
+    # model that scores, or a model predict refuses, as the audited model (found in review).
+    LoadedModel.from_document(model_doc, str(model_path))
+    problem = _spec_problem(model_doc["spec"]) or _features_problem(model_doc)
+    if problem is not None:
+        raise ModelFileError(f"{model_path}: error: damaged model file ({problem})")
+    metrics_doc = _read_document(metrics_path, out_dir, "metrics", FORMAT_VERSION)
     # the gaps first: the fairness block is checked against them, and an edited gap should be
     # named where it was edited, not as a verdict that no longer matches it
     problem = _gap_problem(metrics_doc) or _fairness_problem(metrics_doc)
@@ -426,6 +460,49 @@ def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
         raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)
     return model_doc, metrics_doc
+
+
+def _spec_problem(spec: dict) -> str | None:
+    """Where ``model.spec`` says something its own hash denies, or None.
+
+    ``sha256`` is of the spec file's bytes (files before 2026-11-24, without ``normalised``: of
+    the text), and ``text`` is those bytes decoded unless ``normalised`` says reading changed
+    them; the report shows the text under the hash, and a reviewer who hashes the file takes
+    the text for the file's.  A normalised text cannot be hashed back to the file (the report
+    says so beside it)."""
+    text, recorded = spec.get("text"), spec.get("sha256")
+    if not (isinstance(text, str) and isinstance(recorded, str)):
+        return None if text is None and recorded is None else "model.spec must have both a text and its sha256"
+    own = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    if spec.get("normalised") is True:
+        if own == recorded:
+            return ("model.spec.normalised is true, but model.spec.text is the file's bytes: its SHA-256 is "
+                    "model.spec.sha256")
+        return None
+    if own != recorded:
+        return (f"model.spec.text is not the spec model.spec.sha256 was taken of (the text's SHA-256 is {own}); "
+                f"the file was edited after training")
+    return None
+
+
+def _features_problem(model_doc: dict) -> str | None:
+    """Where ``model.schema.features`` (the report's feature list, with each one's categories)
+    is not the encoder predict reads the columns with (both are written from it), or None."""
+    encoder = model_doc["preprocessing"]["encoder"]
+    written = [{"name": n, "kind": k, "categories": c}
+               for n, k, c in zip(encoder["names"], encoder["kinds"], encoder["categories"])]
+    features = model_doc["schema"].get("features")
+    if features is None:
+        return None
+    for i, (found, wanted) in enumerate(zip(features, written)):
+        for key in ("name", "kind", "categories"):
+            if not isinstance(found, dict) or dumps(found.get(key)) != dumps(wanted[key]):
+                where = json_place("model", ("schema", "features", i, key))
+                return f"{where} is not that of the encoder that reads the data (preprocessing.encoder)"
+    if len(features) != len(written):
+        return (f"model.schema.features lists {len(features)} features, the encoder that reads the data "
+                f"(preprocessing.encoder) {len(written)}")
+    return None
 
 
 def read_outputs(out_dir: Path) -> list[tuple[dict, dict]]:
@@ -454,7 +531,7 @@ def read_run(out_dir: Path) -> tuple[list[tuple[dict, dict]], list[dict] | None]
             raise ModelFileError(f"{out_dir / name}: error: this directory holds a sweep (sweep.json, point-<i>/), "
                                  f"whose files are in its point directories; {name} here is not the sweep's: move "
                                  f"it away")
-    sweep = _read_document(sweep_path, out_dir, "sweep", FORMAT_VERSION, legacy=True)
+    sweep = _read_document(sweep_path, out_dir, "sweep", FORMAT_VERSION)
     if not sweep["points"]:
         raise ModelFileError(f"{sweep_path}: error: damaged sweep file (no points)")
     root = out_dir.resolve()

@@ -333,7 +333,8 @@ def evaluation_words(metrics_doc: dict) -> EvaluationWords:
 SPEC_NORMALISED_NOTE = ("The text above is the spec as fairspec read it: the file has a byte-order mark, "
                         "a line ending in a carriage return alone, or characters in decomposed Unicode, "
                         "which reading drops, turns into a newline or composes (NFC). The SHA-256 in the "
-                        "header is of the file's bytes, as sha256sum prints it.")
+                        "header is of the file's bytes, as sha256sum prints it, so fairspec cannot check "
+                        "this text against it: compare it with the spec file itself.")
 
 
 @dataclass(frozen=True)
@@ -1228,6 +1229,25 @@ def _with_clock_caveat(view: FairnessView, metrics_doc: dict) -> FairnessView:
                                        caveat="; ".join(c for c in (badge.caveat, caveat) if c)))
 
 
+def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessView:
+    """``view`` saying so when, under cross-validation, the model kept (fitted on every row) predicts
+    one class for every training row while the fold models behind the out-of-fold verdict do not.
+    The verdict and the summary read the fold models; a penalty strong enough to flatten the kept
+    model had left it looking like them (a review found a tree of 16 leaves, every one 0, under an
+    out-of-fold accuracy of 0.782)."""
+    if (metrics_doc.get("evaluation") or {}).get("kind") != "cv" or constant_prediction(metrics_doc.get("test")):
+        return view
+    kept = constant_prediction(metrics_doc.get("train"))
+    if kept is None:
+        return view
+    badge = view.badge
+    sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them: the out-of-fold "
+                f"numbers are of the fold models, which do not, so they say little of the model kept.")
+    return replace(view, badge=replace(badge, explanation=badge.explanation + sentence,
+                                       caveat="; ".join(c for c in (badge.caveat, f"model kept predicts {kept} "
+                                                                                  f"for every row") if c)))
+
+
 def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:
     fairness = metrics_doc.get("fairness") or {}
     criterion = fairness.get("criterion")
@@ -1244,10 +1264,10 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     return RunView(anchor=anchor, title=title, model=_model(model_doc), splits=tuple(splits),
                    gaps=_gaps([b for _, b in blocks], criterion, intervals, fairness.get("bound"),
                               fairness.get("interval_test") if intervals else None),
-                   fairness=_with_clock_caveat(
+                   fairness=_with_kept_model_caveat(_with_clock_caveat(
                        fairness_view(fairness, has_test, level, evaluation_words(metrics_doc), metrics_doc.get("test"),
                                      constant_prediction(metrics_doc.get("test") or metrics_doc.get("train"))),
-                       metrics_doc),
+                       metrics_doc), metrics_doc),
                    training=_training(model_doc, metrics_doc),
                    note=note, interval_title=interval_title)
 

@@ -123,8 +123,10 @@ def test_report_of_a_file_is_an_error_not_a_crash(trained, capsys):
     assert code == 1 and f"{path}: error: not a directory" in err
 
 
-def test_report_reads_files_written_before_they_had_a_format(trained, tmp_path, capsys):
-    # metrics.json and sweep.json had no format, version or model digest before: still read
+def test_report_refuses_metrics_and_sweep_files_without_a_format(trained, tmp_path, capsys):
+    # metrics.json and sweep.json without a format, version or model digest had been read as files
+    # written before they had one: deleting three keys turned off the check that metrics.json
+    # measured the model.json beside it
     for kind in ("single", "sweep"):
         d = tmp_path / kind
         shutil.copytree(trained["tmp"] / kind, d)
@@ -132,8 +134,14 @@ def test_report_reads_files_written_before_they_had_a_format(trained, tmp_path, 
             if path.exists():
                 _edit(path, lambda doc: {k: v for k, v in doc.items()
                                          if k not in ("format", "format_version", "model_sha256")})
-        assert len(read_outputs(d)) == (1 if kind == "single" else 3)
-        assert run(["report", str(d)], capsys)[0] == 0
+        before = (d / "report.html").read_bytes()
+        code, _, err = run(["report", str(d)], capsys)
+        # a sweep's sweep.json is read before its points
+        path, what = (d / "metrics.json", "metrics") if kind == "single" else (d / "sweep.json", "sweep")
+        assert code == 1
+        assert err.startswith(f"{path}: error: damaged {what} file (no 'format'; every {what} file fairspec "
+                              f"writes has one"), err
+        assert (d / "report.html").read_bytes() == before
 
 
 # --- 2. a run replaces everything an earlier run left -----------------------------------------

@@ -1,6 +1,6 @@
 """The JSON Schemas of the output files (fairspec/pipeline/schemas/) that `fairspec report`
 checks model.json, metrics.json and sweep.json against: valid schemas, the bundled outputs pass,
-damage is refused naming its place, and files of older formats still load.
+damage is refused naming its place, and a metrics or sweep file without a format is refused.
 
 The bundled reports are the starting points (no training needed); each test works on a copy."""
 from __future__ import annotations
@@ -286,17 +286,23 @@ def test_a_model_digest_that_is_no_sha256_is_refused_as_damage(root, tmp_path):
                           f"(metrics.model_sha256: 'see model.json' does not match '^[0-9a-f]{{64}}$')")
 
 
-# --- older files still load ----------------------------------------------------------------------
+# --- metrics and sweep files without a format are refused ----------------------------------------
 
 @pytest.mark.parametrize("name", [SINGLE, SWEEP])
-def test_files_written_before_metrics_and_sweep_had_a_format_still_load(root, tmp_path, name):
-    # as in test_output_files: no format, format version or model digest; and none of the
-    # metrics keys that are optional (evaluation, timing, training log), nor keys fairspec
-    # does not know (the schemas allow them)
-    d = _copy(root, tmp_path, name)
-    for path in [d / "sweep.json", *d.rglob("metrics.json")]:
-        if path.exists():
-            edit(path, lambda doc: [doc.pop(k, None) for k in ("format", "format_version", "model_sha256",
-                                                                 "evaluation", "timing", "training_log")])
-            edit(path, lambda doc: doc.update(written_by="an older fairspec"))
-    assert len(read_outputs(d)) == (1 if name == SINGLE else 3)
+def test_metrics_and_sweep_files_without_a_format_are_refused_naming_the_file(root, tmp_path, name):
+    # as in test_output_files: no format, format version or model digest, as files written
+    # before metrics.json and sweep.json had a format; nor the optional metrics keys (evaluation,
+    # timing, training log), with a key fairspec does not know.  They had been read on their
+    # shape alone, without the digest that ties metrics.json to its model.json.
+    original = _copy(root, tmp_path / "original", name)
+    paths = [p.relative_to(original) for p in [original / "sweep.json", *sorted(original.rglob("metrics.json"))]
+             if p.exists()]
+    assert len(paths) == (1 if name == SINGLE else 4)
+    for i, rel in enumerate(paths):
+        d = _copy(root, tmp_path / str(i), name)
+        edit(d / rel, lambda doc: [doc.pop(k, None) for k in ("format", "format_version", "model_sha256",
+                                                                "evaluation", "timing", "training_log")])
+        edit(d / rel, lambda doc: doc.update(written_by="an older fairspec"))
+        kind = "sweep" if rel.name == "sweep.json" else "metrics"
+        assert refusal(d).startswith(f"{d / rel}: error: damaged {kind} file (no 'format'; every {kind} file "
+                                     f"fairspec writes has one")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import html as html_lib
 import os
 import re
@@ -264,6 +265,21 @@ def test_under_cross_validation_the_verdict_is_on_out_of_fold_rows():
     assert "The test gap" not in text and "read on the test rows" not in text
 
 
+def test_under_cross_validation_a_kept_model_predicting_one_class_is_named_beside_the_out_of_fold_verdict():
+    model_doc, metrics_doc = make_docs(bound=0.9)
+    metrics_doc["evaluation"] = {"kind": "cv", "test_size": None, "folds": 5, "stratify": True,
+                                 "stratified_by": "target", "seed": 7}
+    said = "The model kept, fitted on every row, predicts negative for every one of them"
+    assert said not in _text(render_report(build_context(model_doc, metrics_doc)))
+    for group in metrics_doc["train"]["groups"].values():
+        group["selection_rate"] = 0.0
+    text = _text(render_report(build_context(model_doc, metrics_doc)))
+    assert said in text
+    # under a hold-out the training rows are the kept model's too, and the test rows decide
+    metrics_doc["evaluation"]["kind"] = "holdout"
+    assert said not in _text(render_report(build_context(model_doc, metrics_doc)))
+
+
 def test_the_evaluation_says_what_a_hold_out_was_stratified_by():
     model_doc, metrics_doc = make_docs()
     for by, says in (("target and group", "stratified by target and group,"),
@@ -283,7 +299,7 @@ def test_report_sections_and_fit_log():
     page = rendered()
     for section in ("summary", "spec", "data", "model", "how-to-read"):
         assert f'<section id="{section}">' in page
-    assert "ab" * 32 in page and "cd" * 32 in page  # both hashes
+    assert hashlib.sha256(SPEC_TEXT.encode()).hexdigest() in page and "cd" * 32 in page  # both hashes
     assert "2026-11-22T21:00:00Z" in page and "0.1.0" in page
     assert "<code>optimal</code>" in page and "0.00%" in page  # status and MIP gap
     assert "[3, 5, 8]" in page and "nodes" in page  # other fit-log entries as key/value rows
@@ -436,6 +452,8 @@ def test_the_model_text_says_how_it_reads_a_missing_value_and_an_unseen_category
     # the condition is false on a missing value; a reviewer reading the rule by hand said 1
     model_doc, metrics_doc = make_docs()
     model_doc["model"]["family"] = family
+    # a text without leaves: the note on what a leaf's p and n are is another test's
+    model_doc["model"]["text"] = ["IF age <= 25 AND c_charge_degree == F THEN 1", "ELSE 0"]
     model_doc["preprocessing"]["missing"]["strategy"] = strategy
     if not categorical:
         model_doc["schema"]["features"] = [f for f in model_doc["schema"]["features"] if f["kind"] != "categorical"]
