@@ -104,15 +104,17 @@ def test_one_class_fits_the_tree_learner_a_constant_and_the_logistic_learner_say
     import pytest
 
     from fairspec.errors import DataError
+    from fairspec.models.inputs import OneClassWarning
 
     X, _ = data()
     for label in (0, 1):
         y = np.full(len(X), label)
-        tree = BaselineClassifier(learner="tree").fit(X, y)
+        with pytest.warns(OneClassWarning, match=fr"one class only \({label}\)"):
+            tree = BaselineClassifier(learner="tree").fit(X, y)
         assert list(tree.classes_) == [0, 1] and (tree.predict(X) == label).all()
         # scikit-learn's own "needs samples of at least 2 classes" had come through unexplained
         with pytest.raises(DataError, match=fr"needs both classes among the training rows, which hold one class "
-                                            fr"only \({label}\)"):
+                                            fr"only \({label}\)"), pytest.warns(OneClassWarning):
             BaselineClassifier(learner="logistic").fit(X, y)
 
 

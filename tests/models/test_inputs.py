@@ -7,7 +7,7 @@ import pytest
 from scipy import sparse
 
 from fairspec.errors import DataError
-from fairspec.models.inputs import group_labels
+from fairspec.models.inputs import OneClassWarning, group_labels
 from fairspec.models.baseline import BaselineClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
@@ -76,7 +76,8 @@ def test_0_and_1_labels_keep_their_meaning_even_when_one_is_absent(make):
     assert model.classes_.tolist() == [0, 1] and model.predict(X).dtype.kind == "i"
     if not isinstance(model, BaselineClassifier) or model.learner == "tree":  # lbfgs needs two classes
         for only in (0, 1):
-            single = make().fit(X, np.full(len(y), only))
+            with pytest.warns(OneClassWarning, match="cannot say which class is positive"):
+                single = make().fit(X, np.full(len(y), only))
             assert single.classes_.tolist() == [0, 1]
             assert set(single.predict(X)) <= {0, 1}
 
@@ -228,7 +229,8 @@ def test_trees_name_a_missing_or_infinite_label():
 def test_rule_set_score_agrees_with_its_prediction_when_no_condition_exists():
     # constant features, every label positive: no literal, so no rule; the uncovered rows'
     # positive rate is 1, and its score of 1/2 had said "positive" beside a prediction of 0
-    model = small_rule_set().fit(np.ones((10, 2)), np.ones(10, int))
+    with pytest.warns(OneClassWarning):
+        model = small_rule_set().fit(np.ones((10, 2)), np.ones(10, int))
     assert np.array_equal(model.predict_proba(np.ones((3, 2)))[:, 1] >= 0.5, model.predict(np.ones((3, 2))) == 1)
 
 
