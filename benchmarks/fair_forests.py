@@ -138,8 +138,10 @@ def main():
                 for r in run(dataset, seed, bound, args.trees, limit):
                     gap = "" if r["mip_gap"] is None else f"{r['mip_gap']:.3f}"
                     secs = "" if r["seconds"] is None else f"{r['seconds']:.1f}"
+                    # a gap is None where a split leaves a group without the rate (Criterion.gap)
+                    train_gap, test_gap = ("n/a" if r[k] is None else f"{r[k]:.4f}" for k in ("train_gap", "test_gap"))
                     print(f"{dataset:7} {bound:5.3f} {seed:4d}  {r['method']:20} {r['train_accuracy']:9.4f} "
-                          f"{r['train_gap']:9.4f} {r['test_accuracy']:8.4f} {r['test_gap']:8.4f} {r['status']:>11} "
+                          f"{train_gap:>9} {r['test_accuracy']:8.4f} {test_gap:>8} {r['status']:>11} "
                           f"{gap:>7} {secs:>7}", flush=True)
 
 

@@ -64,6 +64,7 @@ the slow day's run, the two others being default fits the clock had cut that day
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import subprocess
@@ -284,6 +285,10 @@ def ceiling_models(categorical, n_features, seed):
     from sklearn.preprocessing import OneHotEncoder, SplineTransformer
 
     numeric = [j for j in range(n_features) if j not in categorical]
+    # scikit-learn 1.8+ warns that two defaults will change, and takes them (their values are the
+    # plain L2 fit either way); an older one takes neither
+    new_api = ({"l1_ratios": (0.0,), "use_legacy_attributes": False}
+               if "use_legacy_attributes" in inspect.signature(LogisticRegressionCV).parameters else {})
     boosting = GridSearchCV(HistGradientBoostingClassifier(categorical_features=categorical or None,
                                                            random_state=seed),
                             {"max_depth": [2, 3, 4], "learning_rate": [0.03, 0.1], "max_iter": [100, 300],
@@ -292,8 +297,7 @@ def ceiling_models(categorical, n_features, seed):
                           {"min_samples_leaf": [5, 20, 50]}, cv=5)
     splines = make_pipeline(ColumnTransformer([("categories", OneHotEncoder(handle_unknown="ignore"), categorical),
                                                ("numbers", SplineTransformer(n_knots=6), numeric)]),
-                            LogisticRegressionCV(Cs=10, l1_ratios=(0.0,), scoring="accuracy", max_iter=2000,
-                                                 use_legacy_attributes=False))
+                            LogisticRegressionCV(Cs=10, scoring="accuracy", max_iter=2000, **new_api))
     return [(f"{CEILING}HistGB tuned (reference)", boosting), (f"{CEILING}forest tuned (reference)", forest),
             (f"{CEILING}spline logistic (reference)", splines)]
 

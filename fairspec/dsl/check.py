@@ -783,7 +783,9 @@ class _Checker:
         if len(classes) != 2:
             every = _distinct(self.table[name]) if name in self.table.columns else classes
             hint = (HINT_TARGET_FILTERED_TO_ONE.format(count=len(every), values=_values_text(every))
-                    if len(classes) == 1 and len(every) >= 2 and self.spec.data.filters
+                    # with three classes or more in the file, loosening the filters would only
+                    # bring the 'exactly two classes' error back
+                    if len(classes) == 1 and len(every) == 2 and self.spec.data.filters
                     else HINT_TARGET_NOT_BINARY.format(column=written_name(name)))
             self.add(TARGET_NOT_BINARY.format(column=name, count=len(classes), values=_classes_text(series, classes)),
                      target.column.span, hint)

@@ -250,7 +250,10 @@ def group_labels(sensitive_features, n_rows: int) -> np.ndarray:
                         f"give rows of unknown group a label of their own (e.g. 'unknown') if they are one")
     if s.ndim not in (1, 2) or len(s) != n_rows:
         raise DataError(f"sensitive_features must have one entry per row of X ({n_rows}); got shape {s.shape}")
-    texts = _label_texts(s)
+    # an array of text (what the pipeline passes) is its own texts: no value to write.  Only an
+    # array given so: numpy turns a list mixing 1 and "a" into text too, and 1.0 into "1.0"
+    text = isinstance(sensitive_features, np.ndarray) and sensitive_features.dtype.kind == "U"
+    texts = s if text else _label_texts(s)
     if s.ndim == 2:
         return joined_labels([texts[:, j] for j in range(s.shape[1])])
     return texts.astype(str)

@@ -165,9 +165,13 @@ class LoadedModel(FittedPipeline):
         return scored
 
     @classmethod
-    def from_document(cls, doc: dict, source: str = "model.json") -> "LoadedModel":
+    def from_document(cls, doc: dict, source: str = "model.json", numbers_checked: bool = False) -> "LoadedModel":
         """The model ``doc`` describes, checked so that a damaged or edited file is refused here,
-        as a ``ModelFileError`` naming ``source``, instead of failing or scoring garbage later."""
+        as a ``ModelFileError`` naming ``source``, instead of failing or scoring garbage later.
+        ``numbers_checked``: the caller has already refused a number JSON does not have
+        (:func:`number_problem`), as ``fairspec report``'s reader has, so it is not walked twice:
+        a second walk of a large model file (a knn imputer's rows) had made the report slower by
+        a second or more."""
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ModelFileError(f"{source}: error: not a fairspec model file")
         # `true` and 1.0 equal 1 in Python, but no fairspec wrote either
@@ -178,7 +182,7 @@ class LoadedModel(FittedPipeline):
         # its place: no model fairspec writes holds NaN, Infinity or a number beyond a float, and
         # the families' own checks would call one something else, or pass it where predict never
         # looks (the fit log)
-        problem = number_problem(doc, "model")
+        problem = None if numbers_checked else number_problem(doc, "model")
         if problem is not None:
             raise ModelFileError(f"{source}: error: damaged model file ({problem})")
         from fairspec.errors import FairspecError

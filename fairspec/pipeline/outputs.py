@@ -448,7 +448,7 @@ def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     model_doc = _read_document(model_path, out_dir, "model", MODEL_FORMAT_VERSION)
     # The checks `fairspec predict` makes: the report had shown a model text that was not the
     # model that scores, or a model predict refuses, as the audited model (found in review).
-    LoadedModel.from_document(model_doc, str(model_path))
+    LoadedModel.from_document(model_doc, str(model_path), numbers_checked=True)  # by _read_document
     problem = _spec_problem(model_doc["spec"]) or _features_problem(model_doc)
     if problem is not None:
         raise ModelFileError(f"{model_path}: error: damaged model file ({problem})")

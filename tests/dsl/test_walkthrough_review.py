@@ -84,3 +84,15 @@ def test_a_target_the_where_filters_leave_one_class_of_is_not_told_to_add_a_filt
     [diagnostic] = [d for d in info.value.diagnostics if "exactly two classes" in d.message]
     assert "where filter (e.g." not in diagnostic.hint
     assert "loosen" in diagnostic.hint and "0, 1" in diagnostic.hint
+
+
+def test_a_target_of_three_classes_that_a_filter_leaves_one_of_is_not_told_to_loosen_the_filter(tmp_path):
+    # loosening would only bring back the "exactly two classes" error
+    pd.DataFrame({"age": range(30), "sex": ["F", "M"] * 15, "y": [0, 1, 2] * 10}).to_csv(tmp_path / "d.csv",
+                                                                                        index=False)
+    text = (f'spec s\ndata "{tmp_path / "d.csv"}" where y == 1\ntarget y positive 1\nprotected sex\n'
+            'features { age }\nmodel tree\n')
+    with pytest.raises(SpecSemanticError) as info:
+        compile_spec(parse_spec(text, "t.fair"))
+    [diagnostic] = [d for d in info.value.diagnostics if "exactly two classes" in d.message]
+    assert "loosen" not in diagnostic.hint and "derive a binary column" in diagnostic.hint

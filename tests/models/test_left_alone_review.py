@@ -161,3 +161,9 @@ def test_an_enumerated_fit_is_optimal_over_rule_sets_that_may_hold_the_all_posit
     found = (est.predict(X) != y).sum() + cost * len(y) * est.fit_log_["complexity"]
     assert found == pytest.approx(best)
     assert (est.fit_log_["selected_from"] == "all_positive") == (shift > 0)
+
+
+def test_a_list_mixing_numbers_and_text_keeps_1_and_1_0_one_group():
+    # numpy makes such a list text ("1", "1.0", "x"): only an array given as text is taken as written
+    assert group_labels([1, 1.0, "x"], 3).tolist() == ["1", "1", "x"]
+    assert group_labels(np.array(["1", "1.0"]), 2).tolist() == ["1", "1.0"]
