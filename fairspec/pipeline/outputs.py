@@ -53,8 +53,9 @@ def model_digest(model_doc: dict) -> str:
     return _digest(dumps(model_doc))
 
 
-def _digest(model_text: str) -> str:
-    return hashlib.sha256(model_text.encode("utf-8")).hexdigest()
+def _digest(text: str) -> str:
+    """SHA-256 of ``text`` written in UTF-8, as sha256sum prints it."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def _stamped(model_text: str, metrics_doc: dict) -> dict:
@@ -473,7 +474,7 @@ def _spec_problem(spec: dict) -> str | None:
     text, recorded = spec.get("text"), spec.get("sha256")
     if not (isinstance(text, str) and isinstance(recorded, str)):
         return None if text is None and recorded is None else "model.spec must have both a text and its sha256"
-    own = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    own = _digest(text)
     if spec.get("normalised") is True:
         if own == recorded:
             return ("model.spec.normalised is true, but model.spec.text is the file's bytes: its SHA-256 is "

@@ -1001,13 +1001,17 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
     view = _fairness_view(fairness, has_test, level, words, test_block)
     if constant is None:
         return view
-    badge = view.badge
-    caveat = "; ".join(c for c in (badge.caveat, f"every row predicted {constant}") if c)
     interval = fairness.get("interval_test") if fairness and level is not None and has_test else None
     wide = bool(interval) and all(v is not None for v in interval) and max(float(v) for v in interval) > 0
-    return replace(view, badge=replace(badge, explanation=badge.explanation + _constant_sentence(constant, words.rows,
-                                                                                                 wide),
-                                       caveat=caveat))
+    return _with_note(view, _constant_sentence(constant, words.rows, wide), f"every row predicted {constant}")
+
+
+def _with_note(view: FairnessView, sentence: str, caveat: str) -> FairnessView:
+    """``view`` with ``sentence`` after its badge's explanation and ``caveat`` among its caveats
+    (the few words the sweep table prints beside the badge)."""
+    badge = view.badge
+    return replace(view, badge=replace(badge, explanation=badge.explanation + sentence,
+                                       caveat="; ".join(c for c in (badge.caveat, caveat) if c)))
 
 
 def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
@@ -1224,9 +1228,7 @@ def _with_clock_caveat(view: FairnessView, metrics_doc: dict) -> FairnessView:
     if said is None:
         return view
     caveat, sentence = said
-    badge = view.badge
-    return replace(view, badge=replace(badge, explanation=badge.explanation + sentence,
-                                       caveat="; ".join(c for c in (badge.caveat, caveat) if c)))
+    return _with_note(view, sentence, caveat)
 
 
 def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessView:
@@ -1240,12 +1242,9 @@ def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessVi
     kept = constant_prediction(metrics_doc.get("train"))
     if kept is None:
         return view
-    badge = view.badge
     sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them: the out-of-fold "
                 f"numbers are of the fold models, which do not, so they say little of the model kept.")
-    return replace(view, badge=replace(badge, explanation=badge.explanation + sentence,
-                                       caveat="; ".join(c for c in (badge.caveat, f"model kept predicts {kept} "
-                                                                                  f"for every row") if c)))
+    return _with_note(view, sentence, f"model kept predicts {kept} for every row")
 
 
 def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:
