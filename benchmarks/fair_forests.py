@@ -40,7 +40,7 @@ from fairspec.errors import NoUsableModelError  # noqa: E402
 from fairspec.models.missing_tree import MissingAwareForestClassifier  # noqa: E402
 from fairspec.models.tree.forest_relabel import TreeRoutes  # noqa: E402
 from fairspec.models.tree.relabel import relabel_leaves, vote_labels  # noqa: E402
-from fairspec.plan.fairness import make_criterion  # noqa: E402
+from fairspec.registry.criteria import make_criterion  # noqa: E402
 
 
 def routes_of(forest, X):

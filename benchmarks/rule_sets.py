@@ -81,7 +81,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fairspec.models.rule_set import FairRuleSetClassifier  # noqa: E402
-from fairspec.plan.fairness import MET_TOLERANCE, make_criterion  # noqa: E402
+from fairspec.registry.criteria import MET_TOLERANCE, make_criterion  # noqa: E402
 
 PAPER_ACCURACY = {"compas": 0.676, "adult": 0.825, "default": 0.820}
 #: the issue's limits on one fit of ours (column generation + final IP, 2 cores), seconds,

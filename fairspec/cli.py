@@ -305,7 +305,7 @@ def _emit_model(family, estimator, X, y, groups, target: Path) -> list[Path]:
 
 
 def cmd_compile(args, out, err) -> int:
-    from fairspec.plan.families import FAMILIES, implemented_with
+    from fairspec.registry.families import FAMILIES, implemented_with
 
     _check_emit_path(args.emit_model)
     plan, table = _compile_with_table(args.spec, err)
@@ -344,7 +344,7 @@ def _without_clock_cap(plan, spec_path: str):
     its hash) unchanged.  Refused for families without work limits, as the spec setting is."""
     import dataclasses
 
-    from fairspec.plan.families import FAMILIES, implemented_with
+    from fairspec.registry.families import FAMILIES, implemented_with
 
     family = FAMILIES[plan.model.family]
     if not family.work_limited:

@@ -39,7 +39,7 @@ def _limit(value: float) -> str:
 
 
 def test_the_family_table_gives_every_declared_parameter_its_default_and_range():
-    from fairspec.plan.families import FAMILIES
+    from fairspec.registry.families import FAMILIES
 
     for family in (f for f in FAMILIES.values() if f.implemented):
         row = re.search(rf"^\| `{family.name}` \|(.*)$", README, re.M).group(1)

@@ -25,8 +25,8 @@ from fairspec.data.table import (BOOL_WORDS, LEADING_ZERO, NUMBERS_AS_READ, UNNA
                                  is_true_false, numbers_of, plain_number, value_mask, values_present)
 from fairspec.errors import (Diagnostic, Span, SpecSemanticError, cell_text, in_spec_order, written_name,
                              written_number)
-from fairspec.plan import families as fam
-from fairspec.plan.fairness import CRITERIA
+from fairspec.registry import families as fam
+from fairspec.registry.criteria import CRITERIA
 
 # ---- messages ------------------------------------------------------------------------------
 UNKNOWN_COLUMN = "unknown column '{column}' ({role})"

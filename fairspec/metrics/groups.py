@@ -1,6 +1,6 @@
 """Per-group rates of a binary classifier, the gaps between groups, and the data summary.
 
-Definitions (they match :mod:`fairspec.plan.fairness`, which computes the same gaps at
+Definitions (they match :mod:`fairspec.registry.criteria`, which computes the same gaps at
 training time, and fairlearn's ``MetricFrame`` / ``*_difference`` functions):
 
 * ``base_rate``      = P(y=1 | g)
@@ -26,7 +26,7 @@ import pandas as pd
 from sklearn.metrics import balanced_accuracy_score, roc_auc_score
 
 from fairspec.metrics.roc import abroca
-from fairspec.plan.fairness import MET_TOLERANCE
+from fairspec.registry.criteria import MET_TOLERANCE
 
 #: the rates of :data:`GROUP_RATES` each gap compares (equalized_odds: the larger of two)
 GAP_RATES: dict[str, tuple[str, ...]] = {
@@ -244,7 +244,7 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
 def fairness_summary(criterion, train_block: dict, test_block: dict | None) -> dict:
     """The metrics.json ``fairness`` object.
 
-    ``criterion`` is a :class:`fairspec.plan.fairness.Criterion` or ``None``.  The achieved
+    ``criterion`` is a :class:`fairspec.registry.criteria.Criterion` or ``None``.  The achieved
     gaps are read from the blocks' ``gaps`` under the criterion's name; ``met_*`` is
     ``achieved <= bound + 1e-9`` when there is a bound, else ``None`` (a penalty or an audited
     criterion has nothing to meet).  ``interval_test`` is the criterion's entry of the test

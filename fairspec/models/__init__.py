@@ -1,11 +1,11 @@
 """Model families: one module (or package) per published method, all with one contract.
 
-A family module named in :data:`fairspec.plan.families.FAMILIES` provides
+A family module named in :data:`fairspec.registry.families.FAMILIES` provides
 
 ``build_estimator(recipe, criterion, solver, *, categorical_features, seed) -> estimator``
     ``recipe`` is a :class:`~fairspec.plan.plan.ModelRecipe` (family parameters with
     defaults filled in, nested blocks as dicts), ``criterion`` a
-    :class:`~fairspec.plan.fairness.Criterion` or ``None``, ``solver`` the
+    :class:`~fairspec.registry.criteria.Criterion` or ``None``, ``solver`` the
     :class:`~fairspec.plan.plan.SolverSettings`, ``categorical_features`` the column
     indices of ``X`` holding integer category codes.
 

@@ -24,7 +24,7 @@ from fairspec.errors import DataError, FeatureError, ModelFileError, UnseenCateg
 from fairspec.dsl.check import MISSING_STRATEGIES
 from fairspec.models.model_file import integer, is_integer, number, show
 from fairspec.pipeline.files import number_problem, read_json
-from fairspec.plan.families import FAMILIES
+from fairspec.registry.families import FAMILIES
 from fairspec.plan.plan import Plan
 
 FORMAT = "fairspec-model"

@@ -31,7 +31,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from fairspec.errors import ModelFileError
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
 from fairspec.models.model_file import is_integer
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.pipeline.artifact import (FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION, LoadedModel,
                                        without_timings)
 from fairspec.pipeline.files import (FileSet, OutputError, cannot_write, check_writable_dir, directory_lock, dumps,

@@ -22,8 +22,8 @@ from fairspec.metrics import evaluate_predictions, fairness_summary, group_count
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
 from fairspec.pipeline.progress import SILENT, Progress
-from fairspec.plan.fairness import Criterion
-from fairspec.plan.families import NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
+from fairspec.registry.criteria import Criterion
+from fairspec.registry.families import NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
 from fairspec.plan.plan import Plan
 
 

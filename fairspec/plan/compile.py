@@ -25,10 +25,10 @@ from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
                                        look_alike_group_warnings, small_test_warning)
-from fairspec.plan.families import FAMILIES, Param
+from fairspec.registry.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
                                 SolverSettings)
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
-from fairspec.plan.families import FAMILIES
-from fairspec.plan.fairness import Criterion
+from fairspec.registry.families import FAMILIES
+from fairspec.registry.criteria import Criterion
 
 
 @dataclass(frozen=True)

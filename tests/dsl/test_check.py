@@ -8,8 +8,8 @@ import pytest
 
 from fairspec.dsl import check, check_spec, parse_spec
 from fairspec.errors import SpecSemanticError
-from fairspec.plan.families import FAMILIES
-from fairspec.plan.fairness import CRITERIA
+from fairspec.registry.families import FAMILIES
+from fairspec.registry.criteria import CRITERIA
 
 
 def table(**overrides) -> pd.DataFrame:

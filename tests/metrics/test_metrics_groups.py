@@ -1,4 +1,4 @@
-"""Per-group rates and gaps checked against fairlearn and against fairspec.plan.fairness."""
+"""Per-group rates and gaps checked against fairlearn and against fairspec.registry.criteria."""
 from __future__ import annotations
 
 import json
@@ -22,7 +22,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_sco
 
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
-from fairspec.plan.fairness import CRITERIA, make_criterion
+from fairspec.registry.criteria import CRITERIA, make_criterion
 
 FAIRLEARN_METRICS = {
     "selection_rate": selection_rate,
@@ -156,7 +156,7 @@ def test_scores_that_are_the_labels_are_flagged_and_their_auc_is_the_balanced_ac
 @pytest.mark.parametrize("name", sorted(CRITERIA))
 @pytest.mark.parametrize("seed", [0, 6])
 def test_training_time_criterion_gap_agrees(name, seed):
-    """fairspec.plan.fairness.Criterion.gap is a second implementation: both must agree."""
+    """fairspec.registry.criteria.Criterion.gap is a second implementation: both must agree."""
     y, pred, score, groups = random_case(seed, 500, ["w", "x", "y", "z"], skew=0.07)
     if seed == 6:
         y = y.copy()
@@ -298,7 +298,7 @@ def test_equalized_odds_not_measurable_in_full_is_not_met_when_its_measurable_pa
     # found in review: group b has no negative test row, so the FPR gap (and the equalized-odds
     # gap) cannot be measured, but the TPR gap alone, 0.5, is above the bound 0.1
     from fairspec.metrics.groups import measurable_part
-    from fairspec.plan.fairness import make_criterion
+    from fairspec.registry.criteria import make_criterion
     train = evaluate_predictions([1, 0, 1, 0, 1, 0, 1, 0], [1, 0, 1, 0, 1, 0, 1, 0], None, list("aaaabbbb"))
     test = evaluate_predictions([1, 1, 0, 0, 1, 1], [1, 1, 0, 0, 1, 0], None, list("aaaabb"))
     assert test["gaps"]["equalized_odds"] is None and test["gaps"]["equal_opportunity"] == 0.5

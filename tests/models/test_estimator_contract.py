@@ -14,7 +14,7 @@ from fairspec.models import baseline
 from fairspec.models.missing_tree import MissingAwareTreeClassifier, estimator_from_json
 from fairspec.models.readout import category_text
 from fairspec.models.rule_set import FairRuleSetClassifier
-from fairspec.plan.fairness import EqualOpportunity
+from fairspec.registry.criteria import EqualOpportunity
 
 #: small work limits: these tests are about the estimator's contract, not the fit's quality
 FAST_RULES = dict(time_limit=2.0, clock_cap=False, max_rounds=3, search_iterations=20)

@@ -14,7 +14,7 @@ from fairspec.models.missing_tree import MissingAwareForestClassifier
 from fairspec.models.tree import relabel
 from fairspec.models.tree.forest_relabel import MAX_SWEEPS, TreeRoutes, lexicographic_excess_cost, tree_by_tree_labels
 from fairspec.models.tree.relabel import relabel_leaves, vote_labels
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 
 
 def _fixed_share_problem(seed, n=90):

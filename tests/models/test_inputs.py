@@ -13,7 +13,7 @@ from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
                                              MissingAwareTreeRegressor)
 from fairspec.models.tree.estimators import estimator_from_json as tree_from_json
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 
 EO = make_criterion("equal_opportunity", bound=0.1)
 

@@ -13,7 +13,7 @@ from fairspec.models.inputs import binary_labels, group_labels
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.master import Patterns
 from fairspec.models.tree.estimators import MissingAwareForestClassifier, MissingAwareTreeClassifier
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 
 #: small work limits, no clock: these tests are about what a fit logs and returns
 FAST = dict(time_limit=2.0, clock_cap=False, max_complexity=6, max_conditions=2, max_rounds=3, search_iterations=20)

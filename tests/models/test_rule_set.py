@@ -15,7 +15,7 @@ from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_mast
                                              selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.errors import DataError
 from fairspec.solvers.highs import HighsSession
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.rule_set import FairRuleSetClassifier, emit_model
-from fairspec.plan.fairness import EqualOpportunity, make_criterion
+from fairspec.registry.criteria import EqualOpportunity, make_criterion
 
 #: small work limits: these tests are about what the estimator accepts and returns
 FAST = dict(time_limit=2.0, clock_cap=False, max_complexity=6, max_conditions=2, max_rounds=3, search_iterations=20)

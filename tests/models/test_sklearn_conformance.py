@@ -20,7 +20,7 @@ from fairspec.models.baseline import BaselineClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
                                              MissingAwareTreeRegressor)
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 
 RULES = dict(time_limit=5, clock_cap=False, max_rounds=3, search_iterations=20)
 

@@ -11,7 +11,7 @@ from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 from fairspec.models.missing_tree import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
                                           MissingAwareTreeRegressor, build_estimator, estimator_from_json)
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.plan.plan import ModelRecipe, SolverSettings
 
 nan = np.nan

@@ -11,7 +11,7 @@ from fairspec.errors import NoUsableModelError
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier, estimator_from_json
 from fairspec.models.tree.forest_relabel import TreeRoutes
 from fairspec.models.tree.relabel import _canonical_rows, relabel_leaves, vote_labels
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 
 nan = np.nan
 

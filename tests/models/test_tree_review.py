@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier
-from fairspec.plan.fairness import EqualOpportunity, make_criterion
+from fairspec.registry.criteria import EqualOpportunity, make_criterion
 
 
 def _fractional_data(seed=0, n=200):

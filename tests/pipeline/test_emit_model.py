@@ -144,7 +144,7 @@ def test_the_pricing_problem_emitted_on_a_subsample_is_scaled_as_the_fit_prices_
     import fairspec.models.rule_set as rule_set
     from fairspec.models.rule_set.column_generation import MasterLP
     from fairspec.models.rule_set.pricing import solve_pricing_ip
-    from fairspec.plan.fairness import make_criterion
+    from fairspec.registry.criteria import make_criterion
     from fairspec.solvers.highs import HighsSession
 
     rng = np.random.default_rng(1)

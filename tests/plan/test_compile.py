@@ -5,7 +5,7 @@ import pytest
 
 from fairspec.dsl.load import parse_spec
 from fairspec.plan.compile import compile_spec, compile_with_table
-from fairspec.plan.fairness import EqualOpportunity, EqualizedOdds
+from fairspec.registry.criteria import EqualOpportunity, EqualizedOdds
 
 
 @pytest.fixture

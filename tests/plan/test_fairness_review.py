@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from fairspec.metrics.groups import evaluate_predictions
-from fairspec.plan.fairness import CRITERIA, make_criterion
+from fairspec.registry.criteria import CRITERIA, make_criterion
 
 Y = np.array([1, 1, 0, 0, 1, 0])
 PRED = np.array([1, 0, 1, 0, 1, 1])

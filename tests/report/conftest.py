@@ -14,7 +14,7 @@ from fairspec.data.prepare import FeatureEncoder, Imputer
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import family_module, model_document
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
                                 SolverSettings)
 

@@ -23,7 +23,7 @@ from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.column_generation import PhaseLog
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
                                              MissingAwareTreeRegressor)
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.report.fit_log_terms import FIT_LOG_RECORD_TERMS, FIT_LOG_TERMS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -15,7 +15,7 @@ from conftest import GROUPS, make_docs
 from fairspec.cli import main
 from fairspec.metrics import GAP_RATES, MET_TOLERANCE, fairness_summary
 from fairspec.pipeline.outputs import read_outputs, render_outputs
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from tests.helpers_outputs import edit, refusal
 
 BOUND = 0.05

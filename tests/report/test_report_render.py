@@ -13,7 +13,7 @@ from conftest import GROUPS, HOSTILE_COLUMN, SPEC_TEXT, make_docs
 
 import fairspec.report.render as render_module
 from fairspec.metrics import fairness_summary
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.report import build_context, render_report, write_report
 from fairspec.report.context import fmt_number, fmt_rate, fmt_value, nice_ticks
 
@@ -186,7 +186,7 @@ def test_a_test_gap_that_cannot_be_measured_is_not_called_met():
     import numpy as np
 
     from fairspec.metrics import evaluate_predictions, fairness_summary
-    from fairspec.plan.fairness import make_criterion
+    from fairspec.registry.criteria import make_criterion
 
     model_doc, metrics_doc = make_docs(bound=0.05)
     # two test rows, one positive: only one group has a TPR, so there is no gap to compare
@@ -204,7 +204,7 @@ def test_a_group_missing_from_the_test_rows_is_named_and_the_verdict_is_not_met(
     import numpy as np
 
     from fairspec.metrics import evaluate_predictions, fairness_summary
-    from fairspec.plan.fairness import make_criterion
+    from fairspec.registry.criteria import make_criterion
 
     model_doc, metrics_doc = make_docs(bound=0.05)
     train = metrics_doc["train"]

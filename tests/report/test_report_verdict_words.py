@@ -11,7 +11,7 @@ from conftest import GROUPS, make_docs
 
 from fairspec.metrics import evaluate_predictions, fairness_summary
 from fairspec.metrics.intervals import gap_intervals
-from fairspec.plan.fairness import make_criterion
+from fairspec.registry.criteria import make_criterion
 from fairspec.report import build_context, render_report
 from fairspec.report.context import fmt_gap_against
 

@@ -111,7 +111,7 @@ from fairspec.models.rule_set.master import (MasterProblem, Patterns, build_mast
                                              fairness_rows, needs_exact_positives, selected_rules)
 from fairspec.models.rule_set.local_search import RuleSetScorer, improve, iterated_local_search, simplify
 from fairspec.models.rule_set.warm_start import tree_rules
-from fairspec.plan.fairness import Criterion
+from fairspec.registry.criteria import Criterion
 from fairspec.solvers.highs import APPSI_LOAD_PER_BUILD, HighsSession, seconds_to_solve, stopped_by_clock
 
 FORMAT_VERSION = 1
@@ -293,7 +293,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         c = self.criterion
         if c is not None and not isinstance(c, Criterion):
             raise TypeError(f"criterion must be a fairspec criterion such as EqualOpportunity(bound=0.05) "
-                            f"(fairspec.plan.fairness), got {c!r}")
+                            f"(fairspec.registry.criteria), got {c!r}")
         if c is None or (c.bound is None and c.penalty is None):
             return None
         if c.bound is None or not set(c.rates) <= {"tpr", "fpr"}:
@@ -922,7 +922,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     @classmethod
     def _from_document(cls, doc: dict) -> "FairRuleSetClassifier":
         from fairspec.errors import FeatureError
-        from fairspec.plan.fairness import CRITERIA, make_criterion
+        from fairspec.registry.criteria import CRITERIA, make_criterion
 
         n_features = integer(doc["n_features_in"], "n_features_in", 1)
         params = doc["params"]

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from fairspec.plan.fairness import MET_TOLERANCE
+from fairspec.registry.criteria import MET_TOLERANCE
 
 
 class RuleSetScorer:

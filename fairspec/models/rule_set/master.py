@@ -30,7 +30,7 @@ cost does too (:mod:`.pricing`).
 
 With two groups the ordered pairs are the paper's two rows; with more groups every ordered
 pair gets its row, which bounds the largest gap between any two groups (the gap
-:meth:`fairspec.plan.fairness.Criterion.gap` measures).  ``|P_g|`` counts the rows, so the
+:meth:`fairspec.registry.criteria.Criterion.gap` measures).  ``|P_g|`` counts the rows, so the
 first sum is group ``a``'s false-negative rate: an FNR gap equals the TPR gap.
 
 The LP relaxation keeps ``w`` without the upper bound 1: with ``w ≤ 1`` the bound's dual

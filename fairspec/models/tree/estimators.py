@@ -27,7 +27,6 @@ import math
 import time
 
 import numpy as np
-from joblib import Parallel, delayed
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -41,7 +40,8 @@ from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
 from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
 from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
-from fairspec.plan.fairness import Criterion, make_criterion
+from fairspec.parallel import run_tasks
+from fairspec.registry.criteria import Criterion, make_criterion
 from fairspec.solvers.highs import stopped_by_clock
 
 FORMAT_VERSION = 1
@@ -103,7 +103,7 @@ class _TreeParams:
                 require_flag(self, name)
         fairness = getattr(self, "fairness", None)
         if fairness is not None and not isinstance(fairness, Criterion):
-            raise TypeError(f"fairness must be a fairspec Criterion (fairspec.plan.fairness.make_criterion) or "
+            raise TypeError(f"fairness must be a fairspec Criterion (fairspec.registry.criteria.make_criterion) or "
                             f"None; got {fairness!r}")
         if self.missing not in STRATEGIES:
             raise ValueError(f"missing must be one of {', '.join(STRATEGIES)}; got {self.missing!r}")
@@ -315,7 +315,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
 
     ``missing``: ``mia`` | ``trinary`` | ``trinary_mia`` | ``majority`` | ``fractional`` |
     ``none`` (see :mod:`fairspec.models.tree.split_search` for each rule).
-    ``fairness``: a :class:`~fairspec.plan.fairness.Criterion`; its ``penalty`` λ enters the
+    ``fairness``: a :class:`~fairspec.registry.criteria.Criterion`; its ``penalty`` λ enters the
     split score, its ``bound`` ε is met by relabelling the leaves (exact MIP, HiGHS).
     ``time_limit`` caps the relabelling on the wall clock (growing has no clock) and sizes the
     relabelling MIP's work limit,
@@ -507,9 +507,9 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         settings = self._settings(self._n_features_per_split(X.shape[1]))
         seeds = np.random.SeedSequence(self.seed_).spawn(int(self.n_estimators))
         g = groups if task.n_groups else None
-        jobs = (delayed(_grow_one)(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap)) for s in seeds)
-        # None is one job, as in scikit-learn; the trees are the same whatever the number
-        self.trees_ = list(Parallel(n_jobs=1 if self.n_jobs is None else int(self.n_jobs))(jobs))
+        # the trees are the same whatever the number of jobs: each has its own seed
+        self.trees_ = run_tasks(_grow_one, [(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap))
+                                            for s in seeds], n_jobs=self.n_jobs)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
         self._finish_fit(self.trees_, X, y_num, groups, log, start)

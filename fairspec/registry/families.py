@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from fairspec.plan.fairness import CRITERIA
+from fairspec.registry.criteria import CRITERIA
 
 ALL_CRITERIA = frozenset(CRITERIA)
 IMPUTE_OR_DROP = frozenset({"impute", "drop"})
