@@ -163,6 +163,11 @@ class Plan:
                          f"seed={s.seed}{mark('solver.seed')}"
                          + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit"
                             + ("; from --no-clock-cap)" if s.clock_cap_from_command_line else ")")))
+            if self.model.family == "mip_forest":
+                trees = int(self.model.params.get("trees", 1))
+                lines.append(f"                (time_limit is dealt to the {trees} tree{'' if trees == 1 else 's'}: "
+                             f"{written_number(s.time_limit / trees)}s of MIP work each; threads = trees fitted side "
+                             f"by side)")
             if self.model.family == "tree" and not any(c.bound is not None for c in self.fairness):
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "

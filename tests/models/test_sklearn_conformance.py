@@ -17,6 +17,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
                                              MissingAwareTreeRegressor)
@@ -34,6 +35,7 @@ ESTIMATORS = [
     MissingAwareForestClassifier(n_estimators=5),
     FairRuleSetClassifier(**RULES),
     FairRuleSetClassifier(missing="none", criterion=make_criterion("equal_opportunity"), **RULES),
+    FairMIPForestClassifier(n_trees=3, max_depth=2, batch_size=40, clock_cap=False, tree_checkpoints=1),
 ]
 
 
@@ -56,3 +58,4 @@ def test_the_tags_say_what_each_estimator_takes():
     assert MissingAwareTreeRegressor().__sklearn_tags__().input_tags.allow_nan
     assert FairRuleSetClassifier(missing="mia").__sklearn_tags__().input_tags.allow_nan
     assert FairRuleSetClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan  # conditions on NaN: false
+    assert FairMIPForestClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan  # a node sends NaN one way

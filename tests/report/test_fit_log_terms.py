@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.column_generation import PhaseLog
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
@@ -31,9 +32,11 @@ REPORTS = ROOT / "reports"
 #: the modules that write fit-log keys (the local search's own log is copied under other names)
 WRITERS = ("fairspec/models/rule_set/estimator.py", "fairspec/models/tree/estimators.py",
            "fairspec/models/tree/relabel.py", "fairspec/models/tree/forest_relabel.py",
-           "fairspec/models/baseline.py")
-#: functions whose log becomes a nested record of the fit log (the rule set's ``refine``)
-RECORD_WRITERS = {"_refine"}
+           "fairspec/models/baseline.py", "fairspec/models/mip_forest/estimator.py",
+           "fairspec/models/mip_forest/tree_fit.py")
+#: functions whose log becomes a nested record of the fit log (the rule set's ``refine``, a MIP
+#: forest's ``tree_fits``)
+RECORD_WRITERS = {"_refine", "fit_tree", "_solve_mip"}
 #: dicts named like a log that never reach the fit log under their own keys: the local
 #: search's (its ``cells`` and ``iterations`` become ``local_search_cells`` / ``_iterations``)
 INTERNAL_LOGS = {"search_log"}
@@ -119,6 +122,12 @@ def fitted_logs() -> dict[str, dict]:
         "forest, joint MIP": (MissingAwareForestClassifier(n_estimators=4, max_depth=3,
                                                            fairness=make_criterion("equalized_odds", 0.0),
                                                            time_limit=0.0001), X, y, g),
+        "mip forest, penalty": (FairMIPForestClassifier(n_trees=2, max_depth=2, batch_size=100, clock_cap=False,
+                                                        tree_checkpoints=1, criterion=make_criterion(
+                                                            "equal_opportunity", penalty=1.0)), X, y, g),
+        # the vote breaks the bound, so the leaves are relabelled
+        "mip forest, bound": (FairMIPForestClassifier(n_trees=3, max_depth=2, batch_size=60, clock_cap=False,
+                                                      tree_checkpoints=1, criterion=eo(0.0)), X, y, g),
         "baseline tree": (BaselineClassifier(learner="tree", depth=3), np.nan_to_num(X), y, None),
         "baseline logistic": (BaselineClassifier(learner="logistic"), np.nan_to_num(X), y, None),
     }
@@ -136,7 +145,7 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     seen = set().union(*fitted_logs.values())
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
-            "train_gap_before_relabel", "note", "learner", "trees"} <= seen
+            "train_gap_before_relabel", "note", "learner", "trees", "tree_fits"} <= seen
 
 
 def test_every_phase_record_field_has_a_meaning():
@@ -202,7 +211,7 @@ def test_every_key_in_the_estimator_sources_has_a_meaning():
     # the scan finds the keys it should: not vacuous
     assert {"ip_not_run_because", "relabel_bound", "relabel_descent_sweeps", "learner", "note",
             "tilts_skipped", "reproducible"} <= top
-    assert {"complexity_before", "complexity_climbed", "cut_by_clock"} <= records
+    assert {"complexity_before", "complexity_climbed", "cut_by_clock", "dual_bound", "mip_status"} <= records
     assert not _missing(top, FIT_LOG_TERMS), f"no meaning for {_missing(top, FIT_LOG_TERMS)}"
     assert not _missing(records, FIT_LOG_RECORD_TERMS), \
         f"no meaning for the record keys {_missing(records, FIT_LOG_RECORD_TERMS)}"
