@@ -258,7 +258,7 @@ def test_unenforceable_criterion_says_what_the_family_supports():
     assert diag.message == ("model family 'baseline' cannot enforce equal_opportunity as a bound; "
                             "'baseline' enforces no criterion (it can only audit one)")
     assert diag.hint == ("write `fairness equal_opportunity` alone to measure it without enforcing it; "
-                         "families that enforce it as a bound: tree, rule_set")
+                         "families that enforce it as a bound: tree, rule_set, mip_forest")
 
 
 @pytest.mark.parametrize("model, expected", [
@@ -345,7 +345,7 @@ def test_clock_cap_false_is_refused_where_no_work_limit_could_stop_the_fit():
     # the baseline has no time limit at all: "its time limit can only be a clock" was wrong (found in review)
     assert diag.message == check.CLOCK_CAP_NO_SOLVER.format(family=model.split()[1])
     assert "no time limit" in diag.message and "can only be a clock" not in diag.message
-    assert diag.hint == check.HINT_CLOCK_CAP.format(families="tree, rule_set")
+    assert diag.hint == check.HINT_CLOCK_CAP.format(families="tree, rule_set, mip_forest")
     lines = text.splitlines()
     row = next(i for i, line in enumerate(lines, 1) if line.startswith("solver"))
     assert (diag.span.line, diag.span.column) == (row, lines[row - 1].index("false") + 1)

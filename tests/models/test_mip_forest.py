@@ -330,3 +330,34 @@ def test_a_penalty_lowers_the_training_gap_of_a_single_tree():
         est.fit(X, y, sensitive_features=g)
         gaps.append(est.fit_log_["train_gap"])
     assert gaps[1] < gaps[0]
+
+
+SPEC = """spec compas_mip_small
+data "{data}" where race in ["African-American", "Caucasian"]
+target two_year_recid positive 1
+protected race
+features {{ age numeric  priors_count numeric  c_charge_degree categorical }}
+fairness equal_opportunity penalty 1
+model mip_forest {{ trees 3  depth 2  batch_size 100 }}
+solver {{ time_limit 3s  threads 1  clock_cap false }}
+"""
+
+
+def test_the_cli_prints_each_trees_share_and_emits_the_first_trees_mip(tmp_path, capsys):
+    from fairspec.cli import main
+    from tests.conftest import sample_csv
+
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(data=sample_csv("compas", 300, tmp_path / "compas.csv")))
+    target = tmp_path / "tree.mps"
+    assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 0
+    out = capsys.readouterr().out
+    assert "model       mip_forest(trees=3, depth=2, batch_size=100, thresholds=10*)" in out
+    assert "time_limit is dealt to the 3 trees: 1s of MIP work each" in out and f"wrote {target}" in out
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    assert h.readModel(str(target)) == highspy.HighsStatus.kOk
+    names = {h.getColName(j)[1].split("(")[0] for j in range(h.getNumCol())}
+    assert {"choose", "label", "flow", "sent_left", "leaf_rows", "leaf_positive", "gap"} <= names
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
