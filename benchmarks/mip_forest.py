@@ -62,7 +62,7 @@ from fairspec.registry.criteria import make_criterion
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL_SPLITS = (10, 11, 12, 13, 14)
 DEV_SPLITS = (0, 1, 2, 3, 4)
-PENALTIES = (0.5, 1.0, 2.0, 4.0)
+PENALTIES = (1.0, 3.0)
 BOUNDS = (0.02, 0.05)
 PEER_BOUNDS = (0.01, 0.02, 0.05)
 
@@ -360,9 +360,10 @@ def timing(out, jobs: int):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dev", action="store_true", help="development splits 0-4 instead of the official 10-14")
-    parser.add_argument("--splits", type=int, default=5, help="how many of the splits")
+    parser.add_argument("--splits", type=int, default=5, help="how many of the splits (adult: at most 3)")
     parser.add_argument("--datasets", default="compas,adult")
-    parser.add_argument("--trees", type=int, default=30)
+    parser.add_argument("--trees", type=int, default=10, help="trees per forest in the frontier (the timing "
+                        "part always fits 30, the default)")
     parser.add_argument("--jobs", type=int, default=2, help="trees fitted side by side")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: frontier, anchor, timing")
     args = parser.parse_args(argv)
@@ -381,7 +382,7 @@ def main(argv=None) -> int:
     if "frontier" not in skip:
         rows = []
         for name in args.datasets.split(","):
-            rows += frontier_rows(name, splits, args.trees, args.jobs, log)
+            rows += frontier_rows(name, splits[:3] if name == "adult" else splits, args.trees, args.jobs, log)
         print_frontier(summarise(rows), out)
     if "anchor" not in skip:
         anchor(splits[:3], (0.05, 0.01), out, work_seconds=60.0)
