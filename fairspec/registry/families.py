@@ -135,7 +135,7 @@ FAMILIES: dict[str, Family] = {
             Param("trees", "int", 30, low=1, high=1000, doc="trees in the forest, one per batch, majority vote"),
             Param("depth", "int", 3, low=1, high=4, doc="depth of every tree (each branching node picks a split "
                                                         "and where its missing values go)"),
-            Param("batch_size", "int", 1000, low=2, high=10_000_000,
+            Param("batch_size", "int", 1000, low=2,
                   doc="training rows per tree, stratified by label and group (at least the training rows: all; "
                       "the paper: 200)"),
             Param("thresholds", "int", 10, low=2, high=100, doc="quantile bins per numeric feature (10 = deciles)"),

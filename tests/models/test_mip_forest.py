@@ -98,7 +98,7 @@ def test_a_fitted_tree_reaches_the_brute_force_optimum_and_its_bounds_hold(form,
         expected = brute_force(task, problem, 2)
         fitted = fit_tree(task)
         log = fitted.tree_log
-        assert log["status"] == highs.OPTIMAL and log["mip_gap"] == 0.0
+        assert log["status"] == highs.OPTIMAL and log["mip_gap"] <= 1e-5  # HiGHS: 1e-6 absolute gap
         assert log["objective"] == pytest.approx(expected, abs=1e-7)
         # the Lagrangian dual bound and HiGHS's bound are lower bounds, never above the optimum
         assert log["dual_bound"] <= expected + 1e-9 and log["bound"] <= expected + 1e-9

@@ -7,10 +7,10 @@
    for every row meets any bound on selection rates, TPRs and FPRs); then the local
    search from the :data:`SEARCH_STARTS` best of these.  The best tree that meets the bound
    (any, under a penalty) is the start.
-3. When the start's objective reaches the dual bound it is optimal over every tree on the
-   candidates, and no MIP is run (status ``optimal``, ``proved_by`` the dynamic programme: the
-   rule for every unconstrained tree at depth <= 3, and for a bound the unconstrained tree
-   already meets).
+3. When the start's objective reaches the dual bound (within HiGHS's relative gap tolerance
+   ``mip_gap``, as HiGHS would judge it) it is optimal over every tree on the candidates, and no
+   MIP is run (status ``optimal``, ``proved_by`` the dynamic programme: the rule for every
+   unconstrained tree at depth <= 3, and for a bound the unconstrained tree already meets).
 4. Otherwise the MIP (:mod:`.formulation`, with the bound as its cut (8)) is solved by HiGHS
    from the start, within the work limit ``max_checkpoints`` and, under a clock cap, the time
    limit.  The tree returned is HiGHS's incumbent unless the start is better (HiGHS keeps a
@@ -19,7 +19,7 @@
 
 ``mip_gap`` is ``(objective - bound) / objective`` of the tree returned (0 when the
 objective is 0), with the larger of HiGHS's bound and the dual bound: the gap HiGHS reports,
-on the same objective.  When no tree meets the bound (possible for ``accuracy_parity``, which
+on the same objective (within ``mip_gap`` the status is ``optimal``).  When no tree meets the bound (possible for ``accuracy_parity``, which
 no constant tree meets), the tree over it by the least is returned with status ``heuristic``
 and ``meets_bound`` false, for the forest to deal with (:mod:`.estimator`).
 """
@@ -133,7 +133,7 @@ def fit_tree(task: TreeTask) -> TreeFit:
         chosen, value = start[1], start[2]
         tree_log.update(status=highs.OPTIMAL, proved_by="no candidate splits the batch's rows", mip_status="not_run",
                       mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
-    elif start is not None and bound is not None and start[2].objective <= bound + OBJECTIVE_TOL:
+    elif start is not None and bound is not None and _within_gap(start[2].objective, bound, task.mip_gap):
         chosen, value = start[1], start[2]
         tree_log.update(status=highs.OPTIMAL, proved_by="dual bound of the dynamic programme", mip_status="not_run",
                       mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
@@ -147,9 +147,7 @@ def fit_tree(task: TreeTask) -> TreeFit:
         chosen, value = _solve_mip(task, left, objective, start, fallback, bound, tree_log)
     final_bound = tree_log.get("mip_bound")
     best_bound = max((b for b in (bound, final_bound) if b is not None), default=None)
-    if tree_log["status"] == highs.OPTIMAL:
-        gap = 0.0
-    elif best_bound is None or not value.meets_bound:
+    if best_bound is None or not value.meets_bound:
         gap = None
     else:
         gap = max(value.objective - best_bound, 0.0) / value.objective if value.objective > 0 else 0.0
@@ -158,6 +156,12 @@ def fit_tree(task: TreeTask) -> TreeFit:
     # -1: no candidate (the batch's rows all alike), a node whose two sides predict alike
     return TreeFit([int(problem.keep[s]) if len(problem.keep) else -1 for s in chosen.splits],
                    [int(c) for c in chosen.labels], tree_log)
+
+
+def _within_gap(objective: float, bound: float, mip_gap: float) -> bool:
+    """Whether a tree of ``objective`` is optimal within HiGHS's relative gap tolerance, given a
+    lower bound: what HiGHS would call optimal."""
+    return objective - bound <= max(OBJECTIVE_TOL, mip_gap * abs(objective))
 
 
 def _search_order(found) -> tuple:
