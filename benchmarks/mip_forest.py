@@ -51,7 +51,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from sklearn.impute import KNNImputer, SimpleImputer
+from sklearn.impute import KNNImputer
 from sklearn.model_selection import train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
@@ -62,7 +62,7 @@ from fairspec.registry.criteria import make_criterion
 ROOT = Path(__file__).resolve().parents[1]
 OFFICIAL_SPLITS = (10, 11, 12, 13, 14)
 DEV_SPLITS = (0, 1, 2, 3, 4)
-PENALTIES = (1.0, 3.0)
+PENALTIES = (0.5, 1.0, 3.0)
 BOUNDS = (0.02, 0.05)
 PEER_BOUNDS = (0.01, 0.02, 0.05)
 
@@ -232,7 +232,8 @@ def frontier_rows(name: str, splits, trees: int, jobs: int, log):
             for eps in PEER_BOUNDS:
                 start = time.perf_counter()
                 predict = fit_eg(crit_name, eps, H_tr, y_tr, g_tr, seed)
-                record(f"eg-{how}", f"ε={eps:g}", predict(H_tr, g_tr), predict(H_te, g_te), time.perf_counter() - start)
+                record(f"eg-{how}", f"ε={eps:g}", predict(H_tr, g_tr), predict(H_te, g_te),
+                       time.perf_counter() - start)
             start = time.perf_counter()
             predict = fit_to(crit_name, H_tr, y_tr, g_tr, seed)
             record(f"to-{how}†", "-", predict(H_tr, g_tr), predict(H_te, g_te), time.perf_counter() - start)

@@ -11,8 +11,9 @@ forest and regressor of :mod:`fairspec.models.tree.estimators`,
 in which unit.  :data:`FIT_LOG_RECORD_TERMS` does the same for the keys *inside* the nested
 records the report shows as table columns or inline: each record of the rule set's ``phases``
 list (:class:`~fairspec.models.rule_set.column_generation.PhaseLog`), the rule set's
-``refine`` dict and each record of the MIP forest's ``tree_fits`` list.  Some of those keys share a name with a top-level key (``seconds``,
-``rounds``, ``cut_by_clock``) but not its meaning, so a record's keys are looked up in
+``refine`` dict and each record of the MIP forest's ``tree_fits`` list.  Some of those keys
+share a name with a top-level key (``seconds``, ``rounds``, ``cut_by_clock``, ``mip_gap``,
+``status``) but not its meaning, so a record's keys are looked up in
 :data:`FIT_LOG_RECORD_TERMS` only.
 
 A key missing from these dicts (a model file written by another version, a key added to an

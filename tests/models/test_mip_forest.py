@@ -14,12 +14,11 @@ import pytest
 from fairspec.errors import DataError
 from fairspec.metrics import evaluate_predictions
 from fairspec.models import mip_forest
-from fairspec.models.mip_forest.candidates import RouteClasses, candidate_splits, distinct_tests, split_matrix
+from fairspec.models.mip_forest.candidates import candidate_splits, split_matrix
 from fairspec.models.mip_forest.dynamic_programme import HeuristicResult, integer_costs, lagrangian_trees, optimal_tree
 from fairspec.models.mip_forest.estimator import FairMIPForestClassifier, stratified_batch
 from fairspec.models.mip_forest.formulation import build_tree_mip, set_start, tree_of
 from fairspec.models.mip_forest.local_search import improve
-from fairspec.models.mip_forest.objective import Objective
 from fairspec.models.mip_forest.structure import HeapTree
 from fairspec.models.mip_forest.tree_fit import TreeTask, fit_tree, heuristics, tree_problem
 from fairspec.registry.criteria import CRITERIA, make_criterion

@@ -118,7 +118,7 @@ class MipTree:
 
     @classmethod
     def from_json(cls, doc, n_features: int, categorical: tuple) -> "MipTree":
-        if not isinstance(doc, dict) or not isinstance(doc.get("splits"), list) or not isinstance(doc.get("labels"), list):
+        if not (isinstance(doc, dict) and isinstance(doc.get("splits"), list) and isinstance(doc.get("labels"), list)):
             raise ValueError("a tree must be an object with a list of 'splits' and a list of 'labels'")
         labels = doc["labels"]
         depth = int(np.log2(len(labels))) if labels else -1

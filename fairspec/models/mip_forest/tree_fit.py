@@ -11,7 +11,7 @@
    ``mip_gap``, as HiGHS would judge it) it is optimal over every tree on the candidates, and no
    MIP is run (status ``optimal``, ``proved_by`` the dynamic programme: the rule for every
    unconstrained tree at depth <= 3, and for a bound the unconstrained tree already meets).
-4. Otherwise the MIP (:mod:`.formulation`, with the bound as its cut (8)) is solved by HiGHS
+4. Otherwise the MIP (:mod:`.formulation`, with the bound as its cut (9)) is solved by HiGHS
    from the start, within the work limit ``max_checkpoints`` and, under a clock cap, the time
    limit.  The tree returned is HiGHS's incumbent unless the start is better (HiGHS keeps a
    start it accepts, so this guards only against a start it rejects): a tree is never worse
@@ -19,8 +19,8 @@
 
 ``mip_gap`` is ``(objective - bound) / objective`` of the tree returned (0 when the
 objective is 0), with the larger of HiGHS's bound and the dual bound: the gap HiGHS reports,
-on the same objective (within ``mip_gap`` the status is ``optimal``).  When no tree meets the bound (possible for ``accuracy_parity``, which
-no constant tree meets), the tree over it by the least is returned with status ``heuristic``
+on the same objective (within ``mip_gap`` the status is ``optimal``).  When no tree meets the
+bound (possible for ``accuracy_parity``, which no constant tree meets), the tree over it by the least is returned with status ``heuristic``
 and ``meets_bound`` false, for the forest to deal with (:mod:`.estimator`).
 """
 from __future__ import annotations
@@ -124,24 +124,24 @@ def fit_tree(task: TreeTask) -> TreeFit:
     start = found.best(objective)
     bound = found.bound
     tree_log = {"tree": task.index, "rows": int(len(task.y)), "route_classes": int(problem.classes.n_classes),
-              "candidates": int(left.shape[1]), "dp_solves": found.dp_solves, "local_search_moves": moves,
-              "start": None if start is None else start[0],
-              "start_objective": None if start is None else start[2].objective,
-              "dual_bound": bound, "heuristic_seconds": round(time.perf_counter() - start_clock, 3)}
+                "candidates": int(left.shape[1]), "dp_solves": found.dp_solves, "local_search_moves": moves,
+                "start": None if start is None else start[0],
+                "start_objective": None if start is None else start[2].objective,
+                "dual_bound": bound, "heuristic_seconds": round(time.perf_counter() - start_clock, 3)}
     if left.shape[1] == 0 and start is not None:
         # no candidate splits the batch: every tree predicts one class for every row
         chosen, value = start[1], start[2]
         tree_log.update(status=highs.OPTIMAL, proved_by="no candidate splits the batch's rows", mip_status="not_run",
-                      mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
+                        mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
     elif start is not None and bound is not None and _within_gap(start[2].objective, bound, task.mip_gap):
         chosen, value = start[1], start[2]
         tree_log.update(status=highs.OPTIMAL, proved_by="dual bound of the dynamic programme", mip_status="not_run",
-                      mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
+                        mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0, mip_improved=False)
     elif left.shape[1] == 0:
         chosen, value = min(((t, v) for _, t, v in found.trees), key=lambda tv: _search_order((None, None, tv[1])))
         tree_log.update(status="heuristic", mip_status="not_run", mip_checkpoints=0, mip_nodes=0, mip_seconds=0.0,
-                      mip_improved=False, note="no candidate splits the batch's rows and no constant tree meets "
-                                               "the bound")
+                        mip_improved=False, note="no candidate splits the batch's rows and no constant tree meets "
+                                                 "the bound")
     else:
         fallback = min(found.trees, key=_search_order)
         chosen, value = _solve_mip(task, left, objective, start, fallback, bound, tree_log)
@@ -152,7 +152,8 @@ def fit_tree(task: TreeTask) -> TreeFit:
     else:
         gap = max(value.objective - best_bound, 0.0) / value.objective if value.objective > 0 else 0.0
     tree_log.update(objective=value.objective, bound=best_bound, mip_gap=gap, meets_bound=bool(value.meets_bound),
-                  batch_errors=value.errors, batch_gap=value.gap, tree_seconds=round(time.perf_counter() - start_clock, 3))
+                    batch_errors=value.errors, batch_gap=value.gap,
+                    tree_seconds=round(time.perf_counter() - start_clock, 3))
     # -1: no candidate (the batch's rows all alike), a node whose two sides predict alike
     return TreeFit([int(problem.keep[s]) if len(problem.keep) else -1 for s in chosen.splits],
                    [int(c) for c in chosen.labels], tree_log)
@@ -181,8 +182,8 @@ def _solve_mip(task: TreeTask, left, objective: Objective, start, fallback, boun
     result = highs.solve(model, time_limit=task.time_limit, mip_gap=task.mip_gap, threads=1, seed=task.seed,
                          max_checkpoints=task.max_checkpoints, warmstart=start is not None)
     tree_log.update(mip_status=result.status, mip_checkpoints=result.details.get("checkpoints"),
-                  mip_nodes=result.details.get("nodes"), mip_seconds=round(result.seconds, 3),
-                  mip_build_seconds=round(build_seconds, 3), mip_bound=result.bound)
+                    mip_nodes=result.details.get("nodes"), mip_seconds=round(result.seconds, 3),
+                    mip_build_seconds=round(build_seconds, 3), mip_bound=result.bound)
     mip = None
     if result.has_solution:
         tree = tree_of(model)
@@ -205,6 +206,6 @@ def _solve_mip(task: TreeTask, left, objective: Objective, start, fallback, boun
     candidates = [(fallback[1], fallback[2])] + ([mip] if mip is not None else [])
     least = min(candidates, key=lambda tv: _search_order((None, None, tv[1])))
     tree_log["status"] = "heuristic"
-    tree_log["note"] = (f"no tree found meets the bound on this batch (HiGHS: {result.status}); the tree over it by the "
-                      f"least is kept")
+    tree_log["note"] = (f"no tree found meets the bound on this batch (HiGHS: {result.status}); the tree over it "
+                        f"by the least is kept")
     return least
