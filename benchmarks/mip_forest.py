@@ -325,7 +325,10 @@ def anchor(splits, bounds, out, work_seconds: float):
             p = predict(B_tr, g_tr)
             s_errors, s_gap = int((p != y_tr).sum()), measure.gap(y_tr, p, g_tr)
             start = time.perf_counter()
-            est = FairMIPForestClassifier(n_trees=1, batch_size=10 ** 7, max_depth=3, thresholds=2,
+            # every 0/1 column as a category: its one test is `== 0` (quantile cuts of a column
+            # with few zeros would have none)
+            est = FairMIPForestClassifier(n_trees=1, batch_size=10 ** 7, max_depth=3,
+                                          categorical_features=list(range(B_tr.shape[1])),
                                           criterion=make_criterion("equal_opportunity", eps), time_limit=work_seconds,
                                           clock_cap=False).fit(B_tr, y_tr, sensitive_features=g_tr)
             m_seconds = time.perf_counter() - start

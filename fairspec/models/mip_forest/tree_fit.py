@@ -40,6 +40,10 @@ from fairspec.solvers import highs
 
 #: the local search starts from this many of the best heuristic trees
 SEARCH_STARTS = 3
+#: HiGHS options of a tree's MIP: presolve without probing (bit 15 of ``presolve_rule_off``), as
+#: for the rule sets' final IP.  Probing the one-hot split choices took most of a depth-3 MIP's
+#: presolve on 1,000 compas rows, before HiGHS's first checkpoint (benchmarks/README.md)
+MIP_OPTIONS = {"presolve_rule_off": 1 << 15}
 
 
 @dataclass(frozen=True)
@@ -179,8 +183,9 @@ def _solve_mip(task: TreeTask, left, objective: Objective, start, fallback, boun
     if start is not None:
         set_start(model, left, objective, start[1])
     build_seconds = time.perf_counter() - build_clock
-    result = highs.solve(model, time_limit=task.time_limit, mip_gap=task.mip_gap, threads=1, seed=task.seed,
-                         max_checkpoints=task.max_checkpoints, warmstart=start is not None)
+    session = highs.HighsSession(time_limit=task.time_limit, mip_gap=task.mip_gap, threads=1, seed=task.seed,
+                                 max_checkpoints=task.max_checkpoints, options=MIP_OPTIONS)
+    result = session.solve(model, warmstart=start is not None)
     tree_log.update(mip_status=result.status, mip_checkpoints=result.details.get("checkpoints"),
                     mip_nodes=result.details.get("nodes"), mip_seconds=round(result.seconds, 3),
                     mip_build_seconds=round(build_seconds, 3), mip_bound=result.bound)
