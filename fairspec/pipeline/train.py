@@ -16,7 +16,7 @@ import pandas as pd
 from fairspec.data.prepare import (FeatureEncoder, Imputer, class_names, group_labels, rows_without_missing,
                                    target_vector)
 from fairspec.data.split import split_rows, training_sides
-from fairspec.data.table import SHA256, apply_filters, file_sha256, read_table
+from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
@@ -211,15 +211,22 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     ``table`` is the data file's table when the caller has read it already (see
     :func:`fairspec.plan.compile.compile_with_table`)."""
     t_start = time.perf_counter()
+    # the stages before this one (reading the file and checking the spec, when the caller did
+    # both: the command line does), so that metrics.json's timing covers the whole run
+    earlier = {} if table is None else {name: table.attrs[key] for name, key in
+                                        (("read_seconds", READ_SECONDS), ("check_seconds", CHECK_SECONDS))
+                                        if key in table.attrs}
+    t_start -= sum(earlier.values())
     data = prepare_data(plan, progress, table)
-    load_seconds = time.perf_counter() - t_start
+    load_seconds = time.perf_counter() - t_start - sum(earlier.values())
+    earlier["load_seconds"] = load_seconds
 
     points: list[PointResult] = []
     failed: list[PointFailure] = []
     criteria = list(plan.fairness) or [None]
     for i, criterion in enumerate(criteria):
         try:
-            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, load_seconds, t_start))
+            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, earlier, t_start))
         except NoUsableModelError as exc:
             # a sweep keeps the points that trained: one bound no model can meet (or none
             # found in time) had discarded the others, minutes of work a reviewer then lacked
@@ -234,8 +241,9 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
 
 
 def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i: int, n_points: int,
-                 progress: Progress, load_seconds: float, t_start: float) -> PointResult:
-    """Fit the model of one fairness point and measure it on train and test rows."""
+                 progress: Progress, earlier: dict, t_start: float) -> PointResult:
+    """Fit the model of one fairness point and measure it on train and test rows.  ``earlier``
+    is the seconds of the run's stages before the fits (``<stage>_seconds``, in their order)."""
     frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
     data_sha, summary = data.data_sha256, data.summary
     label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
@@ -281,7 +289,10 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "train": train_block,
         "test": test_block,
         "fairness": fairness_summary(criterion, train_block, test_block),
-        "timing": {"load_seconds": round(load_seconds, 3), "fit_seconds": round(fit_seconds, 3),
+        # one "<stage>_seconds" per stage, in the order they ran (a stage added to the run adds
+        # its key; the report lists every key); total counts from the start of reading
+        "timing": {**{name: round(seconds, 3) for name, seconds in earlier.items()},
+                   "fit_seconds": round(fit_seconds, 3),
                    "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
                    "total_seconds": round(time.perf_counter() - t_start, 3)},
         "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
