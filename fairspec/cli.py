@@ -415,7 +415,13 @@ def cmd_compile_and_train(args, out, err) -> int:
     # a place the outputs cannot go is found now, not after a training run of minutes
     check_output_dir(out_dir, max(1, len(plan.fairness)),
                      inputs={"spec": plan.spec_path, "data": plan.data.path})
-    result = train(plan, progress, table)
+    from fairspec.parallel import use_scheduler
+
+    if args.jobs is not None and args.jobs == 0:
+        raise UsageError("fairspec compile-and-train: error: argument --jobs: 0: give 1 or more processes, or -1 "
+                         "for one per core")
+    with use_scheduler(args.scheduler):
+        result = train(plan, progress, table, n_jobs=args.jobs or 1)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:
@@ -734,6 +740,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
                         "stages, so a slower machine gives the same model, later (rule_set and tree)")
+    p.add_argument("--jobs", metavar="N", type=int, default=None,
+                   help="fit the cross-validation folds and sweep points in N local processes side by side "
+                        "(-1: one per core); the models are the serial run's")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="fit them on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; default: "
+                        "the environment variable FAIRSPEC_SCHEDULER); needs pip install 'fairspec[dask]'")
     p = add("predict", cmd_predict, "score a CSV with a trained model: columns prediction (1 = the positive class) "
                                      "and score (0-1, higher for the positive class; a probability estimate only "
                                      "for the baseline and unrelabelled trees, see README)")
