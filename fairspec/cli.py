@@ -398,7 +398,9 @@ def run_summary(name: str, metrics_doc: dict) -> str:
         gap += f" ({'; '.join(notes)})" if notes else ""
     # as the report's verdict says it: "met" by a constant the clock left had read as the method's
     cut = clock_caveat(metrics_doc)
-    return f"{name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}"
+    constant = metrics_doc.get("constant_model")
+    said = f" [constant model: predicts {constant['predicts']} for every row]" if constant else ""
+    return f"{name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}{said}"
 
 
 def cmd_compile_and_train(args, out, err) -> int:
@@ -425,6 +427,14 @@ def cmd_compile_and_train(args, out, err) -> int:
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:
+        constant = point.metrics_doc.get("constant_model")
+        if constant:
+            # never a plain success: the gaps of a constant model are 0 whatever it does to the groups
+            where = "" if point.criterion is None or not plan.is_sweep else f" under {point.criterion.label()}"
+            err.write(f"{plan.spec_filename}: warning: the model{where} is constant: it predicts {constant['predicts']} "
+                      f"({constant['class']}) for every one of its {constant['training_rows']} training rows, so its "
+                      f"gaps are 0 whatever it does to the groups (a bound too tight for the data, a penalty too "
+                      f"strong, or a time limit too short to find rules, may leave one)\n")
         out.write(run_summary(plan.name, point.metrics_doc) + "\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
     if result.failed:

@@ -240,6 +240,21 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
                         class_names(frame[plan.data.target], y_all, plan.data.positive))
 
 
+def constant_model(train_block: dict, class_names: tuple[str, str]) -> dict | None:
+    """metrics.json's ``constant_model``: the class the kept model predicts for every one of its
+    training rows, or None when it predicts both.  Such a model (the empty rule set, the
+    all-positive one, a tree whose leaves all say one class) gives every group the same rates,
+    so its gaps are 0 whatever it does to the groups: a fit that ends there is said to have
+    (the run's warning, the summary line, the report's verdict), never shown as a plain success
+    (a rule set on a million rows had returned the empty set as "bound met", exit 0)."""
+    rates = [g["selection_rate"] for g in train_block["groups"].values()]
+    if not rates or any(r is None for r in rates) or not (all(r == 0 for r in rates) or all(r == 1 for r in rates)):
+        return None
+    positive = rates[0] == 1
+    return {"predicts": "positive" if positive else "negative", "class": str(class_names[int(positive)]),
+            "training_rows": int(train_block["n"])}
+
+
 def kept_model_rows(plan: Plan, splits) -> np.ndarray:
     """The rows the model that is kept trains on: the hold-out's training side, or every row
     (cv refits on all rows after the folds; none has no test side)."""
@@ -359,6 +374,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
     fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
     metrics_doc = {
+        "constant_model": constant_model(train_block, data.class_names),
         "train": train_block,
         "test": test_block,
         "fairness": fairness_summary(criterion, train_block, test_block),
