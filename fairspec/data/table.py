@@ -453,7 +453,7 @@ _FIELD_LIMIT = 2**31 - 1
 
 
 #: bytes read at a time by :func:`_plain_record_lines` and :func:`_may_hold_leading_zero`
-_SCAN_BLOCK = 1 << 24
+_SCAN_BLOCK = 1 << 22
 _LF, _CR, _COMMA = (ord(c) for c in "\n\r,")
 
 
