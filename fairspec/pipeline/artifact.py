@@ -102,6 +102,13 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "features": [{"name": n, "kind": k, "categories": c}
                          for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
             "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
+            # how derived or labelled groups are formed, and the readable names of coded values:
+            # only when the spec says so, so a plain spec's model file is as it was
+            **({"groups": [g.to_json() for g in plan.data.group_columns]}
+               if any(g.kind != "column" or g.labels for g in plan.data.group_columns) else {}),
+            **({"labels": {column: {category_text(value): text for value, text in pairs}
+                           for column, pairs in plan.data.labels}}
+               if plan.data.labels else {}),
         },
         "preprocessing": {
             "missing": {"strategy": plan.missing.strategy, "impute_method": plan.missing.impute_method,

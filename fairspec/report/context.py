@@ -79,6 +79,9 @@ class Badge:
 class GroupRow:
     name: str
     cells: tuple[str, ...]  # aligned with GROUP_COLUMNS[1:]
+    #: the group's readable name from the spec's ``labels`` (metrics.json
+    #: ``data_summary.group_labels``), shown beside ``name``; "" when it has none
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -578,11 +581,12 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         cells = (fmt_count(g.get("count")), fmt_share(share), fmt_rate(g.get("base_rate")))
         if dropped is not None:
             cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
-        groups.append(GroupRow(str(name), cells))
+        groups.append(GroupRow(str(name), cells, _group_label(summary, name)))
     # a group every row of which was dropped has no row used: it still belongs in the table
     for name, n_dropped in dropped_by_group.items():
         if name not in {row.name for row in groups}:
-            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0))))
+            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0)),
+                                   _group_label(summary, name)))
     rows_split, rows_note = _rows_text(summary, metrics_doc.get("evaluation") or {})
 
     features = []
@@ -877,9 +881,16 @@ def _balanced_accuracy(value) -> str:
     return text
 
 
-def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
+def _group_label(summary: dict, name) -> str:
+    """The readable name the spec's ``labels`` give group ``name`` ("" when none)."""
+    label = (summary.get("group_labels") or {}).get(str(name))
+    return str(label) if isinstance(label, str) else ""
+
+
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None, summary: dict | None = None) -> SplitMetrics:
     groups = tuple(
-        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
+        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
+                 _group_label(summary or {}, name))
         for name, g in (block.get("groups") or {}).items()
     )
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
@@ -1252,7 +1263,7 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     criterion = fairness.get("criterion")
     blocks = [(key, metrics_doc[key]) for key in ("train", "test") if metrics_doc.get(key)]
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
-    splits = [_split(key, block, suffix, kind) for key, block in blocks]
+    splits = [_split(key, block, suffix, kind, metrics_doc.get("data_summary") or {}) for key, block in blocks]
     has_test = bool(metrics_doc.get("test"))
     note = "" if has_test else "No held-out evaluation: every metric below is measured on the training rows."
     intervals = (metrics_doc.get("test") or {}).get("gap_intervals")
