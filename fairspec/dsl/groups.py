@@ -136,7 +136,7 @@ def check_labels(checker) -> None:
         rule = spec.protected.derivation(column)
         if column not in features and column not in plain:
             if rule is not None:
-                how = "the bins of its edges" if rule.bins else f"named in '{column} from {rule.column.value}'"
+                how = "bins named by their edges" if rule.bins else f"named in '{column} from {rule.column.value}'"
                 checker.add(LABELS_ON_DERIVED.format(column=column, how=how), labels.column.span)
             else:
                 checker.add(LABELS_UNUSED.format(column=column), labels.column.span)

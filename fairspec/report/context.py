@@ -594,7 +594,9 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     for f in schema.get("features") or []:
         feature_names.add(f.get("name"))
         role = "protected attribute, used as a model input" if f.get("name") in protected else "model input"
-        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")), role))
+        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")),
+                                   _categories(f.get("categories"), (schema.get("labels") or {}).get(f.get("name"))),
+                                   role))
     for name in protected:
         if name not in feature_names:
             features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
@@ -698,10 +700,13 @@ def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
     return split, "; ".join(notes)
 
 
-def _categories(categories) -> str:
+def _categories(categories, labels=None) -> str:
+    """A feature's categories for the features table, each with the label the spec's ``labels``
+    give it (model.json ``schema.labels``): ``A14 (no checking account)``."""
     if not categories:
         return ""
-    shown = [str(c) for c in categories[:12]]
+    labels = labels if isinstance(labels, dict) else {}
+    shown = [f"{c} ({labels[c]})" if isinstance(labels.get(c), str) else str(c) for c in categories[:12]]
     more = f" … (+{len(categories) - 12} more)" if len(categories) > 12 else ""
     return ", ".join(shown) + more
 
