@@ -247,22 +247,13 @@ def _check_bins(checker, rule: ast.DerivedGroups, rows: pd.DataFrame) -> None:
 def _check_merged(checker, rule: ast.DerivedGroups, rows: pd.DataFrame) -> None:
     column = rule.column.value
     series = checker.table[column]
-    numeric = column_kind(series) == "numeric"
-    distinct = None
+    listed = [v for group in rule.merged for v in group.values]
     for group in rule.merged:
         present = values_present(series, list(group.values))
         for j, (value, found) in enumerate(zip(group.values, present)):
-            if found:
-                continue
-            if distinct is None:
-                distinct = _distinct(series)
-            close = [] if isinstance(value, (int, float)) else difflib.get_close_matches(
-                str(value), [str(v) for v in distinct], n=1, cutoff=0.6)
-            hint = (HINT_FILTER_UNQUOTE if numeric and isinstance(value, str) and _is_number_like(value)
-                    else HINT_DID_YOU_MEAN.format(name=close[0]) if close
-                    else HINT_FILTER_VALUES.format(values=_values_text(distinct)))
-            checker.add(MERGED_VALUE_ABSENT.format(value=_spec_word(value), group=group.label, column=column),
-                        _at(group.value_spans, j, group.span), hint)
+            if not found:
+                checker.add(MERGED_VALUE_ABSENT.format(value=_spec_word(value), group=group.label, column=column),
+                            _at(group.value_spans, j, group.span), _absent_value_hint(series, value, listed))
     if not len(rows):
         return
     kept = rows[column]
@@ -317,20 +308,24 @@ def check_labels_in_data(checker) -> None:
             checker.add(LABELS_ON_NUMERIC.format(column=column, how="read as "), labels.column.span,
                         HINT_LABELS_ON_NUMERIC.format(column=written_name(column)))
             continue
-        numeric = column_kind(series) == "numeric"
-        distinct = None
         values = [entry.value for entry in labels.entries]
         for entry, found in zip(labels.entries, values_present(series, values)):
-            if found:
-                continue
-            if distinct is None:
-                distinct = _distinct(series)
-            close = [] if isinstance(entry.value, (int, float)) else difflib.get_close_matches(
-                str(entry.value), [str(v) for v in distinct], n=1, cutoff=0.6)
-            hint = (HINT_FILTER_UNQUOTE if numeric and isinstance(entry.value, str) and _is_number_like(entry.value)
-                    else HINT_DID_YOU_MEAN.format(name=close[0]) if close
-                    else HINT_FILTER_VALUES.format(values=_values_text(distinct)))
-            checker.add(LABEL_VALUE_ABSENT.format(value=_spec_word(entry.value), column=column), entry.span, hint)
+            if not found:
+                checker.add(LABEL_VALUE_ABSENT.format(value=_spec_word(entry.value), column=column), entry.span,
+                            _absent_value_hint(series, entry.value, values))
+
+
+def _absent_value_hint(series: pd.Series, value, listed: list) -> str:
+    """The hint for ``value``, which no cell of ``series`` holds: a number written in quotes, the
+    closest value by spelling that ``listed`` (the values the rule names) does not name yet
+    (``A95`` is no typo of ``A94`` when A94 is in another group), or the column's values."""
+    if column_kind(series) == "numeric" and isinstance(value, str) and _is_number_like(value):
+        return HINT_FILTER_UNQUOTE
+    distinct = _distinct(series)
+    named = set(map(category_text, listed))
+    free = [str(v) for v in distinct if category_text(v) not in named]
+    close = [] if isinstance(value, (int, float)) else difflib.get_close_matches(str(value), free, n=1, cutoff=0.6)
+    return HINT_DID_YOU_MEAN.format(name=close[0]) if close else HINT_FILTER_VALUES.format(values=_values_text(distinct))
 
 
 # ---- hints and warnings that propose bins ---------------------------------------------------

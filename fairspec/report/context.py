@@ -599,7 +599,9 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
                                    role))
     for name in protected:
         if name not in feature_names:
-            features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
+            features.append(FeatureRow(name, "categorical", _group_categories(schema, name),
+                                       "protected: defines the groups, not a model input"
+                                       + _derived_from(schema, name)))
     privileged = schema.get("privileged") or []
     for f in privileged:
         features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")),
@@ -698,6 +700,32 @@ def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
                      f"in the training rows, and a model trained with missing drop cannot score "
                      f"{'it' if unscored == 1 else 'them'} (fairspec predict refuses such rows too)")
     return split, "; ".join(notes)
+
+
+def _group_definition(schema: dict, name: str) -> dict:
+    """How protected attribute ``name``'s groups are read (model.json ``schema.groups``), or {}."""
+    return next((g for g in schema.get("groups") or [] if isinstance(g, dict) and g.get("name") == name), {})
+
+
+def _derived_from(schema: dict, name: str) -> str:
+    """", derived from COLUMN" for a protected attribute whose groups are bins or merged values."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return f"; bins of {group.get('column')}, closed on the left"
+    if group.get("kind") == "merged":
+        return f"; values of {group.get('column')} merged into groups"
+    return ""
+
+
+def _group_categories(schema: dict, name: str) -> str:
+    """The groups of a derived protected attribute, as the features table lists categories."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return _categories(group.get("groups"))
+    if group.get("kind") == "merged" and isinstance(group.get("groups"), dict):
+        return ", ".join(f"{label} ({', '.join(map(str, values))})" for label, values in group["groups"].items()
+                         if isinstance(values, list))
+    return ""
 
 
 def _categories(categories, labels=None) -> str:
