@@ -202,7 +202,7 @@ def check_in_data(checker, rows: pd.DataFrame) -> list[GroupColumn] | None:
         group = group_column(spec, attribute.value, table)
         texts = group.group_texts(rows)
         if len(rows) and len(set(texts)) == 1:
-            checker.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=texts[0]), attribute.span)
+            checker.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=str(texts[0])), attribute.span)
         columns.append(group)
     return None if any(c is None for c in columns) else columns
 

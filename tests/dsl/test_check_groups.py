@@ -222,3 +222,52 @@ def test_a_separator_between_a_parameter_and_its_value_is_named(block, fixed):
     hint = info.value.diagnostics[0].hint
     assert "between them: write " + fixed == hint.split("with no ")[1].split(" ", 1)[1], hint
     assert "backquotes" not in hint
+
+
+# ---- more mistakes, each at its place -----------------------------------------------------------
+PEOPLE = REPO / "tests" / "dsl" / "data" / "people.csv"
+
+
+@pytest.fixture(scope="module")
+def people() -> pd.DataFrame:
+    return read_table(PEOPLE)
+
+
+def people_spec(protected: str, *lines: str, features: str = "features { age numeric }") -> str:
+    return "\n".join(["spec p", 'data "people.csv"', "target label positive 1", protected, features,
+                      "model baseline", *lines]) + "\n"
+
+
+@pytest.mark.parametrize("protected, message, at", [
+    ('protected g from label { [0] as "no"  [1] as "yes" }', "target 'label' is also the protected attribute",
+     (4, 18)),
+    ("protected hours bins [40]", "protected attribute 'hours' has 1 missing value(s) after filtering (first on "
+                                  "line 3 of the data)", (4, 11)),
+    ('protected r from race { ["A", "B", "C"] as "x" }', "protected attribute 'race' has 1 missing value(s)",
+     (4, 18)),
+    ("protected sex bins [1]", "bins need a numeric column, but 'sex' holds text such as 'Female', 'Male'",
+     (4, 11)),
+    ('protected g from degree { [0, 1] as "all" }', "protected attribute 'g' has a single group ('all')", (4, 11)),
+    ('protected g from city { "Paris" as "" "Lyon" as "l" "Nice" as "n" }', groups.MERGED_NAME_EMPTY, (4, 36)),
+    ('protected g from city { }', "'g from city' lists no group", (4, 11)),
+])
+def test_each_mistake_in_a_derived_attribute_is_reported_at_its_place(people, protected, message, at):
+    found = problems(people_spec(protected), people)
+    assert any(message in d.message and (d.span.line, d.span.column) == at for d in found), \
+        [(d.message, d.span) for d in found]
+
+
+def test_a_column_may_merge_its_own_values_and_take_no_labels_then(people):
+    merged = 'protected city from city { ["Paris", "Lyon"] as "big"  "Nice" as "small" }'
+    assert problems(people_spec(merged), people) == []
+    (diag,) = problems(people_spec(merged, 'labels city { "Paris" as "capital" }'), people)
+    assert diag.message == groups.LABELS_ON_DERIVED.format(column="city", how="named in 'city from city'")
+
+
+def test_labels_of_numeric_codes_on_a_categorical_feature_and_a_plain_protected_column(people):
+    text = people_spec("protected degree", 'labels degree { 1 as "graduate"  0 as "none" }',
+                       features="features { age numeric  city categorical }")
+    assert problems(text, people) == []
+    text = people_spec("protected sex", 'labels degree { "1" as "graduate" }',
+                       features="features { age numeric  degree categorical }")
+    assert problems(text, people) == []
