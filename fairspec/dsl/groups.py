@@ -19,7 +19,7 @@ from fairspec.data.prepare import category_text, line_of, value_texts
 from fairspec.data.table import column_kind, feature_kind, is_true_false, numbers_of, value_mask, values_present
 from fairspec.dsl import ast
 from fairspec.dsl.check import (HINT_DID_YOU_MEAN, HINT_FILTER_UNQUOTE, HINT_FILTER_VALUES, PROTECTED_HAS_MISSING,
-                                PROTECTED_ONE_GROUP, TARGET_AS_PROTECTED, _distinct, _is_number_like, _plain, _quote,
+                                PROTECTED_ONE_GROUP, TARGET_AS_PROTECTED, _distinct, _is_number_like, _quote,
                                 _spec_word, _text_cells, _text_sample, _values_text)
 from fairspec.errors import Diagnostic, written_name, written_number
 
@@ -189,7 +189,8 @@ def check_in_data(checker, rows: pd.DataFrame) -> list[GroupColumn] | None:
         before = len(checker.problems)
         if rule.name.value != rule.column.value and rule.name.value in table.columns:
             checker.add(DERIVED_NAME_IS_COLUMN.format(name=rule.name.value, column=rule.column.value), rule.name.span,
-                        HINT_DERIVED_NAME.format(suggestion=_free_name(rule.name.value, table), column=rule.column.value))
+                        HINT_DERIVED_NAME.format(suggestion=_free_name(rule.name.value, table),
+                                                 column=rule.column.value))
         role = f"groups of '{rule.name.value}'" if rule.name.value != rule.column.value else "protected attribute"
         if checker.column_exists(rule.column, role):
             if rule.bins:
@@ -325,7 +326,9 @@ def _absent_value_hint(series: pd.Series, value, listed: list) -> str:
     named = set(map(category_text, listed))
     free = [str(v) for v in distinct if category_text(v) not in named]
     close = [] if isinstance(value, (int, float)) else difflib.get_close_matches(str(value), free, n=1, cutoff=0.6)
-    return HINT_DID_YOU_MEAN.format(name=close[0]) if close else HINT_FILTER_VALUES.format(values=_values_text(distinct))
+    if close:
+        return HINT_DID_YOU_MEAN.format(name=close[0])
+    return HINT_FILTER_VALUES.format(values=_values_text(distinct))
 
 
 # ---- hints and warnings that propose bins ---------------------------------------------------

@@ -216,5 +216,6 @@ def _group_line(group: GroupColumn) -> str:
                 + ", ".join(group.bin_labels))
     if group.kind == "merged":
         return f"{group.name}: from {group.column}: " + "; ".join(
-            f"[{', '.join(written_value(v) for v in values)}] as {written_value(label)}" for label, values in group.merged)
+            f"[{', '.join(written_value(v) for v in values)}] as {written_value(label)}"
+            for label, values in group.merged)
     return ""

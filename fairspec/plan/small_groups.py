@@ -64,7 +64,8 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     frame = apply_filters(table, plan.data.filters)
     if plan.missing.strategy == "drop":
         frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
-    return target_vector(frame, plan.data.target, plan.data.positive), derived_group_labels(frame, plan.data.group_columns)
+    return (target_vector(frame, plan.data.target, plan.data.positive),
+            derived_group_labels(frame, plan.data.group_columns))
 
 
 #: fewest hold-out rows without a warning: a test accuracy over n rows has a standard error of

@@ -920,7 +920,8 @@ def _group_label(summary: dict, name) -> str:
     return str(label) if isinstance(label, str) else ""
 
 
-def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None, summary: dict | None = None) -> SplitMetrics:
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
+           summary: dict | None = None) -> SplitMetrics:
     groups = tuple(
         GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
                  _group_label(summary or {}, name))

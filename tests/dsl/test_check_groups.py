@@ -143,7 +143,7 @@ def test_every_unbounded_whole_number_parameter_stops_at_the_learners_integers(f
     assert problems(text.replace("VALUE", str(largest)), None) == []
     for value in (largest + 1, 99999999999999999999):
         (diag,) = problems(text.replace("VALUE", str(value)), None)
-        assert f"must be between" in diag.message and f"and {largest}, got {value}" in diag.message
+        assert "must be between" in diag.message and f"and {largest}, got {value}" in diag.message
 
 
 @pytest.mark.parametrize("text, expected", [

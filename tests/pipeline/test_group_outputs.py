@@ -74,8 +74,8 @@ def test_the_report_shows_the_labels_escaped(trained):
     _, out = trained
     html = (out / "report.html").read_text()
     assert "<b>divorced</b>" not in html
-    assert "male &amp; &lt; 30 &amp; &lt;b&gt;divorced&lt;/b&gt; <span class=\"group-code\">(male &amp; &lt; 30 &amp; A91)" \
-        in html
+    assert ('male &amp; &lt; 30 &amp; &lt;b&gt;divorced&lt;/b&gt; <span class="group-code">(male &amp; &lt; 30 &amp; '
+            'A91)') in html
     assert "A14 (no account &amp; co)" in html
     assert "values of ps merged into groups" in html and "bins of age, closed on the left" in html
 
