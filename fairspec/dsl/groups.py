@@ -28,6 +28,8 @@ BIN_EDGE_OUT_OF_ORDER = ("bin edge {edge} is not above the edge before it ({prev
                          "each once")
 BINS_NOT_NUMERIC = "bins need a numeric column, but '{column}' holds {what}"
 HINT_BINS_NOT_NUMERIC = "name groups of its values instead: protected {name} from {column} {{ [...] as \"...\" }}"
+HINT_BINS_MISSING = ("leave those rows out with a where filter, e.g. where {column} >= {low} (a missing value "
+                     "passes no comparison)")
 BIN_EMPTY = ("bin '{bin}' of '{column}' holds no row after filtering (the rows kept have {column} from {low} "
              "to {high})")
 HINT_BIN_EMPTY = "move or remove this edge: a bin with no row is no group to compare"
@@ -230,8 +232,9 @@ def _check_bins(checker, rule: ast.DerivedGroups, rows: pd.DataFrame) -> None:
     if missing.any():
         checker.add(PROTECTED_HAS_MISSING.format(column=column, count=int(missing.sum()),
                                                  line=line_of(kept, int(np.flatnonzero(missing)[0]))),
-                    rule.column.span, f"leave those rows out with a where filter, e.g. where {written_name(column)} >= "
-                    f"{_spec_word(float(np.nanmin(numbers_of(kept).to_numpy(dtype=float))))}"
+                    rule.column.span,
+                    HINT_BINS_MISSING.format(column=written_name(column),
+                                             low=_spec_word(float(np.nanmin(numbers_of(kept).to_numpy(dtype=float)))))
                     if (~missing).any() else None)
         return
     numbers = numbers_of(kept).to_numpy(dtype=float)
@@ -239,7 +242,7 @@ def _check_bins(checker, rule: ast.DerivedGroups, rows: pd.DataFrame) -> None:
     counts = np.bincount(index, minlength=len(rule.bins) + 1)
     names = bin_labels(rule.bins, whole_numbers(checker.table[column], rule.bins))
     for b in np.flatnonzero(counts == 0):
-        edge = min(int(b), len(rule.bins) - 1) if b < len(rule.bins) else len(rule.bins) - 1
+        edge = min(int(b), len(rule.bins) - 1)  # the bin's upper edge; the last bin's lower one
         checker.add(BIN_EMPTY.format(bin=names[b], column=column, low=written_number(float(numbers.min())),
                                      high=written_number(float(numbers.max()))),
                     _at(rule.edge_spans, edge, rule.span), HINT_BIN_EMPTY)
