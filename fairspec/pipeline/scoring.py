@@ -128,3 +128,24 @@ def prediction_text(labels: np.ndarray, scores: np.ndarray) -> str:
     rows = (np.array([str(c) for c in classes.tolist()], dtype=object)[class_of.reshape(-1)] + ","
             + np.array(texts, dtype=object)[inverse.reshape(-1)])
     return "\n".join(rows.tolist()) + "\n"
+
+
+def partition_metrics(model: LoadedModel, frame: pd.DataFrame) -> StreamedMetrics:
+    """The counts of one partition's predictions against its target and groups (a frame with
+    the model's features, target and protected columns; rows named as the caller likes)."""
+    labels, scores = FittedPipeline.predict(model, frame, "partition")
+    y, groups = _measured_columns(frame, model.doc["schema"], "partition")
+    return StreamedMetrics().add(y, labels, scores, groups)
+
+
+def dask_metrics(model: LoadedModel, partitions, *, seed: int = 0) -> dict:
+    """The metrics block (as ``fairspec predict --metrics`` writes it) of a ``dask.dataframe``'s
+    rows: each partition is scored and counted where it lies, and the counts merged here
+    (:func:`fairspec.metrics.streaming.merge_all`), so the block is the one the rows all at
+    once give.  Needs ``fairspec[dask]``."""
+    import dask
+
+    from fairspec.metrics.streaming import merge_all
+
+    parts = [dask.delayed(partition_metrics)(model, part) for part in partitions.to_delayed()]
+    return merge_all(dask.compute(*parts)).block(seed=seed)
