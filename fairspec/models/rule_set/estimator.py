@@ -41,9 +41,11 @@ Time and work.  Every stage stops by a *work* limit, counted the same way on eve
 the same data, parameters and seed give the same rule set on any machine; the wall clock is
 only a cap:
 
-* column generation: the paper's phase ends when pricing finds nothing or after
-  ``max_rounds`` rounds; the tilted phases share ``tilt_rounds`` rounds.  Cap:
-  ``cg_fraction`` of ``time_limit``;
+* column generation: the paper's phase ends when pricing finds nothing, after ``max_rounds``
+  rounds, or when its share of the work limit is spent; the tilted phases share ``tilt_rounds``
+  rounds and what the first phase left of the work.  The work is counted in cells per round
+  (:meth:`.ColumnGenerator.round_cells`), ``cg_fraction`` of ``time_limit`` at
+  :data:`CG_CELLS_PER_SECOND`.  Cap: ``cg_fraction`` of ``time_limit``;
 * the local search: ``search_cells`` scored (pattern, candidate) cells, by default
   ``SEARCH_SHARE`` of ``time_limit`` at ``SEARCH_CELLS_PER_SECOND`` (the rate measured here on
   fair problems), and at most ``search_iterations`` kicks.  Cap: all but ``IP_CLOCK_SHARE`` of
@@ -52,11 +54,10 @@ only a cap:
   default ``IP_SHARE`` of ``time_limit`` at ``IP_CHECKPOINTS_PER_SECOND``.  Cap: what is left
   of ``time_limit`` less a small reserve for re-measuring.
 
-So ``time_limit`` sizes the work of the search and the IP, and bounds the wall clock of every
-stage; column generation's rounds do not grow or shrink with it, so under ``clock_cap=False``
-a large problem can take several times the limit there (14,038 law rows with missing values,
-``max_conditions`` 2, a 12 s limit: 59 s of column generation, measured on an idle machine,
-2026-11-27).  The set-up
+So ``time_limit`` sizes the work of every stage and bounds the wall clock of each; under
+``clock_cap=False`` a stage ends by its work limit, near the time its share of the limit
+gives on an idle core (column generation's rounds alone had run to several times the limit
+on a large problem before its work was counted).  The set-up
 before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
 HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and a
 time limit shorter than it is overrun by it (every stage then stops at once, cut by the
