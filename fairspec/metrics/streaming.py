@@ -43,10 +43,14 @@ class StreamedMetrics:
     scores: pd.Series | None = field(default_factory=lambda: _empty_scores())
     score_cap: int = SCORE_CAP
     scored: bool = True
+    #: chunks' merged scores not yet added to ``scores`` (added when they outgrow it: each
+    #: chunk re-merged into the whole table had made the merging quadratic in the chunks)
+    pending: list = field(default_factory=list)
 
     @property
     def scores_dropped(self) -> bool:
         """Whether the distinct scores outgrew ``score_cap`` (AUC and ABROCA are then None)."""
+        self._consolidate()
         return self.scored and self.scores is None
 
     def add(self, y_true, y_pred, y_score, groups) -> "StreamedMetrics":
@@ -81,12 +85,25 @@ class StreamedMetrics:
         if not other.scored or other.scores is None:
             self.scores = None
         elif self.scores is not None:
-            self._add_scores(other.scores)
+            other._consolidate()
+            if other.scores is None:
+                self.scores, self.pending = None, []
+            else:
+                self._add_scores(other.scores)
         return self
 
     def _add_scores(self, entries: pd.Series) -> None:
-        merged = entries if self.scores is None or self.scores.empty else pd.concat([self.scores, entries])
-        merged = merged.groupby(level=[0, 1, 2], sort=False).sum()
+        self.pending.append(entries)
+        if sum(len(e) for e in self.pending) > max(len(self.scores), 50_000):
+            self._consolidate()
+
+    def _consolidate(self) -> None:
+        if not self.pending or self.scores is None:
+            self.pending = []
+            return
+        parts = ([] if self.scores.empty else [self.scores]) + self.pending
+        self.pending = []
+        merged = pd.concat(parts).groupby(level=[0, 1, 2], sort=False).sum()
         self.scores = None if len(merged) > self.score_cap else merged
 
     def group_counts(self) -> GroupCounts:
@@ -118,6 +135,7 @@ class StreamedMetrics:
         else:
             balanced = correct / n
         auc = abroca_value = scores_are_labels = None
+        self._consolidate()
         if self.scored and self.scores is not None:
             index = self.scores.index
             groups = index.get_level_values(0).to_numpy(dtype=object)
