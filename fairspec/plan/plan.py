@@ -11,6 +11,7 @@ from pathlib import Path
 
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
+from fairspec.plan.boosting import boosting_plan_lines, uses_boosting_plan
 from fairspec.registry.families import FAMILIES
 from fairspec.registry.criteria import Criterion
 
@@ -167,6 +168,9 @@ class Plan:
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
+        elif uses_boosting_plan(self.model.family):
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver and no clock: the boosting "
+                         "rounds below draw every minipatch from it)")
         else:
             lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
         if not self.fairness:
@@ -174,6 +178,7 @@ class Plan:
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"

@@ -408,20 +408,22 @@ class SplitScorer:
             s = self.strategy
             inf = np.inf
             if s in ("mia", "trinary_mia"):
-                sc_left = task.loss(L + M) + lossR
-                sc_right = lossL + task.loss(R + M)
-                ok_left = (nL + nM >= self.msl) & (nR >= self.msl)
-                ok_right = (nL >= self.msl) & (nR + nM >= self.msl)
                 if nM == 0:
                     # no training row is missing here: one candidate; missing values met at
-                    # prediction go to the side with more training weight
+                    # prediction go to the side with more training weight.  (With M all zeros,
+                    # L + M is L bit for bit, so its loss is lossL: not computed twice.)
+                    ok_left = (nL >= self.msl) & (nR >= self.msl)
                     bigger_left = task.weight(L) >= task.weight(R)
-                    sc = np.where(ok_left, self._penalise(sc_left, W, self._kids(L, R)), inf)
+                    sc = np.where(ok_left, self._penalise(lossL + lossR, W, self._kids(L, R)), inf)
                     if s == "mia":
                         cand_scores.append((sc, np.where(bigger_left, LEFT, RIGHT), False))
                     else:
                         cand_scores.append((sc, np.full(C, MIDDLE), False))
                 else:
+                    sc_left = task.loss(L + M) + lossR
+                    sc_right = lossL + task.loss(R + M)
+                    ok_left = (nL + nM >= self.msl) & (nR >= self.msl)
+                    ok_right = (nL >= self.msl) & (nR + nM >= self.msl)
                     sl = np.where(ok_left, self._penalise(sc_left, W, self._kids(L + M, R)), inf)
                     sr = np.where(ok_right, self._penalise(sc_right, W, self._kids(L, R + M)), inf)
                     if s == "trinary_mia":
@@ -429,6 +431,16 @@ class SplitScorer:
                         cand_scores.append((np.stack([sl, sm, sr], 1), np.array([LEFT, MIDDLE, RIGHT]), False))
                     else:
                         cand_scores.append((np.stack([sl, sr], 1), np.array([LEFT, RIGHT]), False))
+            elif s in ("majority", "none", "fractional") and nM == 0:
+                # no missing row: every rule is the plain split (L + 0·M is L bit for bit); where
+                # a missing value met at prediction goes is the rule's, as below
+                ok = (nL >= self.msl) & (nR >= self.msl)
+                sc = self._penalise(lossL + lossR, W, self._kids(L, R))
+                if s == "fractional":
+                    routes = np.full(C, FRACTIONAL)
+                else:
+                    routes = np.where(task.weight(L) >= task.weight(R), LEFT, RIGHT)
+                cand_scores.append((np.where(ok, sc, inf), routes, False))
             elif s in ("majority", "none"):
                 left_bigger = task.weight(L) >= task.weight(R)
                 Lm = np.where(left_bigger[:, None], L + M, L)
