@@ -144,8 +144,9 @@ FAMILIES: dict[str, Family] = {
                   doc="features per minipatch (0: the square root of the features)"),
             Param("learning_rate", "float", 0.2, low=1e-6, high=1.0,
                   doc="μ: the weight of each tree in the score and of each round in the feature probabilities"),
-            Param("patience", "int", 50, low=0,
-                  doc="rounds without a better out-of-patch accuracy before stopping (0: run every round)"),
+            Param("patience", "int", 0, low=0,
+                  doc="rounds without a better out-of-patch accuracy before stopping early (0: run and keep every "
+                      "round)"),
             Param("burn_in", "int", 20, low=0,
                   doc="first rounds left out of the averaged row and feature probabilities"),
             Param("adversary", "choice", "logistic", choices=("logistic", "group_rates"),

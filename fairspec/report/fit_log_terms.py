@@ -335,6 +335,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "For each class (and group, when the groups were given): its training rows, their share of the "
         "averaged row probability, and that share over their share of the rows (above 1: drawn more often "
         "than uniformly)."),
+    "row_probability_concentration": (
+        "How unevenly the rows were drawn: for the most-drawn 1, 5, 10, 25 and 50 % of the training rows, "
+        "their share of the averaged row probability (under uniform draws each share equals its rows)."),
     "bound_search": (
         "One record per alpha tried under the bound: the threshold that met it on the training rows, the "
         "training accuracy and gap there, and the rounds kept; the most accurate candidate was returned."),
@@ -387,6 +390,9 @@ FIT_LOG_RECORD_TERMS: dict[str, str] = {
     # ---------------------------------------------------------------- Fair MP-Boost influential_rows
     "row": "Position of the row among the training rows the model was fitted on, from 0.",
     "probability": "The row's averaged sampling probability (the training rows' probabilities sum to 1).",
+    # ---------------------------------------------------------------- Fair MP-Boost row_probability_concentration
+    "rows_share": "A share of the training rows, the most-drawn first, from 0 to 1.",
+    "draws_share": "Those rows' share of the averaged row sampling probability, from 0 to 1.",
     # ---------------------------------------------------------------- refine
     "complexity_before": (
         "Complexity (each rule 1 plus its conditions) of the chosen rule set before refinement."),

@@ -37,7 +37,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
         patch_features=share.get(params.get("patch_features", 0), params.get("patch_features")),
         learning_rate=float(params.get("learning_rate", 0.2)),
         adversary=params.get("adversary", "logistic"),
-        patience=int(params.get("patience", 50)),
+        patience=int(params.get("patience", 0)),
         burn_in=int(params.get("burn_in", 20)),
         min_samples_leaf=int(params.get("min_samples_leaf", 1)),
         criterion=params.get("criterion", "gini"),

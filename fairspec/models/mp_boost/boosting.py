@@ -32,19 +32,18 @@ What we decided where the papers are silent or differ:
   patch's features gain mass in proportion to their scores, and a feature in the patch that no
   split used loses a share ``μ`` of its own.
 * The floor keeps every feature drawable (``m`` features need ``m`` positive probabilities).
-* Early stopping.  The papers stop on the out-of-patch accuracy, and so do we: the fit stops
-  after ``patience`` rounds without a better one (``patience = 0``: every round is run and
-  kept).  Which rounds are kept is ours: the papers keep their last round; stopped by
-  patience, that is a round of no better accuracy than one ``patience`` rounds earlier, and
-  keeping the best round instead threw Fair MP-Boost's fairness away: on our own adult splits
-  the fair rounds' gap kept falling for a hundred rounds and more while their accuracy stayed
-  level within noise, and the most accurate round was one of the first few dozen, fitted
-  before ``q`` had moved (benchmarks/README.md, Fair MP-Boost).  So the trees are kept up to the
-  *latest* round whose out-of-patch accuracy is within one standard error
-  (``√(a·(1 - a)/N)``) of the best ``a``: Breiman's one-standard-error rule, leaning towards
-  the rounds that adapted ``p`` and ``q`` longest.  It is decided as the rounds run (a round is
-  the latest within the band of the best so far when it ends; a later best only adds later
-  rounds), so one snapshot of the running sums is kept, not one per round.
+* Early stopping.  The papers stop on the out-of-patch accuracy, and so do we when asked
+  (``patience`` > 0): the fit stops after ``patience`` rounds without a better one.  Which
+  rounds are kept is ours: the trees up to the *latest* round whose out-of-patch accuracy is
+  within one standard error (``√(a·(1 - a)/N)``) of the best ``a`` (Breiman's
+  one-standard-error rule, leaning towards the rounds that adapted ``p`` and ``q`` longest).
+  It is decided as the rounds run (a round is the latest within the band of the best so far
+  when it ends; a later best only adds later rounds), so one snapshot of the running sums is
+  kept, not one per round.  ``patience = 0`` runs and keeps every round, the estimator's
+  default: on our own adult splits the fair rounds' gap kept falling for a hundred rounds and
+  more while their accuracy stayed level or fell a little, the most accurate round was one of
+  the first few dozen, fitted before ``q`` had moved, and a fit stopped on accuracy kept that
+  unfair model (benchmarks/README.md, Fair MP-Boost).
 * Minipatch draws are weighted sampling without replacement (Efraimidis & Spirakis):
   successive draws proportional to ``p``, in one vectorised pass.
 

@@ -99,7 +99,9 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     minipatch of ``patch_rows`` rows and ``patch_features`` features (None: the square root of
     the count; a share in (0, 1); a count), ``learning_rate`` μ.  ``patience``: rounds without a
     better out-of-patch score before stopping (0: every round is run and kept); ``burn_in``:
-    first rounds left out of the averaged probabilities.  ``alpha``, ``fairness`` and
+    first rounds left out of the averaged probabilities.  Early stopping is off by default: with
+    α > 0 the out-of-patch accuracy peaks in the first rounds, before ``q`` has moved towards the
+    fair features (:mod:`.boosting`), and a fit stopped there is the unfair one.  ``alpha``, ``fairness`` and
     ``bound_alphas``: the trade-off (module docstring).  ``adversary``: a name of
     :data:`~fairspec.models.mp_boost.adversary.ADVERSARIES`.  ``missing``, ``criterion``,
     ``min_samples_leaf``, ``middle_growth``, ``categorical_features``: the trees'
@@ -108,11 +110,13 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
 
     Learned: ``trees_``, ``threshold_``, ``alpha_``, ``feature_probabilities_`` (the averaged
     ``q``, also ``feature_importances_``), ``row_probabilities_`` (the averaged ``p`` of the
-    training rows, in the order given), ``out_of_patch_accuracy_`` (per round run), ``fit_log_``.
+    training rows, in the order given: on the fitted estimator only, the model file keeps its
+    summaries in the fit log, not one number per training row), ``out_of_patch_accuracy_`` (per
+    round run), ``fit_log_``.
     """
 
     def __init__(self, n_rounds=200, max_depth=3, patch_rows=None, patch_features=None, learning_rate=0.2,
-                 alpha=None, fairness=None, bound_alphas=(0.0, 0.5, 0.9), adversary="logistic", patience=50,
+                 alpha=None, fairness=None, bound_alphas=(0.0, 0.5, 0.9), adversary="logistic", patience=0,
                  burn_in=20, min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed",
                  categorical_features=None, random_state=0):
         self.n_rounds = n_rounds
@@ -261,6 +265,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
             "feature_probabilities": [round(float(v), 6) for v in self.feature_probabilities_],
             "averaged_rounds": result.averaged_rounds,
             "influential_rows": _influential_rows(self.row_probabilities_),
+            "row_probability_concentration": _concentration(self.row_probabilities_),
             "row_probability_summary": _row_summary(self.row_probabilities_, y01, group_names, groups),
         }
         if groups is not None and (self.fairness is not None or self.alpha_ > 0):
@@ -268,8 +273,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         if bound is not None:
             log["bound_met_on_train"] = bool(fairness.allows(log["train_gap"]))
         if len(tried) > 1:
-            log["bound_search"] = [{"alpha": a, "threshold": t, "train_accuracy": acc, "train_gap": gap,
-                                    "rounds_kept": r.kept_round} for a, _, r, t, acc, gap in tried]
+            log["bound_search"] = _bound_search_records(tried)
         log.update(reproducible=True, cut_by_clock=[], seconds=round(time.perf_counter() - start, 3))
         self.fit_log_ = log
         record_params(self)
@@ -304,7 +308,8 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X) -> np.ndarray:
-        return self.classes_[(self.decision_function(X) > 0).astype(int)]
+        positive = self.decision_function(X) > 0
+        return self.classes_[positive.astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -331,7 +336,6 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
             "learning_rate": float(params["learning_rate"]), "threshold": self.threshold_, "alpha": self.alpha_,
             "rounds": [{"nodes": t.to_nodes()} for t in self.trees_],
             "feature_probabilities": [float(v) for v in self.feature_probabilities_],
-            "row_probabilities": [float(v) for v in self.row_probabilities_],
             "out_of_patch_accuracy": [float(v) for v in self.out_of_patch_accuracy_],
         }
 
@@ -371,10 +375,32 @@ _TREE_FIELDS = ("feature", "threshold", "left_codes", "right_codes", "route", "f
                 "left", "right", "middle", "value", "n", "weight", "depth")
 
 
+def _bound_search_records(tried) -> list[dict]:
+    """One record per α a bound was searched over: its threshold, training accuracy and gap."""
+    return [{"alpha": a, "threshold": t, "train_accuracy": acc, "train_gap": gap, "rounds_kept": r.kept_round}
+            for a, _, r, t, acc, gap in tried]
+
+
 def _influential_rows(p: np.ndarray) -> list[dict]:
     """The rows drawn most often on average: position among the training rows and averaged p."""
     top = np.argsort(-p, kind="stable")[:INFLUENTIAL_ROWS]
     return [{"row": int(i), "probability": float(p[i])} for i in top]
+
+
+#: the shares of the training rows whose share of the draws the fit log gives
+CONCENTRATION_SHARES = (0.01, 0.05, 0.1, 0.25, 0.5)
+
+
+def _concentration(p: np.ndarray) -> list[dict]:
+    """The Lorenz curve of the averaged row probabilities at :data:`CONCENTRATION_SHARES`: the
+    share of the draws that the most-drawn rows hold (a uniform draw gives each share its own)."""
+    ordered = np.sort(p)[::-1]
+    total = ordered.sum()
+    out = []
+    for share in CONCENTRATION_SHARES:
+        k = max(1, int(round(share * len(p))))
+        out.append({"rows_share": share, "draws_share": float(ordered[:k].sum() / total) if total > 0 else 0.0})
+    return out
 
 
 def _row_summary(p: np.ndarray, y: np.ndarray, group_names, groups) -> list[dict]:
@@ -441,7 +467,6 @@ def estimator_from_json(doc: dict) -> FairMPBoostClassifier:
             except ValueError as exc:
                 raise ValueError(f"tree {k}: {exc}") from None
         est.feature_probabilities_ = _numbers(doc["feature_probabilities"], "feature_probabilities", n_features)
-        est.row_probabilities_ = _numbers(doc["row_probabilities"], "row_probabilities")
         est.out_of_patch_accuracy_ = _numbers(doc["out_of_patch_accuracy"], "out_of_patch_accuracy")
         fit_log = doc.get("fit_log")
         if fit_log is not None and not isinstance(fit_log, dict):
