@@ -138,7 +138,7 @@ FAMILIES: dict[str, Family] = {
             "features",
         params=(
             Param("rounds", "int", 200, low=1, high=100000, doc="boosting rounds at most, one tree each"),
-            Param("depth", "int", 3, low=1, high=30, doc="maximum depth of each round's tree"),
+            Param("depth", "int", 2, low=1, high=30, doc="maximum depth of each round's tree"),
             Param("patch_rows", "int", 0, low=0, doc="rows per minipatch (0: the square root of the training rows)"),
             Param("patch_features", "int", 0, low=0,
                   doc="features per minipatch (0: the square root of the features)"),

@@ -408,6 +408,8 @@ def test_a_bound_is_met_on_the_training_rows(name):
 def test_predict_proba_agrees_with_predict_and_ranks_by_the_score():
     X, y, g = _data(seed=12)
     model = FairMPBoostClassifier(**SMALL).fit(X, y)
+    # the fit's own training score (summed as the rounds ran) is what prediction computes again
+    assert model.fit_log_["train_accuracy"] == (model.predict(X) == y).mean()
     proba = model.predict_proba(X)[:, 1]
     assert np.array_equal(model.predict(X), (proba > 0.5).astype(int))
     d = model.decision_function(X)

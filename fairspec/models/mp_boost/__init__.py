@@ -32,7 +32,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
     share = {0: None}  # 0 in a spec: the square root of the count
     return FairMPBoostClassifier(
         n_rounds=int(params.get("rounds", 200)),
-        max_depth=int(params.get("depth", 3)),
+        max_depth=int(params.get("depth", 2)),
         patch_rows=share.get(params.get("patch_rows", 0), params.get("patch_rows")),
         patch_features=share.get(params.get("patch_features", 0), params.get("patch_features")),
         learning_rate=float(params.get("learning_rate", 0.2)),

@@ -83,9 +83,10 @@ def _binary_logistic(x: np.ndarray, counts: np.ndarray, total: float) -> np.ndar
     for _ in range(NEWTON_STEPS):
         pr = 1.0 / (1.0 + np.exp(-(a + b * x)))
         r = k - rows * pr
-        g0, g1 = r.sum() - ridge * a, (r * x).sum() - ridge * b
         w = rows * pr * (1.0 - pr)
-        h00, h01, h11 = w.sum() + ridge, (w * x).sum(), (w * x * x).sum() + ridge
+        wx = w * x
+        g0, g1 = r.sum() - ridge * a, r @ x - ridge * b
+        h00, h01, h11 = w.sum() + ridge, wx.sum(), wx @ x + ridge
         det = h00 * h11 - h01 * h01
         if not det > 0:
             break

@@ -18,8 +18,8 @@ Sampling", Algorithm 1) and Fair MP-Boost (Little, Halder Lina & Allen, arXiv 24
    (:mod:`.importance`), both scored on the training rows outside the minipatch; features
    outside the patch keep ``q_j``; then every ``q`` is floored at :data:`Q_FLOOR` and all are
    normalised;
-6. out-of-patch accuracy: the share of rows with ``[G > 0] = y``; with α > 0 also the
-   out-of-patch gap of the criterion (demographic parity or equal opportunity) of ``[G > 0]``.
+6. out-of-patch accuracy: the share of rows with ``[G > 0] = y`` (and, for the kept rounds, the
+   criterion's gap of ``[G > 0]`` when the groups are known).
 
 What we decided where the papers are silent or differ:
 
@@ -44,8 +44,8 @@ What we decided where the papers are silent or differ:
   more while their accuracy stayed level or fell a little, the most accurate round was one of
   the first few dozen, fitted before ``q`` had moved, and a fit stopped on accuracy kept that
   unfair model (benchmarks/README.md, Fair MP-Boost).
-* Minipatch draws are weighted sampling without replacement (Efraimidis & Spirakis):
-  successive draws proportional to ``p``, in one vectorised pass.
+* Minipatch draws are successive sampling without replacement, proportional to ``p``
+  (:func:`draw_without_replacement`).
 
 Everything per round is vectorised over the ``N`` rows; the only Python loops are the rounds,
 and (inside the tree grower) the nodes and features of a tree of ``n`` rows.
@@ -58,12 +58,14 @@ import numpy as np
 
 from fairspec.models.mp_boost.adversary import fairness_weights
 from fairspec.models.mp_boost.importance import fair_tree_fis, impurity_importance, reach_stats
-from fairspec.models.mp_boost.routing import leaf_of_training_rows
+from fairspec.models.mp_boost.routing import TrainingRouter
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
 from fairspec.models.tree.split_search import EncodedFeatures, SplitScorer, Task
 
 #: the smallest feature probability before normalising (step 5)
 Q_FLOOR = 1e-3
+#: batches of draws with replacement before the rest of a minipatch is drawn by keys
+DRAW_BATCHES = 8
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,8 @@ class BoostingResult:
     score: np.ndarray
     oop_score: np.ndarray
     oop_accuracy: list[float]
-    #: the out-of-patch gap per round (empty without groups)
-    oop_gap: list[float]
+    #: the kept rounds' out-of-patch gap (None without groups)
+    oop_gap: float | None
     rounds_run: int
     best_round: int  # 1-based: the round of the best out-of-patch accuracy
     kept_round: int  # 1-based: the trees kept
@@ -107,15 +109,38 @@ class BoostingResult:
 
 def draw_without_replacement(rng: np.random.Generator, probabilities: np.ndarray, k: int) -> np.ndarray:
     """``k`` distinct indices drawn successively with probabilities proportional to
-    ``probabilities``, sorted: the ``k`` smallest keys ``E_i / p_i`` (``E_i`` standard
-    exponential; Efraimidis & Spirakis's weighted sampling, the Gumbel top-k trick in other
-    words).  Indices of probability 0 come last."""
+    ``probabilities`` (each draw among the indices not drawn yet), sorted.
+
+    Draws with replacement from the cumulative distribution, keeping each index the first time
+    it comes: the first new index after some are taken is distributed as ``p`` restricted to the
+    others, which is successive sampling exactly.  A batch costs a ``searchsorted`` of a few
+    ``k`` numbers; only a distribution concentrated on about ``k`` indices needs many, and after
+    :data:`DRAW_BATCHES` the rest is drawn by exponential keys among the indices left
+    (Efraimidis & Spirakis: the smallest ``E_i / p_i``, the same successive sampling)."""
     size = len(probabilities)
     if k >= size:
         return np.arange(size)
-    with np.errstate(divide="ignore"):
-        keys = rng.standard_exponential(size) / probabilities
-    return np.sort(np.argpartition(keys, k - 1)[:k])
+    cdf = np.cumsum(probabilities)
+    total = cdf[-1]
+    picked = np.empty(0, dtype=np.int64)
+    for _ in range(DRAW_BATCHES):
+        need = k - len(picked)
+        if need <= 0:
+            break
+        drawn = np.searchsorted(cdf, rng.random(2 * need + 8) * total, side="right")
+        drawn = drawn[drawn < size]
+        _, first = np.unique(drawn, return_index=True)
+        fresh = drawn[np.sort(first)]  # each index once, in the order drawn
+        fresh = fresh[~np.isin(fresh, picked)]
+        picked = np.concatenate([picked, fresh[:need]])
+    if len(picked) < k:
+        rest = np.ones(size, dtype=bool)
+        rest[picked] = False
+        left = rest.nonzero()[0]
+        with np.errstate(divide="ignore"):
+            keys = rng.standard_exponential(len(left)) / probabilities[left]
+        picked = np.concatenate([picked, left[np.argpartition(keys, k - len(picked) - 1)[:k - len(picked)]]])
+    return np.sort(picked)
 
 
 def grow_on_patch(X: np.ndarray, y: np.ndarray, rows: np.ndarray, features: np.ndarray, categorical: np.ndarray,
@@ -143,11 +168,13 @@ class RoundRouting:
     routing.  It answers what the round needs: the output of every row, per-node counts of
     the rows outside the minipatch, and the cells (distinct outputs) the adversary reads."""
 
-    def __init__(self, tree: TreeStructure, enc: EncodedFeatures, X: np.ndarray):
+    def __init__(self, tree: TreeStructure, router: TrainingRouter | EncodedFeatures, X: np.ndarray):
         self.tree = tree
         self.n_rows = X.shape[0]
         self.value = leaf_output(tree)
-        self.leaf = leaf_of_training_rows(tree, enc)
+        if isinstance(router, EncodedFeatures):
+            router = TrainingRouter(router)
+        self.leaf = router.leaves(tree)
         self.triples = tree.route_rows(X) if self.leaf is None else None
 
     def output(self) -> np.ndarray:
@@ -190,7 +217,8 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
         raise ValueError("alpha > 0 needs the rows' groups")
     y = np.asarray(y, dtype=np.int64)
     sign = 2.0 * y - 1.0
-    enc = EncodedFeatures.encode(X, categorical)
+    positive = y == 1
+    router = TrainingRouter(EncodedFeatures.encode(X, categorical))
     if alpha > 0:
         groups = np.asarray(groups, dtype=np.int64)
         column, width = 2 * groups + y, 2 * n_groups
@@ -203,8 +231,7 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
     trees: list[TreeStructure] = []
     patches: list[np.ndarray] = []
     oop_accuracy: list[float] = []
-    oop_gap: list[float] = []
-    sums = {name: np.zeros(size) for name, size in (("p_burned", N), ("q_burned", M), ("p_all", N), ("q_all", M))}
+    sums = {name: np.zeros(size) for name, size in (("p_burned", N), ("q_burned", M), ("p_early", N), ("q_early", M))}
     best_accuracy, best_round = -1.0, 0
     kept = {}
     stopped_by = "rounds"
@@ -212,34 +239,31 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
         # 1-2: the minipatch and its tree
         rows = draw_without_replacement(rng, p, settings.patch_rows)
         feats = draw_without_replacement(rng, q, settings.patch_features)
-        if t >= settings.burn_in:
-            sums["p_burned"] += p
-            sums["q_burned"] += q
-        sums["p_all"] += p
-        sums["q_all"] += q
+        # the sums the averages read: rounds after the burn-in, and the burn-in's own (frozen after it)
+        sums["p_burned" if t >= settings.burn_in else "p_early"] += p
+        sums["q_burned" if t >= settings.burn_in else "q_early"] += q
         tree = grow_on_patch(X, y, rows, feats, categorical, settings)
         trees.append(tree)
         if keep_patches:
             patches.append(rows)
         # 3: every row's output; the ensemble and the out-of-patch score
-        routing = RoundRouting(tree, enc, X)
+        routing = RoundRouting(tree, router, X)
         h = routing.output()
         step = mu * h
         F += step
         G += step
         G[rows] -= step[rows]
         predicted = G > 0
-        accuracy = float((predicted == (y == 1)).mean())
+        accuracy = float((predicted == positive).mean())
         oop_accuracy.append(accuracy)
-        if groups is not None:
-            oop_gap.append(group_gap(predicted, groups, n_groups, y if settings.positives_only else None))
         if accuracy > best_accuracy:
             best_accuracy, best_round = accuracy, t + 1
-        if not settings.patience or accuracy >= best_accuracy - standard_error(best_accuracy, N):
-            kept = {"round": t + 1, "F": F.copy(), "G": G.copy(), **{name: v.copy() for name, v in sums.items()}}
-        if settings.patience and t + 1 - best_round >= settings.patience:
-            stopped_by = "patience"
-            break
+        if settings.patience:  # without early stopping every round is kept: no snapshot needed
+            if accuracy >= best_accuracy - standard_error(best_accuracy, N):
+                kept = {"round": t + 1, "F": F.copy(), "G": G.copy(), **{name: v.copy() for name, v in sums.items()}}
+            if t + 1 - best_round >= settings.patience:
+                stopped_by = "patience"
+                break
         # 4: rows
         margin = -sign * F
         loss = np.exp(margin - margin.max())
@@ -260,13 +284,18 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
         q[feats] = (1.0 - mu) * q[feats] + mu * score[feats]
         q = np.maximum(q, Q_FLOOR)
         q /= q.sum()
+    if not settings.patience:
+        kept = {"round": len(trees), "F": F, "G": G, **sums}
     n_kept = kept["round"]
     averaged = n_kept - settings.burn_in
     if averaged > 0:
         p_avg, q_avg = kept["p_burned"] / averaged, kept["q_burned"] / averaged
     else:
         averaged = n_kept
-        p_avg, q_avg = kept["p_all"] / n_kept, kept["q_all"] / n_kept
+        p_avg = (kept["p_early"] + kept["p_burned"]) / n_kept
+        q_avg = (kept["q_early"] + kept["q_burned"]) / n_kept
+    oop_gap = None if groups is None else \
+        group_gap(kept["G"] > 0, groups, n_groups, y if settings.positives_only else None)
     return BoostingResult(trees=trees[:n_kept], score=kept["F"], oop_score=kept["G"], oop_accuracy=oop_accuracy,
                           oop_gap=oop_gap, rounds_run=len(trees), best_round=best_round, kept_round=n_kept,
                           stopped_by=stopped_by, row_probabilities=p_avg, feature_probabilities=q_avg,

@@ -115,7 +115,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     round run), ``fit_log_``.
     """
 
-    def __init__(self, n_rounds=200, max_depth=3, patch_rows=None, patch_features=None, learning_rate=0.2,
+    def __init__(self, n_rounds=200, max_depth=2, patch_rows=None, patch_features=None, learning_rate=0.2,
                  alpha=None, fairness=None, bound_alphas=(0.0, 0.5, 0.9), adversary="logistic", patience=0,
                  burn_in=20, min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed",
                  categorical_features=None, random_state=0):
@@ -248,7 +248,9 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         self.feature_probabilities_ = result.feature_probabilities
         self.row_probabilities_ = result.row_probabilities
         self.out_of_patch_accuracy_ = np.asarray(result.oop_accuracy)
-        predicted = (self._decision(X) > 0).astype(int)
+        # the training rows' score, as the rounds summed it: what decision_function gives them
+        # (the same trees, leaves and sums in the same order; tests/models/test_mp_boost.py)
+        predicted = (result.score - self.threshold_ > 0).astype(int)
         log = {
             "status": "heuristic", "mip_gap": None, "algorithm": "Fair MP-Boost (minipatch boosting)",
             "missing": self.missing, "criterion": None if self.fairness is None else self.fairness.label(),
@@ -258,7 +260,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
             "best_round": result.best_round,
             "out_of_patch_accuracy": result.oop_accuracy[result.kept_round - 1],
             "best_out_of_patch_accuracy": result.oop_accuracy[result.best_round - 1],
-            "out_of_patch_gap": result.oop_gap[result.kept_round - 1] if result.oop_gap else None,
+            "out_of_patch_gap": result.oop_gap,
             "threshold": self.threshold_, "threshold_from": "bound" if bound is not None else "default",
             "train_accuracy": float((predicted == y01).mean()),
             "nodes": int(sum(t.n_nodes for t in self.trees_)),

@@ -100,25 +100,19 @@ def impurity_importance(tree: TreeStructure, label_stats: np.ndarray, n_features
     return out / total if total > 0 else out
 
 
-def split_bias(stats: np.ndarray, t: int, kids: tuple[int, ...], n_groups: int, positives_only: bool) -> float:
-    """FairTreeFIS's bias of the split at node ``t`` (module docstring); ``stats`` columns
-    are ``2·group + label``."""
-    pos = stats[:, 1::2]  # (nodes, groups): positives
-    rows = stats[:, 0::2] + pos
-    base = pos if positives_only else rows
+def split_bias(positives: np.ndarray, rows: np.ndarray, share_of_positive: np.ndarray, t: int,
+               kids: tuple[int, ...], positives_only: bool) -> float:
+    """FairTreeFIS's bias of the split at node ``t`` (module docstring): ``positives`` and
+    ``rows`` are ``(nodes, groups)`` weights reaching each node, ``share_of_positive`` each
+    node's ``π``."""
+    base = positives if positives_only else rows
     den = base[t]
     present = den > 0
     if present.sum() < 2:
         return 0.0
-    rate = np.zeros(n_groups)
-    for c in kids:
-        W_c = rows[c].sum()
-        if W_c <= 0:
-            continue
-        pi_c = pos[c].sum() / W_c
-        rate += np.where(present, base[c] / np.maximum(den, _EPS), 0.0) * pi_c
-    r = rate[present]
-    return float(r.max() - r.min())
+    shares = base[list(kids)][:, present] / den[present]  # (children, groups present)
+    rate = share_of_positive[list(kids)] @ shares
+    return float(rate.max() - rate.min())
 
 
 def fair_tree_fis(tree: TreeStructure, group_label_stats: np.ndarray, n_features: int, n_groups: int,
@@ -128,7 +122,11 @@ def fair_tree_fis(tree: TreeStructure, group_label_stats: np.ndarray, n_features
     equal-opportunity variant.  Zeros when no split changed the bias."""
     kids_of = children_of(tree)
     node_bias = np.zeros(tree.n_nodes)
-    W = group_label_stats.sum(axis=1)
+    positives = group_label_stats[:, 1::2]
+    rows = group_label_stats[:, 0::2] + positives
+    W = rows.sum(axis=1)
+    # a child no row reaches has no share of positives, and no group sends it a share either
+    share_of_positive = positives.sum(axis=1) / np.maximum(W, _EPS)
     root = W[0]
     out = np.zeros(n_features)
     if root <= 0:
@@ -136,7 +134,7 @@ def fair_tree_fis(tree: TreeStructure, group_label_stats: np.ndarray, n_features
     for t, kids in enumerate(kids_of):  # parents before children
         if not kids:
             continue
-        b = split_bias(group_label_stats, t, kids, n_groups, positives_only)
+        b = split_bias(positives, rows, share_of_positive, t, kids, positives_only)
         for c in kids:
             node_bias[c] = b
         out[tree.feature[t]] += (node_bias[t] - b) * W[t] / root
