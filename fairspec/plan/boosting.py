@@ -8,10 +8,7 @@ size the spec leaves automatic is printed as the rule that sets it.
 from __future__ import annotations
 
 from fairspec.errors import written_number
-from fairspec.registry.families import FAMILIES, mp_boost_alpha
-
-#: the α values a bound is searched over (the estimator's default ``bound_alphas``)
-BOUND_ALPHAS = (0.0, 0.5, 0.9)
+from fairspec.registry.families import FAMILIES, MP_BOOST_BOUND_ALPHAS, mp_boost_alpha
 ADVERSARY_TEXT = {
     "logistic": "logistic regression of the group on the new tree's output",
     "group_rates": "the group shares of each value of the new tree's output",
@@ -24,7 +21,7 @@ def _alpha_text(criterion) -> str:
     if criterion.penalty is not None:
         return (f"{mp_boost_alpha(criterion.penalty):.6g} (penalty {written_number(criterion.penalty)}: "
                 f"alpha = penalty / (1 + penalty))")
-    alphas = ", ".join(f"{a:g}" for a in BOUND_ALPHAS)
+    alphas = ", ".join(f"{a:g}" for a in MP_BOOST_BOUND_ALPHAS)
     return (f"the most accurate of {alphas} once each model's threshold meets {criterion.label()} on the "
             f"training rows")
 

@@ -174,6 +174,11 @@ FAMILIES: dict[str, Family] = {
 }
 
 
+#: the trade-offs α Fair MP-Boost fits under a bound, each with its own threshold (the most
+#: accurate is kept); the plan prints them and the estimator defaults to them
+MP_BOOST_BOUND_ALPHAS = (0.0, 0.5, 0.9)
+
+
 def mp_boost_alpha(penalty: float) -> float:
     """Fair MP-Boost's trade-off α for a spec's ``penalty λ``: ``α = λ / (1 + λ)``, so that its row
     and feature probabilities weigh accuracy and fairness ``1 : λ`` (λ = 9 is the paper's

@@ -49,6 +49,7 @@ from fairspec.models.tree.estimators import describe_tree
 from fairspec.models.tree.grow import TreeStructure
 from fairspec.models.tree.split_search import STRATEGIES
 from fairspec.registry.criteria import Criterion, make_criterion
+from fairspec.registry.families import MP_BOOST_BOUND_ALPHAS
 from fairspec.registry.families import mp_boost_alpha as alpha_of_penalty
 
 FORMAT_VERSION = 1
@@ -116,7 +117,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, n_rounds=200, max_depth=2, patch_rows=None, patch_features=None, learning_rate=0.2,
-                 alpha=None, fairness=None, bound_alphas=(0.0, 0.5, 0.9), adversary="logistic", patience=0,
+                 alpha=None, fairness=None, bound_alphas=MP_BOOST_BOUND_ALPHAS, adversary="logistic", patience=0,
                  burn_in=20, min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed",
                  categorical_features=None, random_state=0):
         self.n_rounds = n_rounds
