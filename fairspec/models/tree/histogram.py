@@ -1,0 +1,568 @@
+"""Histogram regression trees for gradient boosting: binned features, a learned missing
+direction, Newton leaf values.
+
+A boosting round fits one tree to per-row gradients ``g`` and Hessians ``h`` of a loss in
+the current score ``z`` (:mod:`fairspec.models.privileged_boost.objective`).  The tree is
+the second-order one of XGBoost (Chen & Guestrin 2016, eq. 5-7): a leaf ``L`` holding rows
+``I_L`` lowers the loss's second-order expansion most with the Newton value
+
+    w_L = -G_L / (H_L + l2),        G_L = Σ_{i∈I_L} g_i,  H_L = Σ_{i∈I_L} h_i,
+
+which lowers it by ``G_L² / (2 (H_L + l2))``; a split of node ``P`` into ``L`` and ``R`` is
+therefore worth
+
+    gain = G_L²/(H_L+l2) + G_R²/(H_R+l2) - G_P²/(H_P+l2)        (twice the loss decrease),
+
+and a node is split by its largest positive gain.
+
+Binning.  Each feature is cut once, on the training rows, into at most ``max_bins``
+ordered bins (:class:`FeatureBins`): a numeric feature with few distinct values gets one
+bin per value; with more, the cut points are values at evenly spaced ranks, so each bin
+holds about as many rows.  A cut point is a training value ``e_k``, and bin ``k`` holds
+``e_{k-1} < x <= e_k``, so a split "bin <= k" is exactly ``x <= e_k`` on raw values.  A
+categorical feature (integer codes) gets one bin per code; past ``max_bins`` codes, the
+rarest share the last bin.  One extra bin, the same slot for every feature, holds missing
+values.  Rows are binned once per fit, so a node's statistics of every candidate split are
+three ``np.bincount`` calls per feature (``G``, ``H``, row count per bin) followed by a
+``cumsum``; no Python loop runs over rows.  Depth-wise growth builds the histograms of the
+smaller child of each split only; the larger child's are its parent's minus the smaller's
+(LightGBM's subtraction trick, Ke et al. 2017).
+
+Candidate splits, per node and feature:
+
+* numeric: "bin <= k" for every ``k``, with the missing bin sent left, then right;
+* categorical: the bins sorted by ``G/H``, then every prefix of that order goes left, the
+  missing bin left, then right.  ``G²/H = H·(G/H)²`` is a weighted between-group sum of
+  squares of the bins' mean ``G/H`` with weights ``H``, so the best two-way partition is a
+  prefix of that order (Fisher 1958; Breiman et al. 1984, Thm. 4.5), and the search is exact;
+* the last prefix (every observed bin left, missing right) is MIA's "present vs missing"
+  split (Twala et al. 2008), stored with the threshold ``+inf`` so that a value past the
+  training range also counts as present.
+
+Missing values (``missing``):
+
+``mia``
+    Where a node's training rows have missing values, they go where the gain is larger
+    (ties: left); where they have none, a missing value at prediction goes to the child with
+    more training rows (ties: left): training gave no other information.
+``none``
+    The data was imputed, or its incomplete rows dropped, before the tree saw it: ``fit``
+    and ``predict`` refuse a missing value (the pipeline's ``missing drop`` refuses such a
+    row anyway, and ``impute`` fills it).
+
+The tree family's other rules (``trinary``, ``trinary_mia``, ``majority``, ``fractional``)
+route a row to a third child or to both children, which a one-leaf-per-row histogram tree
+does not represent; they are refused here (and by the spec checker, at the ``missing`` line,
+for a family built on this tree).
+
+A category code that the node's training rows do not hold, or one past the codes training
+saw, goes where a missing value goes.  Ties between candidate splits go to the lower feature
+index, then the lower bin, then missing-left.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fairspec.errors import DataError
+from fairspec.models.model_file import check_tree_links, integer, number, show
+
+#: the missing-value rules this tree implements (module docstring)
+HISTOGRAM_STRATEGIES = ("mia", "none")
+#: the most bins a feature may have (codes are one byte, and one slot is the missing bin)
+MAX_BINS = 255
+#: a split is made only if its gain exceeds this share of the node's own ``G²/(H+l2)`` (plus
+#: ``min_gain``): a gain of float noise (1e-17 on a split that separates nothing) is no gain
+GAIN_TOL = 1e-10
+
+
+def refuse_strategy(missing: str) -> None:
+    """``ValueError`` unless ``missing`` is a rule this tree implements."""
+    if missing not in HISTOGRAM_STRATEGIES:
+        raise ValueError(f"missing {missing!r} is not supported by the histogram tree (it supports "
+                         f"{', '.join(HISTOGRAM_STRATEGIES)}): trinary, trinary_mia, majority and fractional route a "
+                         f"row to a third child or to both children; use the tree family for them")
+
+
+@dataclass
+class FeatureBins:
+    """How each feature's values map to bins, fitted on the training rows.
+
+    ``edges[j]``: the sorted cut values of numeric feature ``j`` (bin ``k`` holds
+    ``edges[k-1] < x <= edges[k]``, the last bin everything above ``edges[-1]``);
+    ``bin_codes[j]``: for categorical feature ``j``, the category codes in each bin.  Feature
+    ``j`` has ``n_bins[j]`` bins of observed values and the code ``n_bins[j]`` for a missing
+    value.  Histograms lay the features side by side: feature ``j`` takes the ``n_bins[j] + 1``
+    slots from ``offsets[j]``, its missing slot last.
+    """
+
+    categorical: np.ndarray
+    edges: list = field(default_factory=list)
+    bin_codes: list = field(default_factory=list)
+    n_bins: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    #: categorical: code -> bin lookup (codes past it are unseen, i.e. missing)
+    code_bin: list = field(default_factory=list)
+
+    @property
+    def widths(self) -> np.ndarray:
+        return self.n_bins + 1
+
+    @property
+    def offsets(self) -> np.ndarray:
+        return np.r_[0, np.cumsum(self.widths)[:-1]].astype(np.int64)
+
+    @classmethod
+    def fit(cls, X: np.ndarray, categorical, max_bins: int = MAX_BINS) -> "FeatureBins":
+        if not 2 <= max_bins <= MAX_BINS:
+            raise ValueError(f"max_bins must be from 2 to {MAX_BINS}; got {max_bins!r}")
+        p = X.shape[1]
+        cat = np.zeros(p, dtype=bool)
+        cat[list(categorical)] = True
+        edges, bin_codes, code_bin, n_bins = [], [], [], []
+        for j in range(p):
+            col = X[:, j]
+            present = col[~np.isnan(col)]
+            if cat[j]:
+                codes = present.astype(np.int64)
+                counts = np.bincount(codes) if codes.size else np.zeros(0, dtype=np.int64)
+                seen = np.flatnonzero(counts)
+                if len(seen) > max_bins:  # the most frequent keep a bin of their own (ties: lower code)
+                    order = np.lexsort((seen, -counts[seen]))
+                    own = np.sort(seen[order[:max_bins - 1]])
+                    rest = np.setdiff1d(seen, own)
+                    groups = [[int(c)] for c in own] + [[int(c) for c in rest]]
+                else:
+                    groups = [[int(c)] for c in seen]
+                lookup = np.full(len(counts), -1, dtype=np.int64)
+                for b, members in enumerate(groups):
+                    lookup[members] = b
+                edges.append(None)
+                bin_codes.append(groups)
+                code_bin.append(lookup)
+                n_bins.append(len(groups))
+            else:
+                values = np.unique(present)
+                if len(values) > max_bins:
+                    ordered = np.sort(present)
+                    ranks = (np.arange(1, max_bins) * len(ordered)) // max_bins
+                    values = np.unique(ordered[ranks - 1])
+                    cuts = values[values < ordered[-1]]
+                else:
+                    cuts = values[:-1]
+                edges.append(cuts.astype(float))
+                bin_codes.append(None)
+                code_bin.append(None)
+                n_bins.append(len(cuts) + 1 if len(values) else 0)
+        return cls(cat, edges, bin_codes, np.asarray(n_bins, dtype=np.int64), code_bin)
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Bin codes of ``X`` transposed, ``(p, n)`` of ``uint8``: each feature's codes are
+        contiguous, as the histograms read them; a missing value (or a category code training
+        did not see) is feature ``j``'s code ``n_bins[j]``."""
+        n, p = X.shape
+        out = np.empty((p, n), dtype=np.uint8)
+        for j in range(p):
+            col = X[:, j]
+            nan = np.isnan(col)
+            miss = self.n_bins[j]
+            if self.categorical[j]:
+                lookup = self.code_bin[j]
+                codes = np.where(nan, -1, col).astype(np.int64)
+                inside = (codes >= 0) & (codes < len(lookup))
+                b = np.full(n, -1, dtype=np.int64)
+                b[inside] = lookup[codes[inside]]
+                out[j] = np.where(b < 0, miss, b)
+            else:
+                b = np.searchsorted(self.edges[j], col, side="left")
+                out[j] = np.where(nan, miss, b)
+        return out
+
+
+@dataclass
+class Layout:
+    """Where each feature's bins sit in a histogram row (:class:`FeatureBins`), as arrays."""
+
+    bins: FeatureBins
+
+    def __post_init__(self):
+        b = self.bins
+        self.widths, self.offsets = b.widths, b.offsets
+        self.total = int(self.widths.sum())
+        self.feature = np.repeat(np.arange(len(self.widths)), self.widths)
+        self.position = np.arange(self.total) - self.offsets[self.feature]
+        self.missing_slot = self.offsets + b.n_bins
+        self.is_missing = np.zeros(self.total, dtype=bool)
+        self.is_missing[self.missing_slot] = True
+        cat_slot = b.categorical[self.feature]
+        self.categorical_observed = cat_slot & ~self.is_missing
+        self.any_categorical = bool(b.categorical.any())
+        # scan order key: feature, then (numeric) the bin's rank, the missing slot last
+        self.key = self.feature + self.position / self.widths[self.feature]
+        self.key[self.is_missing] = self.feature[self.is_missing] + 0.9999999
+        self.max_width = int(self.widths.max(initial=1))
+
+
+@dataclass
+class HistogramTree:
+    """A fitted regression tree as flat arrays; node 0 is the root, ``feature < 0`` a leaf.
+
+    A numeric split sends ``x <= threshold`` left (``threshold`` ``+inf``: MIA's "present vs
+    missing"); a categorical one sends the codes of ``left_codes`` left and those of
+    ``right_codes`` right; a missing value, or any other code, goes left iff ``missing_left``.
+    ``value`` is what a leaf adds to the score (the Newton value times the learning rate).
+    """
+
+    feature: np.ndarray
+    threshold: np.ndarray
+    missing_left: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    value: np.ndarray
+    n: np.ndarray
+    left_codes: list
+    right_codes: list
+    #: per node, the bins going left (training only: routes validation rows by their bins)
+    bin_left: np.ndarray | None = None
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.feature)
+
+    @property
+    def depth(self) -> int:
+        depth = np.zeros(self.n_nodes, dtype=np.int64)
+        for i in range(self.n_nodes):
+            if self.feature[i] >= 0:
+                depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
+        return int(depth.max(initial=0))
+
+    def apply_bins(self, codes_t: np.ndarray) -> np.ndarray:
+        """The leaf each row reaches, from its bin codes ``(p, n)`` by the fit's bins."""
+        n = codes_t.shape[1]
+        node = np.zeros(n, dtype=np.int64)
+        rows = np.arange(n)
+        for _ in range(self.depth):
+            inner = self.feature[node] >= 0
+            if not inner.any():
+                break
+            r, at = rows[inner], node[inner]
+            b = codes_t[self.feature[at], r]
+            node[r] = np.where(self.bin_left[at, b], self.left[at], self.right[at])
+        return node
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """The leaf each row of raw features ``X`` reaches."""
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        rows = np.arange(X.shape[0])
+        table, cat_row, columns = self._category_table()
+        for _ in range(self.depth):
+            inner = self.feature[node] >= 0
+            if not inner.any():
+                break
+            r, at = rows[inner], node[inner]
+            x = X[r, self.feature[at]]
+            missing = np.isnan(x)
+            go_left = x <= self.threshold[at]
+            on_cat = cat_row[at] >= 0
+            if on_cat.any():
+                # 0 left, 1 right, 2 a code the split does not list (routed as missing)
+                where = np.searchsorted(columns, np.where(missing[on_cat], -1, x[on_cat]))
+                where = np.minimum(where, len(columns) - 1)
+                listed = columns[where] == x[on_cat]
+                side = np.where(listed, table[cat_row[at][on_cat], where], 2)
+                go_left[on_cat] = side == 0
+                missing[on_cat] = side == 2
+            go_left = np.where(missing, self.missing_left[at], go_left)
+            node[r] = np.where(go_left, self.left[at], self.right[at])
+        return node
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        return self.value[self.apply(X)]
+
+    def _category_table(self):
+        """(table, row of each node in it or -1, the codes that are its columns) for routing
+        categorical splits without a Python loop over rows."""
+        cat_nodes = [i for i in range(self.n_nodes) if self.feature[i] >= 0 and self.left_codes[i] is not None]
+        codes = np.unique(np.asarray([c for i in cat_nodes for c in (*self.left_codes[i], *self.right_codes[i])]
+                                     + [-1], dtype=float))
+        table = np.full((max(len(cat_nodes), 1), len(codes)), 2, dtype=np.int8)
+        cat_row = np.full(self.n_nodes, -1, dtype=np.int64)
+        for r, i in enumerate(cat_nodes):
+            cat_row[i] = r
+            table[r, np.searchsorted(codes, self.left_codes[i])] = 0
+            table[r, np.searchsorted(codes, self.right_codes[i])] = 1
+        return table, cat_row, codes
+
+    # -- model file -------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        """Plain lists; a threshold of ``+inf`` (present vs missing) is written ``null``."""
+        return {
+            "feature": self.feature.tolist(),
+            "threshold": [None if not np.isfinite(t) else float(t) for t in self.threshold],
+            "missing_left": self.missing_left.tolist(),
+            "left": self.left.tolist(), "right": self.right.tolist(),
+            "value": self.value.tolist(), "n": self.n.tolist(),
+            "left_codes": self.left_codes, "right_codes": self.right_codes,
+        }
+
+    @classmethod
+    def from_json(cls, doc: dict, n_features: int, categorical) -> "HistogramTree":
+        """The tree ``to_json`` wrote; ``ValueError`` saying what is wrong otherwise."""
+        if not isinstance(doc, dict):
+            raise ValueError("a tree must be an object")
+        keys = ("feature", "threshold", "missing_left", "left", "right", "value", "n", "left_codes", "right_codes")
+        lists = {k: doc[k] for k in keys}
+        m = len(lists["feature"]) if isinstance(lists["feature"], list) else -1
+        if m < 1 or not all(isinstance(v, list) and len(v) == m for v in lists.values()):
+            raise ValueError(f"a tree's {', '.join(keys)} must be lists of one length (its nodes), at least 1")
+        categorical = set(categorical)
+        feature = [integer(f, "a node's feature", low=-1, high=n_features - 1) for f in lists["feature"]]
+        children = []
+        for i, f in enumerate(feature):
+            integer(lists["n"][i], "a node's row count", low=0)
+            number(lists["value"][i], "a node's value")
+            if f < 0:
+                if lists["left"][i] != -1 or lists["right"][i] != -1:
+                    raise ValueError(f"leaf {i} must have children -1")
+                children.append([])
+                continue
+            if not isinstance(lists["missing_left"][i], bool):
+                raise ValueError(f"node {i}: missing_left must be true or false, got {show(lists['missing_left'][i])}")
+            left, right = (integer(lists[s][i], f"node {i}'s {s} child") for s in ("left", "right"))
+            children.append([("left", left), ("right", right)])
+            if f in categorical:
+                for side in ("left_codes", "right_codes"):
+                    codes = lists[side][i]
+                    if not (isinstance(codes, list) and all(isinstance(c, int) and not isinstance(c, bool) and c >= 0
+                                                            for c in codes)):
+                        raise ValueError(f"node {i} splits categorical feature {f}: {side} must be a list of codes")
+                if set(lists["left_codes"][i]) & set(lists["right_codes"][i]):
+                    raise ValueError(f"node {i} sends a category both ways")
+                if lists["threshold"][i] is not None:
+                    raise ValueError(f"node {i} splits categorical feature {f}: its threshold must be null")
+            else:
+                if lists["left_codes"][i] is not None or lists["right_codes"][i] is not None:
+                    raise ValueError(f"node {i} splits numeric feature {f}: its codes must be null")
+                t = lists["threshold"][i]
+                if t is not None:
+                    number(t, f"node {i}'s threshold")
+        check_tree_links(children)
+        threshold = np.array([np.inf if t is None else float(t) for t in lists["threshold"]], dtype=float)
+        return cls(np.asarray(feature, dtype=np.int64), threshold,
+                   np.asarray([bool(v) if isinstance(v, bool) else False for v in lists["missing_left"]]),
+                   np.asarray(lists["left"], dtype=np.int64), np.asarray(lists["right"], dtype=np.int64),
+                   np.asarray(lists["value"], dtype=float), np.asarray(lists["n"], dtype=np.int64),
+                   [None if c is None else list(c) for c in lists["left_codes"]],
+                   [None if c is None else list(c) for c in lists["right_codes"]])
+
+
+def _histograms(codes_t: np.ndarray, rows: np.ndarray | None, local: np.ndarray, k: int, g: np.ndarray,
+                h: np.ndarray, layout: Layout, counts: bool = True):
+    """``(G, H, C)``, each ``(k, slots)``: per node (``local``: each row's node among ``k``)
+    and histogram slot (:class:`Layout`), the sums of ``g``, ``h`` and the row count over
+    ``rows`` (all rows when None; ``C`` is None unless ``counts``).  ``codes_t`` is ``(p, n)``,
+    so one gather takes every feature's codes of ``rows`` and each feature's are contiguous."""
+    G = np.empty((k, layout.total))
+    H = np.empty((k, layout.total))
+    C = np.empty((k, layout.total)) if counts else None
+    if rows is not None:
+        g, h, codes_t = g[rows], h[rows], codes_t[:, rows]
+    local = local.astype(np.intp)
+    for j, (w, o) in enumerate(zip(layout.widths.tolist(), layout.offsets.tolist())):
+        idx = local * w + codes_t[j] if k > 1 else codes_t[j]
+        G[:, o:o + w] = np.bincount(idx, weights=g, minlength=k * w).reshape(k, w)
+        H[:, o:o + w] = np.bincount(idx, weights=h, minlength=k * w).reshape(k, w)
+        if counts:
+            C[:, o:o + w] = np.bincount(idx, minlength=k * w).reshape(k, w)
+    return G, H, C
+
+
+def count_histogram(codes_t: np.ndarray, layout: Layout) -> np.ndarray:
+    """The root's row counts per slot, ``(1, slots)``: the same for every tree of a fit."""
+    C = np.empty((1, layout.total))
+    for j, (w, o) in enumerate(zip(layout.widths.tolist(), layout.offsets.tolist())):
+        C[0, o:o + w] = np.bincount(codes_t[j], minlength=w)
+    return C
+
+
+def _squash(ratio: np.ndarray) -> np.ndarray:
+    """An increasing map of the reals into (0.0005, 0.9995), for sort keys within a feature."""
+    return 0.5 + np.arctan(ratio) * (0.999 / np.pi)
+
+
+def best_splits(G, H, C, layout: Layout, s: "TreeSettings"):
+    """The best split of each of ``k`` nodes from its histograms ``(k, slots)``.
+
+    Returns ``(gain, slot, missing_left, order)``: ``gain`` is ``-inf`` where no candidate
+    passes the leaf limits; the split sends left the slots ``order[node, offset : slot + 1]``
+    of the chosen slot's feature (``order`` None: the slots in their own order)."""
+    k = G.shape[0]
+    seg = layout.feature
+    order = None
+    if layout.any_categorical:
+        key = np.broadcast_to(layout.key, G.shape).copy()
+        cat = layout.categorical_observed
+        ratio = G[:, cat] / (H[:, cat] + s.l2 + 1e-300)
+        key[:, cat] = seg[cat] + np.where(C[:, cat] > 0, _squash(ratio), 0.99999)  # empty bins last
+        order = np.argsort(key, axis=1, kind="stable")
+        G, H, C = (np.take_along_axis(a, order, axis=1) for a in (G, H, C))
+    # the missing slot is last in each feature's run, so the observed prefix sums are exclusive of it
+    sums = [np.cumsum(a, axis=1) for a in (G, H, C)]
+    ends = layout.missing_slot
+    starts = layout.offsets
+    Gt, Ht, Ct = (cs[:, ends[0]] for cs in sums)
+    parent = Gt ** 2 / (Ht + s.l2)
+    best_gain = np.full(k, -np.inf)
+    best_slot = np.zeros(k, dtype=np.int64)
+    best_left = np.zeros(k, dtype=bool)
+    left_stats = []
+    for cs, a in zip(sums, (G, H, C)):
+        before = np.hstack([np.zeros((k, 1)), cs])[:, starts]  # sums before each feature's first slot
+        left_stats.append((cs - before[:, seg], a[:, ends][:, seg]))
+    observed = ~layout.is_missing
+    for to_left in (True, False):
+        (gl, gm), (hl, hm), (cl, cm) = left_stats
+        if to_left:
+            gl, hl, cl = gl + gm, hl + hm, cl + cm
+        gr, hr, cr = Gt[:, None] - gl, Ht[:, None] - hl, Ct[:, None] - cl
+        ok = (observed & (cl >= s.min_samples_leaf) & (cr >= s.min_samples_leaf)
+              & (hl >= s.min_child_hessian) & (hr >= s.min_child_hessian))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = np.where(ok, gl * gl / (hl + s.l2) + gr * gr / (hr + s.l2), -np.inf)
+        slot = np.argmax(gain, axis=1)
+        value = gain[np.arange(k), slot] - parent
+        better = value > best_gain  # missing-left first wins ties
+        best_gain = np.where(better, value, best_gain)
+        best_slot = np.where(better, slot, best_slot)
+        best_left = np.where(better, to_left, best_left)
+    # noise is no gain: a split must beat min_gain by more than float error of the parent's term
+    best_gain = np.where(best_gain > s.min_gain + GAIN_TOL * (np.abs(parent) + 1.0), best_gain, -np.inf)
+    return best_gain, best_slot, best_left, order
+
+
+@dataclass(frozen=True)
+class TreeSettings:
+    max_depth: int = 4
+    min_samples_leaf: int = 20
+    #: the least ``H`` a child may hold (LightGBM's ``min_sum_hessian_in_leaf``): a leaf of
+    #: near-certain rows would otherwise take a Newton step of ``-G/H`` with ``H`` near 0
+    min_child_hessian: float = 1e-3
+    l2: float = 0.0
+    min_gain: float = 0.0
+    learning_rate: float = 1.0
+    missing: str = "mia"
+
+
+def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h: np.ndarray,
+                        settings: TreeSettings, layout: Layout | None = None,
+                        root_counts: np.ndarray | None = None) -> tuple[HistogramTree, np.ndarray]:
+    """Grow one tree depth-wise on binned rows ``codes_t`` (``(p, n)``, :meth:`FeatureBins.transform`)
+    for gradients ``g`` and Hessians ``h``; returns the tree and the leaf each row reached.
+    ``layout`` and ``root_counts`` (:func:`count_histogram`) may be passed in by a caller
+    growing many trees on the same rows."""
+    s = settings
+    refuse_strategy(s.missing)
+    layout = layout or Layout(bins)
+    n = codes_t.shape[1]
+    width = layout.max_width
+    feature, threshold, missing_left = [-1], [np.nan], [False]
+    left, right, n_rows = [-1], [-1], [n]
+    left_codes, right_codes = [None], [None]
+    G_node, H_node = [float(g.sum())], [float(h.sum())]
+    bin_left = [np.zeros(width, dtype=bool)]
+    node_of_row = np.zeros(n, dtype=np.int64)
+    level = np.zeros(1, dtype=np.int64)
+    G, H, C = _histograms(codes_t, None, np.zeros(n, dtype=np.intp), 1, g, h, layout, counts=root_counts is None)
+    if root_counts is not None:
+        C = root_counts
+    for depth in range(s.max_depth):
+        gain, slot, to_left, order = best_splits(G, H, C, layout, s)
+        split = np.flatnonzero(np.isfinite(gain))
+        if not len(split):
+            break
+        m = len(split)
+        table = np.zeros((m, width), dtype=bool)
+        kids = np.arange(len(feature), len(feature) + 2 * m).reshape(m, 2)
+        feat_split = layout.feature[slot[split]]
+        stats = np.zeros((m, 2, 3))
+        for r, a in enumerate(split.tolist()):
+            node, f, t = int(level[a]), int(feat_split[r]), int(slot[a])
+            o, nb = int(layout.offsets[f]), int(bins.n_bins[f])
+            goes_left = (order[a, o:t + 1] if order is not None else np.arange(o, t + 1)) - o
+            counts = C[a, o:o + nb + 1]
+            left_bins = np.zeros(width, dtype=bool)
+            left_bins[goes_left] = True
+            n_left = counts[:nb][left_bins[:nb]].sum()
+            if counts[nb] > 0:
+                m_left = bool(to_left[a])
+            else:  # nothing learned about missing values here: the child with more rows
+                m_left = bool(n_left >= counts[:nb].sum() - n_left)
+            if bins.categorical[f]:
+                left_bins[:nb][counts[:nb] == 0] = m_left  # a category the node lacks goes as missing does
+                members = bins.bin_codes[f]
+                held = np.flatnonzero(counts[:nb] > 0).tolist()
+                left_codes[node] = sorted(c for b in held if left_bins[b] for c in members[b])
+                right_codes[node] = sorted(c for b in held if not left_bins[b] for c in members[b])
+            else:
+                threshold[node] = np.inf if t - o >= nb - 1 else float(bins.edges[f][t - o])
+            left_bins[nb] = m_left
+            table[r] = left_bins
+            feature[node] = f
+            missing_left[node] = m_left
+            bin_left[node] = left_bins
+            left[node], right[node] = int(kids[r, 0]), int(kids[r, 1])
+            sel = left_bins[:nb + 1]
+            stats[r, 0] = (G[a, o:o + nb + 1][sel].sum(), H[a, o:o + nb + 1][sel].sum(), counts[sel].sum())
+            stats[r, 1] = (G_node[node] - stats[r, 0, 0], H_node[node] - stats[r, 0, 1], n_rows[node] - stats[r, 0, 2])
+        feature += [-1] * 2 * m
+        threshold += [np.nan] * 2 * m
+        missing_left += [False] * 2 * m
+        left += [-1] * 2 * m
+        right += [-1] * 2 * m
+        left_codes += [None] * 2 * m
+        right_codes += [None] * 2 * m
+        bin_left += [np.zeros(width, dtype=bool)] * 2 * m
+        G_node += stats[:, :, 0].ravel().tolist()
+        H_node += stats[:, :, 1].ravel().tolist()
+        n_rows += [int(round(c)) for c in stats[:, :, 2].ravel()]
+        # route the rows of the split nodes to their children
+        where = np.full(len(feature), -1, dtype=np.int64)
+        where[level[split]] = np.arange(m)
+        loc = where[node_of_row]
+        moving = np.flatnonzero(loc >= 0)
+        loc = loc[moving]
+        go_right = ~table[loc, codes_t[feat_split[loc], moving]]
+        child = kids.ravel()[2 * loc + go_right]
+        node_of_row[moving] = child
+        level = kids.ravel()
+        if depth == s.max_depth - 1:
+            break
+        # histograms of the next level: each split's smaller child built, the larger by subtraction
+        small_is_left = stats[:, 0, 2] <= stats[:, 1, 2]
+        small_of = np.full(len(feature), -1, dtype=np.int64)
+        small_of[np.where(small_is_left, kids[:, 0], kids[:, 1])] = np.arange(m)
+        sel = small_of[child]
+        built = sel >= 0
+        Gs, Hs, Cs = _histograms(codes_t, moving[built], sel[built], m, g, h, layout)
+        pick = small_is_left[:, None]
+        G, H, C = (np.stack([np.where(pick, small, whole[split] - small),
+                             np.where(pick, whole[split] - small, small)], axis=1).reshape(2 * m, -1)
+                   for small, whole in ((Gs, G), (Hs, H), (Cs, C)))
+    G_node, H_node = np.asarray(G_node), np.asarray(H_node)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = -G_node / (H_node + s.l2) * s.learning_rate
+    value[~np.isfinite(value)] = 0.0
+    tree = HistogramTree(np.asarray(feature, dtype=np.int64), np.asarray(threshold, dtype=float),
+                         np.asarray(missing_left, dtype=bool), np.asarray(left, dtype=np.int64),
+                         np.asarray(right, dtype=np.int64), value, np.asarray(n_rows, dtype=np.int64),
+                         left_codes, right_codes, np.asarray(bin_left))
+    return tree, node_of_row
+
+
+def check_no_missing(X: np.ndarray, missing: str, what: str = "X") -> None:
+    """Under ``missing none`` a missing value has no rule: a :class:`DataError` naming the cell."""
+    if missing == "none" and np.isnan(X).any():
+        row, col = np.argwhere(np.isnan(X))[0]
+        raise DataError(f"{what} row {row}, feature {col} is missing (NaN), and missing 'none' has no rule for a "
+                        f"missing value: impute it, drop the row, or use missing 'mia'")
