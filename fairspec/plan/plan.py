@@ -174,6 +174,10 @@ class Plan:
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        if self.model.family == "privileged_boost":
+            from fairspec.plan.boosting import privileged_boost_lines
+
+            lines += privileged_boost_lines(self)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"

@@ -32,7 +32,7 @@ from fairspec.models.privileged_boost.boosting import BoostData, boost, validati
 from fairspec.models.privileged_boost.objective import sigmoid
 from fairspec.models.privileged_boost.threshold import DEFAULT_THRESHOLD, choose_threshold
 from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
-from fairspec.models.tree.histogram import (HISTOGRAM_STRATEGIES, MAX_BINS, FeatureBins, HistogramTree,
+from fairspec.models.tree.histogram import (HISTOGRAM_STRATEGIES, MAX_BINS, EnsembleRouter, FeatureBins, HistogramTree,
                                             TreeSettings, check_no_missing, refuse_strategy)
 from fairspec.registry.criteria import Criterion, make_criterion
 
@@ -189,6 +189,7 @@ class PrivilegedBoostClassifier(ClassifierMixin, BaseEstimator):
                        criterion=fairness if penalty else None, groups=groups)
         self.base_score_ = float(result.base)
         self.trees_ = result.trees
+        self.router_ = EnsembleRouter(self.trees_, cat)
         self.n_features_in_ = p
         self.categorical_features_ = list(cat)
         self.threshold_ = DEFAULT_THRESHOLD
@@ -222,10 +223,7 @@ class PrivilegedBoostClassifier(ClassifierMixin, BaseEstimator):
         check_is_fitted(self, "trees_")
         X = feature_matrix(X, self, reset=False)
         check_no_missing(X, self.missing)
-        z = np.full(X.shape[0], self.base_score_)
-        for tree in self.trees_:
-            z += tree.predict(X)
-        return z
+        return self.base_score_ + self.router_.predict(X)
 
     def predict_proba(self, X):
         p1 = sigmoid(self.decision_function(X))
@@ -351,6 +349,7 @@ def estimator_from_json(doc: dict) -> PrivilegedBoostClassifier:
                 raise ValueError(f"tree {k + 1}: no {exc.args[0]!r} entry") from None
             except ValueError as exc:
                 raise ValueError(f"tree {k + 1}: {exc}") from None
+        est.router_ = EnsembleRouter(est.trees_, cat)
         fit_log = doc.get("fit_log")
         if fit_log is not None and not isinstance(fit_log, dict):
             raise ValueError("'fit_log' must be an object")

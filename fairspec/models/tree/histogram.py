@@ -231,11 +231,13 @@ class HistogramTree:
 
     @property
     def depth(self) -> int:
-        depth = np.zeros(self.n_nodes, dtype=np.int64)
-        for i in range(self.n_nodes):
-            if self.feature[i] >= 0:
-                depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
-        return int(depth.max(initial=0))
+        if getattr(self, "_depth", None) is None:
+            depth = np.zeros(self.n_nodes, dtype=np.int64)
+            for i in range(self.n_nodes):  # children follow their parent (from_json checks it)
+                if self.feature[i] >= 0:
+                    depth[self.left[i]] = depth[self.right[i]] = depth[i] + 1
+            self._depth = int(depth.max(initial=0))
+        return self._depth
 
     def apply_bins(self, codes_t: np.ndarray) -> np.ndarray:
         """The leaf each row reaches, from its bin codes ``(p, n)`` by the fit's bins."""
@@ -252,47 +254,12 @@ class HistogramTree:
         return node
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """The leaf each row of raw features ``X`` reaches."""
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        rows = np.arange(X.shape[0])
-        table, cat_row, columns = self._category_table()
-        for _ in range(self.depth):
-            inner = self.feature[node] >= 0
-            if not inner.any():
-                break
-            r, at = rows[inner], node[inner]
-            x = X[r, self.feature[at]]
-            missing = np.isnan(x)
-            go_left = x <= self.threshold[at]
-            on_cat = cat_row[at] >= 0
-            if on_cat.any():
-                # 0 left, 1 right, 2 a code the split does not list (routed as missing)
-                where = np.searchsorted(columns, np.where(missing[on_cat], -1, x[on_cat]))
-                where = np.minimum(where, len(columns) - 1)
-                listed = columns[where] == x[on_cat]
-                side = np.where(listed, table[cat_row[at][on_cat], where], 2)
-                go_left[on_cat] = side == 0
-                missing[on_cat] = side == 2
-            go_left = np.where(missing, self.missing_left[at], go_left)
-            node[r] = np.where(go_left, self.left[at], self.right[at])
-        return node
+        """The node (leaf) each row of raw features ``X`` reaches."""
+        categorical = {int(f) for f, c in zip(self.feature, self.left_codes) if f >= 0 and c is not None}
+        return EnsembleRouter([self], categorical).leaves(X)[0]
 
     def predict(self, X: np.ndarray) -> np.ndarray:
         return self.value[self.apply(X)]
-
-    def _category_table(self):
-        """(table, row of each node in it or -1, the codes that are its columns) for routing
-        categorical splits without a Python loop over rows."""
-        cat_nodes = [i for i in range(self.n_nodes) if self.feature[i] >= 0 and self.left_codes[i] is not None]
-        codes = np.unique(np.asarray([c for i in cat_nodes for c in (*self.left_codes[i], *self.right_codes[i])]
-                                     + [-1], dtype=float))
-        table = np.full((max(len(cat_nodes), 1), len(codes)), 2, dtype=np.int8)
-        cat_row = np.full(self.n_nodes, -1, dtype=np.int64)
-        for r, i in enumerate(cat_nodes):
-            cat_row[i] = r
-            table[r, np.searchsorted(codes, self.left_codes[i])] = 0
-            table[r, np.searchsorted(codes, self.right_codes[i])] = 1
-        return table, cat_row, codes
 
     # -- model file -------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -566,3 +533,98 @@ def check_no_missing(X: np.ndarray, missing: str, what: str = "X") -> None:
         row, col = np.argwhere(np.isnan(X))[0]
         raise DataError(f"{what} row {row}, feature {col} is missing (NaN), and missing 'none' has no rule for a "
                         f"missing value: impute it, drop the row, or use missing 'mia'")
+
+
+class EnsembleRouter:
+    """Routes raw rows through many trees at once, with no loop over rows.
+
+    Each feature's values are binned once per call by the cut points the trees use on it (a
+    numeric feature: its thresholds, ``x <= t`` exactly ``code <= index of t``; a categorical
+    one: the codes the splits list, any other code and a missing value taking one last code),
+    and every node gets a table saying, per code, whether a row goes left.  A leaf points to
+    itself, so each level moves every row one step without masks.
+    """
+
+    def __init__(self, trees: list[HistogramTree], categorical):
+        categorical = set(int(j) for j in categorical)
+        p = 1 + max([int(t.feature.max(initial=-1)) for t in trees] + [0])
+        cuts: list = [set() for _ in range(p)]
+        for t in trees:
+            for i in np.flatnonzero(t.feature >= 0):
+                j = int(t.feature[i])
+                if j in categorical:
+                    cuts[j].update(t.left_codes[i] + t.right_codes[i])
+                elif np.isfinite(t.threshold[i]):
+                    cuts[j].add(float(t.threshold[i]))
+        self.categorical = categorical
+        self.cuts = [np.asarray(sorted(c), dtype=float) for c in cuts]
+        # codes per feature: numeric 0..len(cuts) by searchsorted, then missing; categorical one
+        # per listed code, then "other or missing"
+        self.missing_code = [len(c) + (0 if j in categorical else 1) for j, c in enumerate(self.cuts)]
+        width = max(self.missing_code, default=0) + 1
+        offsets = np.cumsum([0] + [t.n_nodes for t in trees])
+        total = int(offsets[-1])
+        self.feature = np.zeros(total, dtype=np.int64)
+        self.children = np.zeros((total, 2), dtype=np.int64)
+        self.value = np.zeros(total)
+        self.goes_left = np.zeros((total, width), dtype=bool)
+        self.roots = offsets[:-1]
+        self.depths = [t.depth for t in trees]
+        for t, off in zip(trees, offsets[:-1].tolist()):
+            ids = off + np.arange(t.n_nodes)
+            self.value[ids] = t.value
+            inner = t.feature >= 0
+            self.children[ids] = ids[:, None]  # a leaf points to itself
+            self.children[ids[inner], 0] = off + t.left[inner]
+            self.children[ids[inner], 1] = off + t.right[inner]
+            for i in np.flatnonzero(inner).tolist():
+                j = int(t.feature[i])
+                row = self.goes_left[off + i]
+                self.feature[off + i] = j
+                miss = self.missing_code[j]
+                if j in categorical:
+                    row[np.searchsorted(self.cuts[j], t.left_codes[i])] = True
+                elif np.isfinite(t.threshold[i]):
+                    row[:np.searchsorted(self.cuts[j], t.threshold[i]) + 1] = True
+                else:  # present vs missing: every observed value goes left
+                    row[:miss] = True
+                row[miss:] = False
+                row[miss] = bool(t.missing_left[i])
+
+    def codes(self, X: np.ndarray) -> np.ndarray:
+        """``(p, n)`` codes of ``X`` by the cut points (module docstring)."""
+        n = X.shape[0]
+        out = np.zeros((len(self.cuts), n), dtype=np.int64)
+        for j, cuts in enumerate(self.cuts):
+            col = X[:, j]
+            nan = np.isnan(col)
+            if j in self.categorical:
+                where = np.minimum(np.searchsorted(cuts, col), max(len(cuts) - 1, 0))
+                listed = (cuts[where] == col) if len(cuts) else np.zeros(n, dtype=bool)
+                out[j] = np.where(listed & ~nan, where, self.missing_code[j])
+            else:
+                out[j] = np.where(nan, self.missing_code[j], np.searchsorted(cuts, col, side="left"))
+        return out
+
+    def leaves(self, X: np.ndarray) -> np.ndarray:
+        """``(trees, n)``: the (global) node each row reaches in each tree."""
+        codes = self.codes(X)
+        n = X.shape[0]
+        flat = codes.ravel()
+        rows = np.arange(n)
+        out = np.empty((len(self.roots), n), dtype=np.int64)
+        # per node and code, the next node: a row's step is two lookups
+        step = np.where(self.goes_left, self.children[:, :1], self.children[:, 1:]).ravel()
+        width = self.goes_left.shape[1]
+        for k, (root, depth) in enumerate(zip(self.roots.tolist(), self.depths)):
+            node = np.full(n, root, dtype=np.int64)
+            for _ in range(depth):
+                node = step[node * width + flat[self.feature[node] * n + rows]]
+            out[k] = node
+        return out
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """The sum over the trees of the value of the leaf each row reaches."""
+        if not len(self.roots):
+            return np.zeros(X.shape[0])
+        return self.value[self.leaves(X)].sum(axis=0)
