@@ -230,7 +230,8 @@ class PrivilegedBoostClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        return self.classes_[(self.predict_proba(X)[:, 1] > self.threshold_).astype(int)]
+        positive = self.predict_proba(X)[:, 1] > self.threshold_
+        return self.classes_[positive.astype(int)]
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
