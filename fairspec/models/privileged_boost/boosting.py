@@ -24,6 +24,14 @@ growing stops once ``patience`` trees in a row have not improved on the best; th
 the best are dropped.  Held-out rows train nothing.  With no held-out rows every round is
 kept.
 
+Under a fairness penalty the tree's Newton values use the loss's Hessian alone (the gap
+term's curvature has no sign, :mod:`.objective`), and a large λ then overshoots: the gap's
+subgradient flips the two groups' order from one round to the next and the gap grows.  So each
+tree's step is scaled by a backtracking line search on the objective it descends, the largest
+of 1, 1/2, ..., 1/64 that lowers ``J = mean ℓ + λ·gap~`` on the fit rows (Friedman 2001
+chooses each tree's step by a line search on the loss too).  Without a penalty the Newton
+step with the exact Hessian is taken as it is, as in XGBoost and LightGBM.
+
 Both models start from the log-odds of the training rows' positive share (LightGBM's
 ``boost_from_average``).  No random draw is made after the hold-out split, so the same rows
 and seed give the same trees, and ``α = 0`` gives the trees of plain boosting exactly (the
@@ -35,10 +43,14 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fairspec.models.privileged_boost.objective import (SoftGap, distillation_gradient, log_loss, logit,
-                                                        sigmoid)
+from fairspec.models.privileged_boost.objective import (SoftGap, distillation_gradient, distillation_loss, log_loss,
+                                                        logit, sigmoid)
 from fairspec.models.tree.histogram import (FeatureBins, HistogramTree, Layout, TreeSettings, count_histogram,
                                             grow_histogram_tree)
+
+
+#: a step of a tree under a fairness penalty is halved at most this many times (module docstring)
+LINE_SEARCH_HALVINGS = 6
 
 
 def validation_rows(y: np.ndarray, share: float, seed: int) -> np.ndarray:
@@ -83,9 +95,13 @@ class Growing:
         self.layout = Layout(self.bins)
         self.root_counts = count_histogram(self.codes_fit, self.layout)
 
-    def add_tree(self, g: np.ndarray, h: np.ndarray) -> None:
+    def add_tree(self, g: np.ndarray, h: np.ndarray, step=None) -> None:
+        """Grow a tree on ``(g, h)`` and add it; ``step(z, delta)``, when given, says by what
+        factor to scale the tree's values (a line search)."""
         tree, leaf = grow_histogram_tree(self.codes_fit, self.bins, g, h, self.settings, self.layout,
                                          self.root_counts)
+        if step is not None:
+            tree.value = tree.value * step(self.z_fit, tree.value[leaf])
         self.z_fit += tree.value[leaf]
         if self.codes_val.shape[1]:
             self.z_val += tree.value[tree.apply_bins(self.codes_val)]
@@ -167,6 +183,22 @@ def boost(data: BoostData, *, variant: str, alpha: float, rounds: int, patience:
             g = g + penalty * n_fit * gap_fit.gradient(model.z_fit)
         return g, h
 
+    def line_search(q):
+        """Under a penalty: the largest of 1, 1/2, ..., 1/64 that lowers J on the fit rows."""
+        if gap_fit is None:
+            return None
+
+        def objective(z):
+            return float(np.mean(distillation_loss(y_fit, z, q, alpha))) + penalty * gap_fit.value(z)
+
+        def step(z, delta):
+            before = objective(z)
+            for k in range(LINE_SEARCH_HALVINGS + 1):
+                if objective(z + delta / 2 ** k) < before:
+                    return 1.0 / 2 ** k
+            return 1.0 / 2 ** LINE_SEARCH_HALVINGS
+        return step
+
     student = Growing(data.codes[:, fit], data.codes[:, val], base, settings, data.bins)
     teacher = None
     if data.teacher_codes is not None and alpha > 0:
@@ -194,7 +226,7 @@ def boost(data: BoostData, *, variant: str, alpha: float, rounds: int, patience:
             teacher.add_tree(gq, hq)
             q = sigmoid(teacher.z_fit)
         g, h = gradient(student, q)
-        student.add_tree(g, h)
+        student.add_tree(g, h, line_search(q))
         if early.update(_held_out_loss(y_val, student.z_val, gap_val, penalty) if val.any() else 0.0):
             break
     if teacher is not None and variant == "jpib":
