@@ -57,8 +57,9 @@ def _brute_force_best(X, g, h, categorical, min_leaf):
 def test_the_root_split_is_the_best_of_every_partition(seed):
     X, g, h = _tiny(seed)
     bins = FeatureBins.fit(X, [2])
-    tree, leaf = grow_histogram_tree(bins.transform(X), bins, g, h,
-                                     TreeSettings(max_depth=1, min_samples_leaf=2, min_child_hessian=0.0))
+    exact = TreeSettings(max_depth=1, min_samples_leaf=2, min_child_hessian=0.0, category_smoothing=0.0,
+                         category_l2=0.0, min_category_rows=0)
+    tree, leaf = grow_histogram_tree(bins.transform(X), bins, g, h, exact)
     expected = _brute_force_best(X, g, h, {2}, 2)
     assert tree.feature[0] >= 0
     got = _gain(g, h, leaf == tree.left[0])
@@ -115,6 +116,21 @@ def test_present_vs_missing_holds_past_the_training_range():
     far = np.array([[1e6], [np.nan]])
     assert tree.apply(far).tolist() == [tree.left[0], tree.right[0]]
     assert json.loads(json.dumps(tree.to_json()))["threshold"][0] is None  # no Infinity in a model file
+
+
+def test_rare_categories_are_kept_together_and_categorical_gains_pay_category_l2():
+    rng = np.random.default_rng(4)
+    # 30 categories of 3 rows each, whose gradients are pure noise, beside 2 large ones
+    X = np.r_[np.repeat(np.arange(30), 3), np.full(200, 30), np.full(200, 31)].astype(float).reshape(-1, 1)
+    g = np.r_[rng.normal(size=90) * 3, np.full(200, -1.0), np.full(200, 1.0)]
+    bins = FeatureBins.fit(X, [0])
+    tree, _ = grow_histogram_tree(bins.transform(X), bins, g, np.ones(len(g)), TreeSettings(max_depth=1))
+    rare = set(range(30))
+    assert rare <= set(tree.left_codes[0]) or rare <= set(tree.right_codes[0])  # never cut among them
+    exact = TreeSettings(max_depth=1, min_samples_leaf=1, category_smoothing=0.0, category_l2=0.0,
+                         min_category_rows=0)
+    loose, _ = grow_histogram_tree(bins.transform(X), bins, g, np.ones(len(g)), exact)
+    assert not (rare <= set(loose.left_codes[0]) or rare <= set(loose.right_codes[0]))  # noise cut apart
 
 
 def test_a_category_the_node_never_held_goes_as_a_missing_value():

@@ -34,7 +34,10 @@ Candidate splits, per node and feature:
 * categorical: the bins sorted by ``G/H``, then every prefix of that order goes left, the
   missing bin left, then right.  ``G²/H = H·(G/H)²`` is a weighted between-group sum of
   squares of the bins' mean ``G/H`` with weights ``H``, so the best two-way partition is a
-  prefix of that order (Fisher 1958; Breiman et al. 1984, Thm. 4.5), and the search is exact;
+  prefix of that order (Fisher 1958; Breiman et al. 1984, Thm. 4.5), and the search is exact.
+  By default it is regularised as LightGBM's is (:class:`TreeSettings`: a smoothed order, rare
+  categories kept together, a larger ``l2``), which the exactness gives up for fewer splits on
+  categories of a handful of rows;
 * the last prefix (every observed bin left, missing right) is MIA's "present vs missing"
   split (Twala et al. 2008), stored with the threshold ``+inf`` so that a value past the
   training range also counts as present.
@@ -201,6 +204,10 @@ class Layout:
         self.key = self.feature + self.position / self.widths[self.feature]
         self.key[self.is_missing] = self.feature[self.is_missing] + 0.9999999
         self.max_width = int(self.widths.max(initial=1))
+        self.categorical_slot = cat_slot.astype(float)
+        #: each feature's last bin of observed values: its cut is "present vs missing"
+        self.last_observed = np.zeros(self.total, dtype=bool)
+        self.last_observed[self.missing_slot[b.n_bins > 0] - 1] = True
 
 
 @dataclass
@@ -367,19 +374,24 @@ def best_splits(G, H, C, layout: Layout, s: "TreeSettings"):
     k = G.shape[0]
     seg = layout.feature
     order = None
+    frequent = None
     if layout.any_categorical:
         key = np.broadcast_to(layout.key, G.shape).copy()
         cat = layout.categorical_observed
-        ratio = G[:, cat] / (H[:, cat] + s.l2 + 1e-300)
-        key[:, cat] = seg[cat] + np.where(C[:, cat] > 0, _squash(ratio), 0.99999)  # empty bins last
+        ratio = G[:, cat] / (H[:, cat] + s.category_smoothing + 1e-300)
+        rare = C[:, cat] < max(s.min_category_rows, 1)
+        # empty and rare categories last, where no cut falls between them
+        key[:, cat] = seg[cat] + np.where(rare, np.where(C[:, cat] > 0, 0.99998, 0.99999), _squash(ratio))
         order = np.argsort(key, axis=1, kind="stable")
         G, H, C = (np.take_along_axis(a, order, axis=1) for a in (G, H, C))
+        frequent = ~layout.categorical_observed | (C >= s.min_category_rows) | layout.last_observed
     # the missing slot is last in each feature's run, so the observed prefix sums are exclusive of it
     sums = [np.cumsum(a, axis=1) for a in (G, H, C)]
     ends = layout.missing_slot
     starts = layout.offsets
     Gt, Ht, Ct = (cs[:, ends[0]] for cs in sums)
-    parent = Gt ** 2 / (Ht + s.l2)
+    lam = s.l2 + s.category_l2 * layout.categorical_slot  # per slot: categorical splits pay more
+    parent = Gt[:, None] ** 2 / (Ht[:, None] + lam)
     best_gain = np.full(k, -np.inf)
     best_slot = np.zeros(k, dtype=np.int64)
     best_left = np.zeros(k, dtype=bool)
@@ -387,7 +399,7 @@ def best_splits(G, H, C, layout: Layout, s: "TreeSettings"):
     for cs, a in zip(sums, (G, H, C)):
         before = np.hstack([np.zeros((k, 1)), cs])[:, starts]  # sums before each feature's first slot
         left_stats.append((cs - before[:, seg], a[:, ends][:, seg]))
-    observed = ~layout.is_missing
+    observed = ~layout.is_missing if frequent is None else ~layout.is_missing & frequent
     for to_left in (True, False):
         (gl, gm), (hl, hm), (cl, cm) = left_stats
         if to_left:
@@ -396,15 +408,16 @@ def best_splits(G, H, C, layout: Layout, s: "TreeSettings"):
         ok = (observed & (cl >= s.min_samples_leaf) & (cr >= s.min_samples_leaf)
               & (hl >= s.min_child_hessian) & (hr >= s.min_child_hessian))
         with np.errstate(divide="ignore", invalid="ignore"):
-            gain = np.where(ok, gl * gl / (hl + s.l2) + gr * gr / (hr + s.l2), -np.inf)
+            gain = np.where(ok, gl * gl / (hl + lam) + gr * gr / (hr + lam) - parent, -np.inf)
         slot = np.argmax(gain, axis=1)
-        value = gain[np.arange(k), slot] - parent
+        value = gain[np.arange(k), slot]
         better = value > best_gain  # missing-left first wins ties
         best_gain = np.where(better, value, best_gain)
         best_slot = np.where(better, slot, best_slot)
         best_left = np.where(better, to_left, best_left)
     # noise is no gain: a split must beat min_gain by more than float error of the parent's term
-    best_gain = np.where(best_gain > s.min_gain + GAIN_TOL * (np.abs(parent) + 1.0), best_gain, -np.inf)
+    scale = np.abs(parent[np.arange(k), best_slot]) + 1.0
+    best_gain = np.where(best_gain > s.min_gain + GAIN_TOL * scale, best_gain, -np.inf)
     return best_gain, best_slot, best_left, order
 
 
@@ -419,6 +432,15 @@ class TreeSettings:
     min_gain: float = 0.0
     learning_rate: float = 1.0
     missing: str = "mia"
+    #: categorical splits, regularised as LightGBM's are (its ``cat_smooth``, ``cat_l2`` and the
+    #: count it compares with ``cat_smooth``): the categories are ordered by ``G/(H + smoothing)``,
+    #: a category of fewer rows than ``min_category_rows`` at the node is put last and no cut
+    #: falls among such, and the split's gain takes ``l2 + category_l2``.  Without them a
+    #: feature of hundreds of categories (compas's charge descriptions) is cut by the ``G/H``
+    #: of categories of one or two rows, and boosting overfits within a few trees
+    category_smoothing: float = 10.0
+    category_l2: float = 10.0
+    min_category_rows: int = 10
 
 
 def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h: np.ndarray,
