@@ -332,24 +332,24 @@ class HistogramTree:
 
 
 def _histograms(codes_t: np.ndarray, rows: np.ndarray | None, local: np.ndarray, k: int, g: np.ndarray,
-                h: np.ndarray, layout: Layout, counts: bool = True):
-    """``(G, H, C)``, each ``(k, slots)``: per node (``local``: each row's node among ``k``)
-    and histogram slot (:class:`Layout`), the sums of ``g``, ``h`` and the row count over
-    ``rows`` (all rows when None; ``C`` is None unless ``counts``).  ``codes_t`` is ``(p, n)``,
+                h: np.ndarray, layout: Layout, counts: np.ndarray | None = None) -> np.ndarray:
+    """``(3, k, slots)``: per node (``local``: each row's node among ``k``) and histogram slot
+    (:class:`Layout`), the sums of ``g``, ``h`` and the row count over ``rows`` (all rows when
+    None; ``counts``, when given, are the counts, already known).  ``codes_t`` is ``(p, n)``,
     so one gather takes every feature's codes of ``rows`` and each feature's are contiguous."""
-    G = np.empty((k, layout.total))
-    H = np.empty((k, layout.total))
-    C = np.empty((k, layout.total)) if counts else None
+    S = np.empty((3, k, layout.total))
     if rows is not None:
         g, h, codes_t = g[rows], h[rows], codes_t[:, rows]
     local = local.astype(np.intp)
     for j, (w, o) in enumerate(zip(layout.widths.tolist(), layout.offsets.tolist())):
         idx = local * w + codes_t[j] if k > 1 else codes_t[j]
-        G[:, o:o + w] = np.bincount(idx, weights=g, minlength=k * w).reshape(k, w)
-        H[:, o:o + w] = np.bincount(idx, weights=h, minlength=k * w).reshape(k, w)
-        if counts:
-            C[:, o:o + w] = np.bincount(idx, minlength=k * w).reshape(k, w)
-    return G, H, C
+        S[0, :, o:o + w] = np.bincount(idx, weights=g, minlength=k * w).reshape(k, w)
+        S[1, :, o:o + w] = np.bincount(idx, weights=h, minlength=k * w).reshape(k, w)
+        if counts is None:
+            S[2, :, o:o + w] = np.bincount(idx, minlength=k * w).reshape(k, w)
+    if counts is not None:
+        S[2] = counts
+    return S
 
 
 def count_histogram(codes_t: np.ndarray, layout: Layout) -> np.ndarray:
@@ -365,60 +365,54 @@ def _squash(ratio: np.ndarray) -> np.ndarray:
     return 0.5 + np.arctan(ratio) * (0.999 / np.pi)
 
 
-def best_splits(G, H, C, layout: Layout, s: "TreeSettings"):
-    """The best split of each of ``k`` nodes from its histograms ``(k, slots)``.
+def best_splits(S: np.ndarray, layout: Layout, s: "TreeSettings"):
+    """The best split of each of ``k`` nodes from its histograms ``S`` (``(3, k, slots)``:
+    sums of ``g``, ``h`` and rows).
 
     Returns ``(gain, slot, missing_left, order)``: ``gain`` is ``-inf`` where no candidate
     passes the leaf limits; the split sends left the slots ``order[node, offset : slot + 1]``
     of the chosen slot's feature (``order`` None: the slots in their own order)."""
-    k = G.shape[0]
+    k = S.shape[1]
     seg = layout.feature
     order = None
-    frequent = None
+    candidate = ~layout.is_missing
     if layout.any_categorical:
-        key = np.broadcast_to(layout.key, G.shape).copy()
         cat = layout.categorical_observed
-        ratio = G[:, cat] / (H[:, cat] + s.category_smoothing + 1e-300)
-        rare = C[:, cat] < max(s.min_category_rows, 1)
+        G, H, C = S[:, :, cat]
+        rare = C < max(s.min_category_rows, 1)
+        key = np.broadcast_to(layout.key, S.shape[1:]).copy()
         # empty and rare categories last, where no cut falls between them
-        key[:, cat] = seg[cat] + np.where(rare, np.where(C[:, cat] > 0, 0.99998, 0.99999), _squash(ratio))
+        key[:, cat] = seg[cat] + np.where(rare, np.where(C > 0, 0.99998, 0.99999),
+                                          _squash(G / (H + s.category_smoothing + 1e-300)))
         order = np.argsort(key, axis=1, kind="stable")
-        G, H, C = (np.take_along_axis(a, order, axis=1) for a in (G, H, C))
-        frequent = ~layout.categorical_observed | (C >= s.min_category_rows) | layout.last_observed
-    # the missing slot is last in each feature's run, so the observed prefix sums are exclusive of it
-    sums = [np.cumsum(a, axis=1) for a in (G, H, C)]
+        S = np.take_along_axis(S, order[None], axis=2)
+        candidate = candidate & (~layout.categorical_observed | (S[2] >= s.min_category_rows) | layout.last_observed)
+    # per feature, the sums of its observed bins up to each one (its missing slot comes last)
+    sums = np.cumsum(S, axis=2)
     ends = layout.missing_slot
-    starts = layout.offsets
-    Gt, Ht, Ct = (cs[:, ends[0]] for cs in sums)
+    total = sums[:, :, ends[0]]  # (3, k): the node's own sums
+    before = np.concatenate([np.zeros((3, k, 1)), sums], axis=2)[:, :, layout.offsets]
+    left = sums - before[:, :, seg]
+    missing = S[:, :, ends][:, :, seg]
     lam = s.l2 + s.category_l2 * layout.categorical_slot  # per slot: categorical splits pay more
-    parent = Gt[:, None] ** 2 / (Ht[:, None] + lam)
-    best_gain = np.full(k, -np.inf)
-    best_slot = np.zeros(k, dtype=np.int64)
-    best_left = np.zeros(k, dtype=bool)
-    left_stats = []
-    for cs, a in zip(sums, (G, H, C)):
-        before = np.hstack([np.zeros((k, 1)), cs])[:, starts]  # sums before each feature's first slot
-        left_stats.append((cs - before[:, seg], a[:, ends][:, seg]))
-    observed = ~layout.is_missing if frequent is None else ~layout.is_missing & frequent
-    for to_left in (True, False):
-        (gl, gm), (hl, hm), (cl, cm) = left_stats
-        if to_left:
-            gl, hl, cl = gl + gm, hl + hm, cl + cm
-        gr, hr, cr = Gt[:, None] - gl, Ht[:, None] - hl, Ct[:, None] - cl
-        ok = (observed & (cl >= s.min_samples_leaf) & (cr >= s.min_samples_leaf)
-              & (hl >= s.min_child_hessian) & (hr >= s.min_child_hessian))
+    parent = total[0][:, None] ** 2 / (total[1][:, None] + lam)
+    gains = np.empty((2, k, layout.total))
+    for d, to_left in enumerate((True, False)):
+        gl, hl, cl = left + missing if to_left else left
+        gr, hr, cr = total[0][:, None] - gl, total[1][:, None] - hl, total[2][:, None] - cl
+        ok = (candidate & (np.minimum(cl, cr) >= s.min_samples_leaf)
+              & (np.minimum(hl, hr) >= s.min_child_hessian))
         with np.errstate(divide="ignore", invalid="ignore"):
-            gain = np.where(ok, gl * gl / (hl + lam) + gr * gr / (hr + lam) - parent, -np.inf)
-        slot = np.argmax(gain, axis=1)
-        value = gain[np.arange(k), slot]
-        better = value > best_gain  # missing-left first wins ties
-        best_gain = np.where(better, value, best_gain)
-        best_slot = np.where(better, slot, best_slot)
-        best_left = np.where(better, to_left, best_left)
+            gains[d] = np.where(ok, gl * gl / (hl + lam) + gr * gr / (hr + lam) - parent, -np.inf)
+    # the best over (slot, missing left then right); ties: the lower slot, then missing-left
+    flat = gains.transpose(1, 2, 0).reshape(k, -1)
+    best = np.argmax(flat, axis=1)
+    gain = flat[np.arange(k), best]
+    slot, side = np.divmod(best, 2)
     # noise is no gain: a split must beat min_gain by more than float error of the parent's term
-    scale = np.abs(parent[np.arange(k), best_slot]) + 1.0
-    best_gain = np.where(best_gain > s.min_gain + GAIN_TOL * scale, best_gain, -np.inf)
-    return best_gain, best_slot, best_left, order
+    scale = np.abs(parent[np.arange(k), slot]) + 1.0
+    gain = np.where(gain > s.min_gain + GAIN_TOL * scale, gain, -np.inf)
+    return gain, slot, side == 0, order
 
 
 @dataclass(frozen=True)
@@ -460,13 +454,12 @@ def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h
     left_codes, right_codes = [None], [None]
     G_node, H_node = [float(g.sum())], [float(h.sum())]
     bin_left = [np.zeros(width, dtype=bool)]
-    node_of_row = np.zeros(n, dtype=np.int64)
+    rows_of = {0: np.arange(n)}  # each node's rows; a split node's pass to its children
     level = np.zeros(1, dtype=np.int64)
-    G, H, C = _histograms(codes_t, None, np.zeros(n, dtype=np.intp), 1, g, h, layout, counts=root_counts is None)
-    if root_counts is not None:
-        C = root_counts
+    S = _histograms(codes_t, None, np.zeros(n, dtype=np.intp), 1, g, h, layout, counts=root_counts)
     for depth in range(s.max_depth):
-        gain, slot, to_left, order = best_splits(G, H, C, layout, s)
+        gain, slot, to_left, order = best_splits(S, layout, s)
+        G, H, C = S
         split = np.flatnonzero(np.isfinite(gain))
         if not len(split):
             break
@@ -516,28 +509,21 @@ def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h
         H_node += stats[:, :, 1].ravel().tolist()
         n_rows += [int(round(c)) for c in stats[:, :, 2].ravel()]
         # route the rows of the split nodes to their children
-        where = np.full(len(feature), -1, dtype=np.int64)
-        where[level[split]] = np.arange(m)
-        loc = where[node_of_row]
-        moving = np.flatnonzero(loc >= 0)
-        loc = loc[moving]
-        go_right = ~table[loc, codes_t[feat_split[loc], moving]]
-        child = kids.ravel()[2 * loc + go_right]
-        node_of_row[moving] = child
+        for r, a in enumerate(split.tolist()):
+            rows = rows_of.pop(int(level[a]))
+            goes = table[r][codes_t[feat_split[r], rows] if len(rows) < n else codes_t[feat_split[r]]]
+            rows_of[int(kids[r, 0])], rows_of[int(kids[r, 1])] = rows[goes], rows[~goes]
         level = kids.ravel()
         if depth == s.max_depth - 1:
             break
         # histograms of the next level: each split's smaller child built, the larger by subtraction
         small_is_left = stats[:, 0, 2] <= stats[:, 1, 2]
-        small_of = np.full(len(feature), -1, dtype=np.int64)
-        small_of[np.where(small_is_left, kids[:, 0], kids[:, 1])] = np.arange(m)
-        sel = small_of[child]
-        built = sel >= 0
-        Gs, Hs, Cs = _histograms(codes_t, moving[built], sel[built], m, g, h, layout)
-        pick = small_is_left[:, None]
-        G, H, C = (np.stack([np.where(pick, small, whole[split] - small),
-                             np.where(pick, whole[split] - small, small)], axis=1).reshape(2 * m, -1)
-                   for small, whole in ((Gs, G), (Hs, H), (Cs, C)))
+        small = [rows_of[int(c)] for c in np.where(small_is_left, kids[:, 0], kids[:, 1])]
+        local = np.repeat(np.arange(m), [len(rows) for rows in small])
+        built = _histograms(codes_t, np.concatenate(small), local, m, g, h, layout)
+        rest = S[:, split] - built
+        pick = small_is_left[None, :, None]
+        S = np.stack([np.where(pick, built, rest), np.where(pick, rest, built)], axis=2).reshape(3, 2 * m, -1)
     G_node, H_node = np.asarray(G_node), np.asarray(H_node)
     with np.errstate(divide="ignore", invalid="ignore"):
         value = -G_node / (H_node + s.l2) * s.learning_rate
@@ -546,6 +532,9 @@ def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h
                          np.asarray(missing_left, dtype=bool), np.asarray(left, dtype=np.int64),
                          np.asarray(right, dtype=np.int64), value, np.asarray(n_rows, dtype=np.int64),
                          left_codes, right_codes, np.asarray(bin_left))
+    node_of_row = np.empty(n, dtype=np.int64)
+    for node, rows in rows_of.items():
+        node_of_row[rows] = node
     return tree, node_of_row
 
 
