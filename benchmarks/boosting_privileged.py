@@ -141,7 +141,8 @@ def part_auc(datasets, seeds, depth, rounds):
     print("|" + " --- |" * (len(cols) + 4))
     for name, r in auc.iterrows():
         print(f"| {name} | " + " | ".join(f"{r[c]:.4f}" for c in cols)
-              + f" | {r['kbpib'] - r['plain']:+.4f} | {r['jpib'] - r['plain']:+.4f} | {r['kbpib'] - r['lightgbm']:+.4f} |")
+              + f" | {r['kbpib'] - r['plain']:+.4f} | {r['jpib'] - r['plain']:+.4f}"
+              + f" | {r['kbpib'] - r['lightgbm']:+.4f} |")
     for v in ("kbpib", "jpib"):
         d = auc[v] - auc["plain"]
         print(f"\n{v}: AUC >= plain on {int((d >= 0).sum())} of {len(d)}; worst {d.min():+.4f}; "
@@ -154,8 +155,9 @@ def part_auc(datasets, seeds, depth, rounds):
     print("| data | " + " | ".join(gcols) + " |")
     print("|" + " --- |" * (len(gcols) + 1))
     for name in datasets:
-        print(f"| {name} | " + " | ".join(f"{gaps.loc[name, ('train_gap', c)]:.3f} / {gaps.loc[name, ('test_gap', c)]:.3f}"
-                                          f" ({gaps.loc[name, ('accuracy', c)]:.3f})" for c in gcols) + " |")
+        cells = (f"{gaps.loc[name, ('train_gap', c)]:.3f} / {gaps.loc[name, ('test_gap', c)]:.3f} "
+                 f"({gaps.loc[name, ('accuracy', c)]:.3f})" for c in gcols)
+        print(f"| {name} | " + " | ".join(cells) + " |")
     trees = table.pivot_table(index="data", columns="model", values="trees", aggfunc="mean").reindex(datasets)
     print("\nTrees kept after early stopping (mean): " + "; ".join(
         f"{n}: plain {r['plain']:.0f}, kbpib {r['kbpib']:.0f}, jpib {r['jpib']:.0f}" for n, r in trees.iterrows()))

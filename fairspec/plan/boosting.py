@@ -40,8 +40,8 @@ def privileged_boost_lines(plan) -> list[str]:
             lines = ["  boosting      KbPIB (Yan et al. 2023): ψ' first, then ψ guided by it",
                      f"    1. ψ'       {teacher}, by the log loss",
                      f"    2. ψ        {usable}, by {distil}"]
-    lines.append(f"    trees       up to {p.get('rounds', 200)} per model, histogram trees of depth {p.get('depth', 4)}, "
-                 f"learning rate {written_number(p.get('learning_rate', 0.1))}, at least "
+    lines.append(f"    trees       up to {p.get('rounds', 200)} per model, histogram trees of depth "
+                 f"{p.get('depth', 4)}, learning rate {written_number(p.get('learning_rate', 0.1))}, at least "
                  f"{p.get('min_samples_leaf', 20)} rows a leaf, Newton leaf values")
     if share > 0:
         watched = " of ψ" if guided and variant == "jpib" else " of each model"
@@ -57,5 +57,6 @@ def privileged_boost_lines(plan) -> list[str]:
         elif c.bound is not None:
             lines.append(f"    fairness    one decision threshold for every row, chosen on the training rows to meet "
                          f"{c.label()} (the model reads no group)")
-    lines.append("    kept        ψ only" + (f": {_columns(privileged)} never read at prediction" if privileged else ""))
+    never_read = f": {_columns(privileged)} never read at prediction" if privileged else ""
+    lines.append("    kept        ψ only" + never_read)
     return lines

@@ -39,7 +39,8 @@ def test_the_distillation_gradient_and_hessian_are_the_derivatives_of_the_loss(a
     z, q, y = rng.normal(size=50) * 3, rng.uniform(0.01, 0.99, 50), rng.integers(0, 2, 50).astype(float)
     g, h = distillation_gradient(y, z, q, alpha)
     numeric_g = (distillation_loss(y, z + EPS, q, alpha) - distillation_loss(y, z - EPS, q, alpha)) / (2 * EPS)
-    numeric_h = (distillation_gradient(y, z + EPS, q, alpha)[0] - distillation_gradient(y, z - EPS, q, alpha)[0]) / (2 * EPS)
+    numeric_h = (distillation_gradient(y, z + EPS, q, alpha)[0]
+                 - distillation_gradient(y, z - EPS, q, alpha)[0]) / (2 * EPS)
     assert np.allclose(g, numeric_g, atol=1e-6)
     assert np.allclose(h, numeric_h, atol=1e-6)
     p = sigmoid(z)

@@ -316,7 +316,8 @@ def estimator_from_json(doc: dict) -> PrivilegedBoostClassifier:
     """The fitted estimator ``to_json`` wrote (data only); ``ModelFileError`` saying what is
     wrong otherwise."""
     if not isinstance(doc, dict) or doc.get("kind") != KIND:
-        raise ModelFileError(f"not a privileged_boost model: kind {doc.get('kind') if isinstance(doc, dict) else None!r}")
+        kind = doc.get("kind") if isinstance(doc, dict) else None
+        raise ModelFileError(f"not a privileged_boost model: kind {kind!r}")
     if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
         raise ModelFileError(f"privileged_boost model format version {doc.get('format_version')!r}; "
                              f"this fairspec reads {FORMAT_VERSION}")
