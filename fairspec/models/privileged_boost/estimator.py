@@ -291,8 +291,12 @@ def describe_histogram_tree(tree: HistogramTree, feature_names=None, categories=
             return
         name = feature_text(raw(j))
         if tree.left_codes[i] is not None:
-            conds = (f"{name} in {cats(j, tree.left_codes[i])}", f"{name} in {cats(j, tree.right_codes[i])}")
             missing = "another category" if imputed else "missing, or another category"
+            sides = [f"{name} in {cats(j, codes)}" if codes else f"{name} is {missing}"
+                     for codes in (tree.left_codes[i], tree.right_codes[i])]
+            conds = tuple(sides)
+            if not (tree.left_codes[i] and tree.right_codes[i]):  # present vs missing: said in the condition
+                missing = None
         elif not np.isfinite(tree.threshold[i]):
             conds = (f"{name} is present", f"{name} is missing")
             missing = None
