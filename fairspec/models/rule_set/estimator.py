@@ -99,6 +99,7 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
@@ -588,7 +589,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 for tau in TILTS:
                     pos, neg = pats.count.copy(), pats.count.copy()
                     (pos if label == 1 else neg)[sel] *= 1 + tau
-                    out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
+                    # on a grid, so a column's cost, a sum of them, is the same whichever way it
+                    # is summed (:mod:`fairspec.models.exact_sums`)
+                    step = grid_step(float(pats.count.sum()) * (1 + max(TILTS)))
+                    out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", on_grid(pos, step), on_grid(neg, step)))
         return out
 
     def _merged_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,

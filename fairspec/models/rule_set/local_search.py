@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.registry.criteria import MET_TOLERANCE
 
 
@@ -27,10 +28,19 @@ class RuleSetScorer:
     """
 
     def __init__(self, y, count, rows, complexity_cost: float = 0.0):
-        self.pos_w = np.where(y == 1, count, 0.0)
-        self.neg_w = np.where(y == 0, count, 0.0)
-        # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
-        self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
+        # pattern counts are whole numbers, so their sums are exact; the grid keeps them so
+        # for any weights (it leaves whole numbers below 2**50 as they are)
+        step = grid_step(float(np.abs(count).sum()))
+        self.pos_w = on_grid(np.where(y == 1, count, 0.0), step)
+        self.neg_w = on_grid(np.where(y == 0, count, 0.0), step)
+        # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing).
+        # On a grid, so every row's sum is exact whatever the BLAS kernel's order of additions
+        # (:mod:`fairspec.models.exact_sums`); a row's coefficients add up to at most 2 in
+        # absolute value (±1 per group), so the grid moves a gap by under 1e-14 per pattern
+        self.matrix = None
+        if rows:
+            matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T
+            self.matrix = on_grid(matrix, grid_step(float(np.abs(matrix).sum(axis=0).max())))
         # against ε itself, not the solver's shifted bound: a gap of exactly ε meets it
         self.bounds = np.array([r.epsilon + MET_TOLERANCE for r in rows]) if rows else None
         #: objective cost of a unit of complexity (:attr:`.master.MasterProblem.complexity_cost`)
