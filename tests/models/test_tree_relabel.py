@@ -388,3 +388,41 @@ def test_a_bound_the_grown_model_meets_leaves_it_as_grown(missing, n_estimators)
     np.testing.assert_array_equal(loose.predict_proba(X), plain.predict_proba(X))
     assert loose.fit_log_["leaves_relabelled"] == 0 and "does not bind" in loose.fit_log_["note"]
     assert "relabelled for the fairness bound" not in loose.describe()
+
+
+def _fractional_data(seed=0, n=200):
+    # rows missing a split feature reach two leaves, so the tree predicts by mixing their
+    # training frequencies; a vote of their labels can disagree (0.9 and 0.3 at 1/2 each:
+    # the mix says 0.6, the vote 1/2)
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.normal(size=n), rng.normal(size=n)])
+    y = (X[:, 0] + X[:, 1] + rng.normal(scale=0.7, size=n) > 0).astype(int)
+    g = rng.integers(0, 2, n)
+    X[rng.random(X.shape) < 0.3] = np.nan
+    return X, y, g
+
+
+def test_a_bound_the_fractional_tree_already_meets_changes_none_of_its_predictions():
+    X, y, g = _fractional_data()
+    free = MissingAwareTreeClassifier(missing="fractional", max_depth=3).fit(X, y)
+    loose = MissingAwareTreeClassifier(missing="fractional", max_depth=3,
+                                       fairness=make_criterion("demographic_parity", bound=1.0)).fit(
+        X, y, sensitive_features=g)
+    np.testing.assert_array_equal(loose.predict(X), free.predict(X))
+    np.testing.assert_allclose(loose.predict_proba(X), free.predict_proba(X))
+    log = loose.fit_log_
+    # "before" is the model as grown, not a label vote it never made
+    assert log["train_accuracy_before_relabel"] == (free.predict(X) == y).mean()
+    assert log["train_accuracy_after_relabel"] == (loose.predict(X) == y).mean()
+    assert log["leaves_relabelled"] == 0 and not loose.to_json()["relabelled"]
+
+
+def test_a_binding_bound_still_relabels_a_fractional_tree():
+    X, y, g = _fractional_data()
+    crit = make_criterion("demographic_parity", bound=0.01)
+    free = MissingAwareTreeClassifier(missing="fractional", max_depth=3).fit(X, y)
+    assert crit.gap(y.astype(float), free.predict(X).astype(float), g) > 0.01
+    fair = MissingAwareTreeClassifier(missing="fractional", max_depth=3, fairness=crit).fit(
+        X, y, sensitive_features=g)
+    assert crit.gap(y.astype(float), fair.predict(X).astype(float), g) <= 0.01 + 1e-9
+    assert fair.to_json()["relabelled"]
