@@ -833,3 +833,29 @@ def test_the_summary_line_never_prints_a_gap_on_the_wrong_side_of_the_bound():
     tested = doc(0.12, True, [0.05, 0.18575])
     tested.update(test={"accuracy": 0.7, "gap_intervals": {"level": 0.95}}, evaluation={"kind": "holdout"})
     assert "(95% interval 0.050 to 0.18575; bound 0.1858: met)" in run_summary("r", tested)
+
+
+def test_compile_and_train_and_predict_spell_their_output_alike_and_the_old_out_still_works(toy, capsys):
+    spec, data, tmp = toy
+    code, _, err = run(["compile-and-train", str(spec), "--output", str(tmp / "a")], capsys)
+    assert code == 0 and (tmp / "a" / "model.json").is_file() and "--out" not in err
+    code, _, err = run(["predict", str(tmp / "a"), str(data), "--output", str(tmp / "p.csv"), "-q"], capsys)
+    assert code == 0 and (tmp / "p.csv").read_text().startswith("prediction,score")
+    # the spelling before the two were made one: kept, with a note (not under -q)
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "b")], capsys)
+    assert code == 0 and (tmp / "b" / "model.json").is_file()
+    assert "note: --out is now spelt -o/--output, as for predict; --out still works" in err
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "c"), "-q"], capsys)
+    assert code == 0 and err == ""
+    # an empty path is named by the spelling given
+    code, _, err = run(["compile-and-train", str(spec), "--output", ""], capsys)
+    assert code == 2 and "argument --output: empty directory name" in err
+
+
+def test_a_spec_without_an_output_line_writes_under_out_which_git_ignores(toy, capsys, monkeypatch):
+    spec, _, tmp = toy
+    monkeypatch.chdir(tmp)
+    text = spec.read_text()
+    spec.write_text("\n".join(line for line in text.splitlines() if not line.startswith("output")) + "\n")
+    code, _, _ = run(["compile-and-train", str(spec), "-q"], capsys)
+    assert code == 0 and (tmp / "out" / "toy" / "model.json").is_file()
