@@ -743,6 +743,7 @@ def test_a_short_time_limit_does_not_run_the_certifying_pricing_ip(monkeypatch):
     assert len(calls) == sum(p["certifier"] is not None for p in longer.fit_log_["phases"]) >= 1
 
 
+@pytest.mark.slow
 def test_all_positive_is_a_candidate_when_it_beats_every_fair_rule_set():
     # 60 % positives, three groups whose scores differ: at equalized odds <= 0.02 (on the training
     # rows and on each fairness fold) no rule set the fit finds scores the 0.60 on train of
@@ -901,6 +902,7 @@ def test_no_condition_or_rule_of_a_fitted_rule_set_can_go_without_a_training_err
     est.rules_ = rules
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("criterion", [None, make_criterion("equal_opportunity")])
 def test_groups_given_to_an_unenforced_fit_only_measure_it(criterion):
     # found in review: the groups split the patterns even with no bound to enforce, so the
@@ -1128,6 +1130,7 @@ def test_an_empty_rule_set_is_named_as_the_empty_candidate_whatever_found_it():
     assert est.fit_log_["note"].startswith("no non-empty rule set found meets the bound")
 
 
+@pytest.mark.slow
 def test_the_status_is_the_final_ips_only_when_the_rule_set_returned_is_its_solution():
     # the IP's "optimal" (over its pooled columns) was reported for a returned "ALWAYS 1", the
     # all-positive fallback no IP produced (found in review)

@@ -282,6 +282,7 @@ def test_describe_shows_the_class_labels_predict_returns():
         "  leaf: 1  (p=0.00, n=2)", "  leaf: 2  (p=1.00, n=4)"]
 
 
+@pytest.mark.slow
 def test_forest_is_reproducible_and_independent_of_n_jobs():
     X, y = _missing_data(seed=2)
     kw = dict(n_estimators=6, max_depth=3, missing="trinary_mia", categorical_features=[2], random_state=7)

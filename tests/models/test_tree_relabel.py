@@ -230,6 +230,7 @@ def test_a_relabelling_mip_the_clock_stopped_is_reported_as_not_reproducible(mon
     assert unbounded.fit_log_["reproducible"] is True and unbounded.fit_log_["cut_by_clock"] == []
 
 
+@pytest.mark.slow
 def test_without_a_clock_cap_a_fair_forest_ignores_a_time_limit_that_would_cut_it():
     # growing 15 trees on 1,500 rows takes 0.1 s here, past a 0.01 s limit: with the clock the
     # descent is cut before its first block, its labels fall short of the bound, and the joint
@@ -250,6 +251,7 @@ def test_without_a_clock_cap_a_fair_forest_ignores_a_time_limit_that_would_cut_i
     assert np.array_equal(free.predict_proba(X), uncut.predict_proba(X))
 
 
+@pytest.mark.slow
 def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
     X, y, g = _data(8, n=3000)
     params = dict(max_depth=6, random_state=0, fairness=make_criterion("equal_opportunity", 0.01))
@@ -277,6 +279,7 @@ def test_a_tree_relabelling_stopped_by_its_work_limit_is_reproducible():
         MissingAwareTreeClassifier(**{**params, "fairness": parity}, relabel_checkpoints=1).fit(
             X, y, sensitive_features=g)
 
+@pytest.mark.slow
 def test_a_relabelling_stopped_by_its_work_limit_gives_the_same_model_for_any_row_order():
     # fractional routing makes hundreds of vote patterns; numbered first-come they gave HiGHS
     # another model, and so another path, when the same rows came in another order
@@ -337,6 +340,7 @@ def test_a_vacuous_bound_changes_no_prediction_not_even_in_leaves_no_training_ro
     assert loose.fit_log_["leaves_relabelled"] == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("joint_mip", [False, True])
 def test_a_fair_forest_keeps_the_labels_of_leaves_no_training_row_reaches(monkeypatch, joint_mip):
     from fairspec.models.tree import estimators
@@ -368,6 +372,7 @@ def test_a_forest_of_no_trees_is_refused():
         MissingAwareForestClassifier(n_estimators=0).fit(X, y, sensitive_features=g)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("missing, n_estimators", [("trinary", None), ("trinary_mia", None), ("mia", 4)])
 def test_a_bound_the_grown_model_meets_leaves_it_as_grown(missing, n_estimators):
     # the relabelling had replaced the grown labels whenever they fit the training rows better,

@@ -74,6 +74,7 @@ def test_compile_prints_the_plan(toy, capsys):
     assert "baseline(" in out and "impute(median)" in out and "equal_opportunity" in out
 
 
+@pytest.mark.slow
 def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp_path):
     spec, _, _ = toy
     code, _, err = run(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp")], capsys)
@@ -81,6 +82,7 @@ def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp
     assert "--emit-model works for: rule_set" in err and not (tmp_path / "m.lp").exists()
 
 
+@pytest.mark.slow
 def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
     # the spec is checked against the same table it is trained on: one read, not two
     import fairspec.pipeline.train as train_module
@@ -267,6 +269,7 @@ def test_the_api_warns_of_categories_never_seen_in_training_as_predict_does(toy,
         model.predict(pd.read_csv(data)[["x1", "x2", "color"]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["baseline { learner tree  depth 2 }", "tree { depth 2 }",
                                    "rule_set { max_complexity 6 }"])
 def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, model):
@@ -387,6 +390,7 @@ def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
     assert f"\n{spec}: error: fitting: no rule set" in err  # names the spec, as every error does
 
 
+@pytest.mark.slow
 def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, capsys, monkeypatch):
     # one setting no model can meet had discarded the others: exit 3 and nothing written
     from fairspec.errors import NoUsableModelError

@@ -181,6 +181,7 @@ def _put(doc, steps, value):
     return doc
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("run, name", [("compas_baseline", "metrics.json"), ("compas_baseline", "model.json"),
                                        (SWEEP, "sweep.json")])
 def test_every_value_of_another_type_is_rendered_or_refused_naming_file_and_place(root, tmp_path, run, name):

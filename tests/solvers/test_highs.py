@@ -229,6 +229,7 @@ def test_an_iteration_limit_without_a_solution_says_so():
     assert not highs.stopped_by_clock(res.status)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_stop_after_the_clock_ran_out_is_reported_as_the_clock():
     # HiGHS asks our interrupt callback before it looks at its clock, so a run whose time ran
     # out before the last checkpoint used to come back as a work limit, and "reproducible",
@@ -287,6 +288,7 @@ def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_ra
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works as before
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped():
     # the command line raises on SIGTERM as on Ctrl-C; raised inside HiGHS's callback it would
     # be lost the same way and the fit carry on, so it is held like Ctrl-C
