@@ -46,9 +46,8 @@ def test_the_readme_is_an_entrance():
 
 
 def test_every_file_the_readme_sends_a_reader_to_exists():
-    # docs/tutorial.md comes with the derived-groups work of issue 42 (another branch)
     named = set(re.findall(r"`((?:docs|benchmarks|data|reports|specs)/[\w./-]+\.(?:md|py|fair|png))`", README))
-    missing = sorted(p for p in named if not (ROOT / p).exists() and p != "docs/tutorial.md")
+    missing = sorted(p for p in named if not (ROOT / p).exists())
     assert not missing
 
 
