@@ -146,10 +146,10 @@ def test_every_command_and_option_is_in_the_cli_reference():
 
 
 def _keys(value, path=()):
-    """Every key of a JSON document but those below a place whose keys are data (group, feature
-    and criterion names) or another document (the estimator, the fit log)."""
+    """Every key of a JSON document but those below a place whose keys are data (group, feature,
+    criterion and labelled value names) or another document (the estimator, the fit log)."""
     opaque = {("model", "estimator"), ("model", "params"), ("training", "fit_log"), ("training_log",),
-              ("groups",), ("missing",), ("gaps",)}
+              ("groups",), ("missing",), ("gaps",), ("labels",), ("group_labels",)}
     if isinstance(value, dict):
         for key, inner in value.items():
             yield key
