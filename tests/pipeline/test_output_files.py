@@ -440,16 +440,22 @@ def test_kill_or_a_closed_terminal_during_the_renames_is_held_too_and_said_after
     # and the interruption, raised once the set was in place, was said as "no output was written"
     import signal
     sig = getattr(signal, name)
-    d = tmp_path / "run"
-    write_outputs(_point(trained["sweep"], 0), d)
-    calls = _signal_at_the_first_rename(monkeypatch, sig)
-    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
-    monkeypatch.undo()
-    assert code == 128 + sig and len(calls) == 3
-    assert f"terminated by {name} just after the outputs were written: they are complete" in err
-    assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]
-    assert run(["report", str(d)], capsys)[0] == 0  # one run's files
-    assert signal.getsignal(sig) == signal.SIG_DFL
+    # pytest started under nohup inherits SIGHUP ignored, which the command rightly leaves so:
+    # this is the test of a terminal that can hang up, as a shell's job has it
+    inherited = signal.signal(sig, signal.SIG_DFL)
+    try:
+        d = tmp_path / "run"
+        write_outputs(_point(trained["sweep"], 0), d)
+        calls = _signal_at_the_first_rename(monkeypatch, sig)
+        code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
+        monkeypatch.undo()
+        assert code == 128 + sig and len(calls) == 3
+        assert f"terminated by {name} just after the outputs were written: they are complete" in err
+        assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]
+        assert run(["report", str(d)], capsys)[0] == 0  # one run's files
+        assert signal.getsignal(sig) == signal.SIG_DFL
+    finally:
+        signal.signal(sig, inherited)
 
 
 def test_sigterm_before_the_commit_leaves_no_staged_file_and_exits_143(trained, tmp_path, monkeypatch, capsys):
