@@ -134,12 +134,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     rules that fit the complexity left, :func:`improve` climbs from there, and the result
     replaces the best when it is lexicographically better (excess, then loss).  Single moves
     stall where only a *pair* of rules helps (neither alone pays for its false positives);
-    the kicks reach such pairs.
-    Measured on adult (ε = 0.01, 2,000 pooled rules), with drop-only kicks: 20 s of them took
-    the training accuracy of the best fair rule set from 0.823 (one climb from the empty set)
-    to 0.828, above the exact IP's incumbent after 28 s (0.827).  Drop-only kicks never reached
-    the optimum on the five small instances of the tests where single moves stall; with the
-    forced-in rules they reach it on all thirty.
+    the kicks reach such pairs (the tests' small instances where single moves stall are
+    solved to their optimum; ``benchmarks/README.md`` has the adult measurements).
 
     Returns every improving result, best first, as ``(rules, excess, loss)``.  The kicks are
     drawn from ``seed``; a search that ends by ``max_iterations`` is reproducible, one cut by
