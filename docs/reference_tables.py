@@ -45,7 +45,8 @@ def _values(param) -> str:
         return "`true` \\| `false` (a bare name is true)"
     if param.kind == "block":
         return "a block"
-    kind = {"int": "whole number", "float": "number", "duration": "duration (`s`, `m`, `h`)"}.get(param.kind, param.kind)
+    kind = {"int": "whole number", "float": "number",
+            "duration": "duration (`s`, `m`, `h`)"}.get(param.kind, param.kind)
     if param.low is not None and param.high is not None:
         return f"{kind}, {_number(param.low)} to {_number(param.high)}"
     if param.low is not None:

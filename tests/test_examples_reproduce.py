@@ -68,7 +68,8 @@ def _differences(committed, fresh, place="") -> list[str]:
 @pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
 def test_a_reproducible_committed_example_is_what_its_spec_trains(spec, tmp_path, capsys, monkeypatch):
     committed = ROOT / "reports" / spec.stem
-    assert (committed / "report.html").is_file(), f"{spec.name} has no committed report: run python reports/regenerate.py"
+    assert (committed / "report.html").is_file(), \
+        f"{spec.name} has no committed report: run python reports/regenerate.py"
     models = [json.loads((run / "model.json").read_text(encoding="utf-8")) for run in _runs(committed)]
     if not all(m["training"]["fit_log"].get("reproducible", True) for m in models):
         pytest.skip(f"the committed report of {spec.name} says the clock cut its fit: not reproducible, "

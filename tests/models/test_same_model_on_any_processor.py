@@ -45,7 +45,8 @@ forest = MissingAwareForestClassifier(n_estimators=3, max_depth=4, missing="frac
                                       fairness=make_criterion("equal_opportunity", 0.05), time_limit=5).fit(X, y, g)
 print(json.dumps({
     "simd": [f for f in __cpu_dispatch__ if __cpu_features__.get(f)],
-    "blas": sorted(str(i.get("architecture")) for i in threadpoolctl.threadpool_info() if i["internal_api"] == "openblas"),
+    "blas": sorted(str(i.get("architecture")) for i in threadpoolctl.threadpool_info()
+                   if i["internal_api"] == "openblas"),
     "rules": rules.to_json(), "forest": forest.to_json()}, sort_keys=True, default=str))
 """
 
