@@ -190,7 +190,7 @@ DROP_LEAVES_ONE_GROUP = ("missing drop leaves a single group of {columns}: fairn
 HOLDOUT_TOO_FEW_ROWS = ("holdout {value} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
-OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to reports/<spec name>"
+OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to out/<spec name>"
 HINT_ROWS_USED = "the rows used are those the where filters keep{dropped}"
 
 #: the largest whole number a parameter without a range of its own takes (a row count, a number of
