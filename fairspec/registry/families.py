@@ -143,7 +143,7 @@ FAMILIES: dict[str, Family] = {
                   doc="kbpib: boost the privileged model first, then the usable one towards it; jpib: alternate "
                       "one tree of each, each pulled towards the other"),
             Param("alpha", "float", 1.0, low=0.0, high=100.0,
-                  doc="weight of KL(privileged model || usable model) in the usable model's loss (0: plain boosting)"),
+                  doc="weight of KL(privileged model ‖ usable model) in the usable model's loss (0: plain boosting)"),
             Param("rounds", "int", 200, low=1, high=10000, doc="most trees of the usable model"),
             Param("depth", "int", 4, low=1, high=12, doc="depth of each tree"),
             Param("learning_rate", "float", 0.1, low=0.001, high=1.0, doc="shrinkage of each tree's leaf values"),
