@@ -184,12 +184,18 @@ class Plan:
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
         else:
-            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
+            what = ("no solver and no clock: it draws the held-out rows, and the rounds fix the work"
+                    if self.model.family == "privileged_boost" else "no solver: the learner runs to convergence")
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} ({what})")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        if self.model.family == "privileged_boost":
+            from fairspec.plan.boosting import privileged_boost_lines
+
+            lines += privileged_boost_lines(self)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"

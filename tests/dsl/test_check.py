@@ -166,7 +166,7 @@ def test_role_conflicts_need_no_data():
     assert check.TARGET_AS_PROTECTED.format(column="label") in msgs
     assert check.PRIVILEGED_IN_FEATURES.format(column="income") in msgs
     assert check.DUPLICATE_COLUMN.format(column="income", block="privileged") in msgs
-    assert check.PRIVILEGED_UNUSED.format(family="tree", users="privileged_boost (not implemented yet)") in msgs
+    assert check.PRIVILEGED_UNUSED.format(family="tree", users="privileged_boost") in msgs
 
 
 def test_protected_attribute_may_also_be_a_feature():
@@ -259,7 +259,7 @@ def test_unenforceable_criterion_says_what_the_family_supports():
     assert diag.message == ("model family 'baseline' cannot enforce equal_opportunity as a bound; "
                             "'baseline' enforces no criterion (it can only audit one)")
     assert diag.hint == ("write `fairness equal_opportunity` alone to measure it without enforcing it; "
-                         "families that enforce it as a bound: tree, rule_set")
+                         "families that enforce it as a bound: tree, rule_set, privileged_boost")
 
 
 @pytest.mark.parametrize("model, expected", [
