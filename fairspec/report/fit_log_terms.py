@@ -193,17 +193,19 @@ FIT_LOG_TERMS: dict[str, str] = {
 
     # ---------------------------------------------------------------- trees and forests
     "algorithm": (
-        "How the model was grown: greedy tree, greedy regression tree, bagged greedy trees (a "
-        "forest), or Fair MP-Boost (small trees boosted on minipatches of rows and features)."),
+        "How the model was grown: greedy tree, greedy regression tree, bagged greedy trees (a forest), "
+        "histogram gradient boosting, guided by a privileged model (KBPIB or JPIB) when one was grown, or Fair "
+        "MP-Boost (small trees boosted on minipatches of rows and features)."),
     "missing": (
-        "The rule the tree (or every tree of a forest or a boosted model) used for missing values (mia, "
-        "trinary, trinary_mia, majority, fractional, or none when missing values were imputed or dropped "
-        "before training)."),
+        "The rule the tree or trees used for missing values (mia, trinary, trinary_mia, majority, fractional, "
+        "or none when missing values were imputed or dropped before training)."),
     "nodes": (
         "Number of nodes (splits and leaves) of the tree, summed over all trees for a forest or a boosted "
         "model."),
     "leaves": "Number of leaves of the tree.",
-    "trees": "Number of trees in the forest.",
+    "trees": (
+        "Number of trees in the forest, or of a boosted model's trees that score a row (privileged_boost: the "
+        "usable model's trees kept after early stopping)."),
     "train_gap_before_relabel": (
         "The fairness gap on the training rows before the leaves were relabelled, as a fraction from 0 "
         "to 1."),
@@ -290,9 +292,6 @@ FIT_LOG_TERMS: dict[str, str] = {
         "Seconds the whole tree-by-tree descent took (relabelling each tree alone and both descents)."),
 
     # ---------------------------------------------------------------- Fair MP-Boost
-    "alpha": (
-        "Fair MP-Boost's trade-off from 0 to 1 that the fit used: the weight of fairness in the row and "
-        "feature sampling probabilities (0 = plain MP-Boost, 1 = fairness only)."),
     "alpha_from": (
         "Where alpha came from: parameter (given to the estimator), penalty (the spec's penalty as "
         "alpha = penalty / (1 + penalty)), bound search (the most accurate candidate once each met the bound "
@@ -318,7 +317,6 @@ FIT_LOG_TERMS: dict[str, str] = {
     "out_of_patch_gap": (
         "The fairness gap, from 0 to 1, of the kept rounds' out-of-patch predictions (each row scored only by "
         "trees that did not see it), empty when the rows' groups were not given."),
-    "threshold": "The score above which the model predicts the positive class (0 unless a bound moved it).",
     "threshold_from": (
         "How the threshold was set: default (0) or bound (the most accurate threshold whose training gap "
         "meets the bound)."),
@@ -344,6 +342,51 @@ FIT_LOG_TERMS: dict[str, str] = {
 
     # ---------------------------------------------------------------- baseline
     "learner": "The scikit-learn learner of the baseline: tree (a decision tree) or logistic (L2 logistic regression).",
+
+    # ---------------------------------------------------------------- privileged_boost (KbPIB / JPIB)
+    "variant": (
+        "The privileged-information boosting variant: kbpib (the privileged model is boosted first, then "
+        "guides the usable model) or jpib (one tree of each in turn, each model pulled towards the other)."),
+    "alpha": (
+        "The trade-off weight the fit used: for privileged_boost, the weight of the Kullback-Leibler divergence "
+        "from the privileged model's probabilities to the usable model's in the usable model's loss (0 = plain "
+        "boosting); for Fair MP-Boost, the weight of fairness, from 0 to 1, in the row and feature sampling "
+        "probabilities (0 = plain MP-Boost, 1 = fairness only)."),
+    "privileged_columns": (
+        "Number of privileged columns given to the fit, read while training only and never at prediction."),
+    "privileged_model_used": (
+        "Whether a privileged model (the teacher) was grown and guided the usable model; false without "
+        "privileged columns or with alpha 0, when the fit is plain boosting."),
+    "privileged_model_inputs": (
+        "Number of columns the privileged model read: the privileged columns, plus the features when it reads "
+        "them too (empty when no privileged model was grown)."),
+    "privileged_model_rounds": (
+        "Number of trees of the privileged model: for kbpib those kept after its own early stopping, for jpib "
+        "those grown alongside the usable model (empty when no privileged model was grown)."),
+    "privileged_model_validation_loss": (
+        "The kbpib privileged model's mean log loss on the held-out rows at its best number of trees (empty "
+        "for jpib, without held-out rows or without a privileged model)."),
+    "fit_rows": "Number of training rows the trees were fitted on: the training rows less those held out.",
+    "validation_rows": (
+        "Number of training rows held out for early stopping, drawn by label, which train no tree (0 = no "
+        "early stopping)."),
+    "rounds_grown": (
+        "Number of trees of the usable model grown before early stopping or the round limit ended the "
+        "boosting."),
+    "stopped_early": "Whether early stopping ended the boosting before the round limit.",
+    "best_validation_loss": (
+        "The usable model's loss on the held-out rows at the number of trees kept: the mean log loss, plus "
+        "the penalty times the gap of probabilities under a fairness penalty (empty without held-out rows)."),
+    "threshold": (
+        "The decision threshold: the model predicts the positive class where its probability (privileged_boost; "
+        "0.5 unless a fairness bound moved it) or its score (Fair MP-Boost; 0 unless a bound moved it) exceeds "
+        "it."),
+    "threshold_gap_at_half": (
+        "The fairness gap on the training rows at the decision threshold 0.5, before a threshold was chosen "
+        "for the bound, as a fraction from 0 to 1."),
+    "threshold_chosen_for_bound": (
+        "Whether the decision threshold was moved from 0.5 to meet the fairness bound on the training rows "
+        "(false when the gap at 0.5 already met it)."),
 }
 
 #: key of a nested record (a rule set's ``phases`` records, its ``refine`` dict) -> meaning
