@@ -142,15 +142,29 @@ def gap_standard_error(criterion: Criterion, y, pred, groups) -> float | None:
     return se
 
 
-def inner_splits(y, groups, folds: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
-    """``folds`` (train, held-out) index pairs, stratified by label and group where every such
-    cell has ``folds`` rows, else by label, else not at all (as the pipeline's own cv)."""
+def inner_splits(y, groups, folds: int, seed: int) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[str]]:
+    """``folds`` (train, held-out) index pairs, stratified by label and group, and the groups
+    kept on every training side.
+
+    A label-and-group cell with fewer than ``folds`` rows (a group with two positive rows, say)
+    cannot be spread over the folds: some inner training side would lack it, and a family that
+    enforces a rate over it refuses to fit there.  Its rows are therefore never held out: they
+    train every inner fit, and the held-out gap is measured over the other groups (a group
+    that small has no measurable held-out rate anyway, which the checker's warning says)."""
+    y, groups = np.asarray(y), np.asarray(groups)
     n = len(y)
-    strata = np.char.add(np.asarray(y).astype(str), np.char.add("|", np.asarray(groups).astype(str)))
-    for labels in (strata, np.asarray(y)):
-        if np.unique(labels, return_counts=True)[1].min() >= folds:
-            return list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(n), labels))
-    return list(KFold(folds, shuffle=True, random_state=seed).split(np.zeros(n)))
+    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    cells, cell_of, counts = np.unique(strata, return_inverse=True, return_counts=True)
+    kept = counts[cell_of] < folds
+    rest = np.flatnonzero(~kept)
+    always = np.flatnonzero(kept)
+    labels = strata[rest]
+    if len(rest) >= folds and np.unique(labels, return_counts=True)[1].min() >= folds:
+        pairs = StratifiedKFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(rest)), labels)
+    else:
+        pairs = KFold(folds, shuffle=True, random_state=seed).split(np.zeros(len(rest)))
+    splits = [(np.sort(np.concatenate([rest[tr], always])), rest[te]) for tr, te in pairs]
+    return splits, sorted({str(g) for g in groups[always]})
 
 
 def smooth_increasing(x, values) -> np.ndarray:
@@ -256,7 +270,10 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         fractions = self.candidates or (DEFAULT_CANDIDATES if has_path else DEFAULT_CANDIDATES_WITHOUT_PATH)
         bounds = sorted({round(float(f) * eps, 12) for f in fractions}, reverse=True)
         folds = int(self.folds)
-        splits = inner_splits(y01, groups_text, folds, int(self.random_state or 0))
+        if n < 2 * folds:
+            raise ValueError(f"{criterion.label()} is calibrated by {folds}-fold inner cross-validation, which needs "
+                             f"at least {2 * folds} training rows; got {n} (or hold the bound on train)")
+        splits, kept_in_training = inner_splits(y01, groups_text, folds, int(self.random_state or 0))
         one_fold_se = held_out_gap_noise(criterion, y01[splits[0][1]], groups_text[splits[0][1]])
         single = (self.negligible_se and one_fold_se is not None and eps > 0
                   and one_fold_se <= float(self.negligible_se) * eps)
@@ -301,6 +318,8 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             "folds": folds,
             "inner_folds_fitted": len(used),
             "held_out_rows": int(len(held)),
+            # groups with a label too rare to spread over the folds: on every inner training side
+            "groups_never_held_out": kept_in_training,
             "margin": float(self.margin),
             "inner_gap": float(np.interp(chosen, eb[~np.isnan(smooth_gap[order])], smooth_gap[order][~np.isnan(smooth_gap[order])])) if measured.any() else None,
             "inner_accuracy": float(np.interp(chosen, eb, smooth_acc[order])),

@@ -263,7 +263,8 @@ def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, group
         has = label.get(rate, np.ones(len(y), dtype=bool))
         counts = sorted((int(round(float(has[groups == g].sum()) * share)), str(g)) for g in names)
         kind = RATE_ROWS[rate] + " rows" if RATE_ROWS[rate] else "rows"
-        parts.append(", ".join(f"about {n} {kind} of '{g}'" for n, g in counts[:2]))
+        parts.append(", ".join(f"about {n} {kind.removesuffix('s') if n == 1 else kind} of '{g}'"
+                               for n, g in counts[:2]))
     where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
     return [Diagnostic(UNCHECKED_BOUND.format(rows=rows, bound=bound, counts="; ".join(parts), noise=noise,
                                               smallest=smallest),
