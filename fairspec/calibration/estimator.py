@@ -9,39 +9,43 @@ but the parameter that holds its :class:`~fairspec.registry.criteria.Criterion`:
 1. **candidates.**  Internal bounds ``ε′ = f·ε`` for the fractions ``f`` of ``candidates``
    (1 first, down to 0).
 2. **inner cross-validation.**  The training rows are split into ``folds`` folds (stratified by
-   label and group, seeded); on each inner training side the family is fitted at every ε′ and
-   predicts the fold it did not see.  A family with ``fit_bound_path(X, y, bounds,
-   sensitive_features=...)`` (the tree family: one growth, one relabelling per ε′) gives all
-   candidates from one fit; any other is fitted once per ε′ (:func:`inner_fold`).  The folds
-   go through :func:`fairspec.parallel.run_tasks`, each with its seed in its arguments.
+   label and group, seeded; :func:`inner_splits`); on each inner training side the family is
+   fitted at every ε′ and predicts the fold it did not see.  A family with
+   ``fit_bound_path(X, y, bounds, sensitive_features=...)`` (the tree family: one growth, one
+   leaf relabelling per ε′) gives all candidates from one fit; any other is fitted once per ε′
+   (:func:`inner_fold`).  The folds go through :func:`fairspec.parallel.run_tasks`, each with
+   its seed in its arguments.
 3. **the pooled inner gap.**  Each candidate's held-out predictions over all folds are pooled
    (every training row predicted once by a model that did not see it) and give one gap
-   ``g(ε′)``, one accuracy ``a(ε′)`` and the gap's standard error ``s(ε′)`` from the group
-   counts (:func:`gap_standard_error`).
-4. **a smooth choice.**  A single pooled gap is noisy, and the largest ε′ whose raw gap is
-   under ε is a noisy argmax: a candidate just above its neighbours by chance is taken or
-   lost.  Both curves are smoothed by isotonic regression in ε′ (a looser bound cannot give a
-   smaller expected gap or a lower expected accuracy, so the least-squares monotone fit pools
-   adjacent violators and averages their noise), and the candidate chosen is the most
-   accurate (smoothed) one whose smoothed gap, plus ``margin`` standard errors, is within ε.
-   When none is, the tightest candidate is taken and ``met`` says the inner estimate misses.
-5. **refit.**  The family is refitted at the chosen ε′ on every training row.
+   ``g(ε′)``, one accuracy and the gap's standard error ``s(ε′)`` from the group counts
+   (:func:`gap_standard_error`).
+4. **a smooth choice.**  One pooled gap per candidate is noisy, and "the largest ε′ whose raw
+   gap is under ε" is a noisy argmax over a coarse grid.  The gaps are smoothed by isotonic
+   regression in ε′ (a looser bound cannot give a smaller expected gap, so the least-squares
+   monotone fit pools adjacent violators and averages their noise), and ε′ is where the
+   smoothed curve, interpolated linearly between candidates, reaches ``ε − margin·s``
+   (:func:`choose_bound`): not a grid point, so a coarse grid costs no accuracy.  When even
+   the tightest candidate misses, it is taken and ``met`` is false.
+5. **refit.**  The family is refitted at the chosen ε′ on every training row.  It trains on
+   ``K/(K-1)`` times the rows an inner fit had, and a fit on more rows overfits its bound less,
+   so the inner estimate errs on the safe side.
 
-The inner gap of the chosen ε′ and its interval (the Jeffreys interval of
-:func:`fairspec.metrics.intervals.gap_intervals` on the pooled inner predictions) are kept in
-``calibration_``; the pipeline writes them to model.json and metrics.json.
+The inner gap at ε′ and the interval of the candidate it stands on (the Jeffreys interval of
+:func:`fairspec.metrics.intervals.gap_intervals` on that candidate's pooled inner predictions)
+are kept in ``calibration_``; the pipeline writes them to model.json and metrics.json.
 
 Large data.  When one held-out fold is large enough that its gap's standard error (the worst
-case, every rate at 1/2, from the group counts) is at most ``negligible_se`` · ε, the K
-folds buy nothing: a single inner split (train on K-1 folds, measure on one) is used, and the
-fit costs two of the family's fits instead of K + 1 (``calibration_["inner_folds_fitted"]``).
+case, every rate at 1/2, :func:`fairspec.registry.criteria.held_out_gap_noise`) is at most
+``negligible_se`` · ε, the K folds buy nothing: a single inner split (train on K-1 folds,
+measure on one) is used, and the fit costs two of the family's fits instead of K + 1
+(``calibration_["inner_folds_fitted"]``).
 
-Cost.  With a bound path, the work is ``folds`` inner growths at (K-1)/K of the rows plus the
-refit, and one relabelling per candidate and fold; without one, ``folds × len(candidates)``
-fits, which a family that has a ``time_limit`` parameter shares (each inner fit gets
-``time_limit / len(candidates)``), so the inner fits together cost about ``folds`` fits and
-the whole about ``folds + 1``.  ``benchmarks/README.md`` ("Fairness that holds") records the
-measured ratios.
+Cost.  With a bound path, the work is ``folds`` inner growths at (K-1)/K of the rows, the refit,
+and one relabelling per candidate and fold; without one, ``folds × len(candidates)`` fits, which
+a family that has a ``time_limit`` parameter shares (each inner fit gets ``time_limit /
+len(candidates)``, which sizes its work limits), so the inner fits together cost about
+``folds`` fits and the whole about ``folds + 1``.  ``benchmarks/README.md`` ("Fairness that
+holds") records the measured ratios.
 
 Per-row fit arguments.  ``fit(X, y, sensitive_features, **fit_params)`` forwards
 ``fit_params`` to the family; an array with one entry per row (privileged features, sample

@@ -181,11 +181,12 @@ class Plan:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
-            where = ""
-            if c.bound is not None:
-                where = ("  on the training rows (on train)" if self.fairness_on_train else
-                         f"  on unseen rows (internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation)")
-            lines.append(prefix + c.label() + where)
+            lines.append(prefix + c.label())
+        if any(c.bound is not None for c in self.fairness):
+            lines.append("    holds on    " + (
+                "the training rows (on train)" if self.fairness_on_train else
+                f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
+                "on the training rows)"))
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"
