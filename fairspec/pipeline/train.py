@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from fairspec.calibration import CalibratedFairClassifier
-from fairspec.data.prepare import (FeatureEncoder, Imputer, class_names, group_labels, rows_without_missing,
-                                   target_vector)
+from fairspec.data.groups import derived_group_labels, readable_group_labels
+from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
@@ -145,6 +145,10 @@ def _data_summary(plan: Plan, y: np.ndarray, groups: np.ndarray, splits, before_
         "missing": missing_by_group(frame_all, names + [f.name for f in plan.data.privileged], groups_all),
         "features": names, "privileged": [f.name for f in plan.data.privileged],
     }
+    # the names a `labels` statement gives coded groups (group -> label), for the report's tables
+    labels = readable_group_labels(frame_all, plan.data.group_columns)
+    if labels:
+        summary["group_labels"] = labels
     if plan.missing.strategy == "drop":
         names_all, counts_all = np.unique(groups_all, return_counts=True)
         kept = dict(zip(*np.unique(groups, return_counts=True)))
@@ -190,7 +194,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     data_sha = table.attrs.get(SHA256) or file_sha256(plan.data.path)
     frame = apply_filters(table, plan.data.filters)
     y_all = target_vector(frame, plan.data.target, plan.data.positive)
-    groups_all = group_labels(frame, list(plan.data.protected))
+    groups_all = derived_group_labels(frame, plan.data.group_columns)
     before_drop = (frame, groups_all)
     if plan.missing.strategy == "drop":
         keep = rows_without_missing(frame, [f.name for f in plan.data.features])

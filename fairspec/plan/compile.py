@@ -20,10 +20,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairspec.data.table import feature_kind, read_table
+from fairspec.data.table import apply_filters, feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
+from fairspec.dsl.groups import group_column, many_values_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
 from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
@@ -87,6 +88,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
         protected=tuple(a.value for a in spec.protected.attributes),
         features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
+        groups=tuple(group_column(spec, a.value, table) for a in spec.protected.attributes),
+        labels=tuple((e.column.value, tuple((x.value, x.text) for x in e.entries)) for e in spec.labels),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
@@ -219,6 +222,7 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
                           + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
                           + group_diagnostics(doc, plan, table)
+                          + many_values_warnings(doc, table, apply_filters(table, plan.data.filters))
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once

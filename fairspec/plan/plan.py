@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fairspec.data.groups import GroupColumn
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
 from fairspec.registry.families import FAMILIES
@@ -31,6 +32,17 @@ class DataPlan:
     protected: tuple[str, ...]
     features: tuple[FeaturePlan, ...]
     privileged: tuple[FeaturePlan, ...] = ()
+    #: how each protected attribute's groups are read, in the order of ``protected``: a column
+    #: as it is, bins of a numeric column, or merged values (:class:`GroupColumn`); () reads
+    #: every attribute as the column of its name
+    groups: tuple[GroupColumn, ...] = ()
+    #: ``labels`` statements: (column, ((value, label), ...)) for each labelled column
+    labels: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = ()
+
+    @property
+    def group_columns(self) -> list[GroupColumn]:
+        """One :class:`GroupColumn` per protected attribute (a plain column where ``groups`` is empty)."""
+        return list(self.groups) or [GroupColumn(name, name) for name in self.protected]
 
 
 @dataclass(frozen=True)
@@ -145,8 +157,12 @@ class Plan:
         lines += [
             f"    target      {d.target} (positive class {written_value(d.positive)})",
             f"    groups      {' * '.join(d.protected)}",
-            "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
         ]
+        lines += [f"                {line}" for g in d.group_columns if (line := _group_line(g))]
+        lines.append("    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features))
+        for column, pairs in d.labels:
+            lines.append(f"    labels      {column}: "
+                         + ", ".join(f"{written_value(v)} as {written_value(text)}" for v, text in pairs))
         if d.privileged:
             lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
                          + "  (training only, never read at prediction)")
@@ -203,3 +219,16 @@ class Plan:
         if marked:
             lines.append("  * not written in the spec: a default")
         return "\n".join(lines)
+
+
+def _group_line(group: GroupColumn) -> str:
+    """How a derived attribute's groups are formed, as one line of the plan ('' for a column as it is)."""
+    if group.kind == "bins":
+        edges = ", ".join(written_number(e) for e in group.edges)
+        return (f"{group.name}: bins of {group.column} at [{edges}], closed on the left: "
+                + ", ".join(group.bin_labels))
+    if group.kind == "merged":
+        return f"{group.name}: from {group.column}: " + "; ".join(
+            f"[{', '.join(written_value(v) for v in values)}] as {written_value(label)}"
+            for label, values in group.merged)
+    return ""

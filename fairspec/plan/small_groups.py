@@ -21,11 +21,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from fairspec.data.prepare import group_labels, rows_without_missing, target_vector
+from fairspec.data.groups import derived_group_labels
+from fairspec.data.prepare import rows_without_missing, target_vector
 from fairspec.data.split import holdout_test_rows, split_rows, training_sides
 from fairspec.data.table import apply_filters, value_mask
+from fairspec.dsl.groups import regroup_examples
 from fairspec.dsl.load import SpecDocument
-from fairspec.errors import Diagnostic, written_name
+from fairspec.errors import Diagnostic
 from fairspec.plan.plan import Plan
 from fairspec.registry.criteria import held_out_gap_noise
 
@@ -42,12 +44,15 @@ HINT = ("leave such groups out or merge them ({filters}), or loosen the bound; "
         "the report's interval of each test gap shows how little a small group's rates can be measured")
 
 
-def _filter_examples(plan: Plan) -> str:
+def _filter_examples(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> str:
     """The `where` filters a hint suggests to leave a group out: one per protected column, since
     an intersectional group (``Female & Other``) is left out by a filter on any of its columns,
     and the first column alone can be the wrong one (`where sex in [...]` for groups that
-    only race sets apart; found in review)."""
-    return " or ".join(f'`data "..." where {written_name(c)} in [...]`' for c in plan.data.protected)
+    only race sets apart; found in review).  A numeric column of many values gets bins instead
+    (a where filter listing 47 ages had followed), a derived attribute other edges or groups
+    (:func:`fairspec.dsl.groups.regroup_examples`)."""
+    rows = apply_filters(table, plan.data.filters)
+    return " or ".join(regroup_examples(doc.spec, g, rows) for g in plan.data.group_columns)
 
 
 def training_share(plan: Plan) -> float:
@@ -60,7 +65,8 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     frame = apply_filters(table, plan.data.filters)
     if plan.missing.strategy == "drop":
         frame = frame.loc[rows_without_missing(frame, [f.name for f in plan.data.features])]
-    return target_vector(frame, plan.data.target, plan.data.positive), group_labels(frame, list(plan.data.protected))
+    return (target_vector(frame, plan.data.target, plan.data.positive),
+            derived_group_labels(frame, plan.data.group_columns))
 
 
 #: fewest hold-out rows without a warning: a test accuracy over n rows has a standard error of
@@ -156,7 +162,10 @@ def look_alike_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame
     people.  A warning, not an error, since codes such as ``a`` and ``A`` may be meant."""
     frame = apply_filters(table, plan.data.filters)
     warnings = []
-    for name, attribute in zip(plan.data.protected, doc.spec.protected.attributes):
+    for group, attribute in zip(plan.data.group_columns, doc.spec.protected.attributes):
+        if group.kind != "column":
+            continue  # bins are numbers; merged values are named one by one in the spec
+        name = group.column
         values = frame[name].dropna()
         texts = sorted(set(values.astype(str))) if values.dtype.kind not in "fiub" else []
         alike: dict[str, list[str]] = {}
@@ -216,8 +225,10 @@ def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> lis
     if not any(c.enforced for c in plan.fairness):
         return []
     y, groups = kept_rows(plan, table)
-    return (small_group_warnings(doc, plan, y, groups) + unchecked_bound_warnings(doc, plan, y, groups)
-            + split_errors(doc, plan, y, groups))
+    filters = _filter_examples(doc, plan, table)
+    return (small_group_warnings(doc, plan, y, groups, filters)
+            + unchecked_bound_warnings(doc, plan, y, groups, filters)
+            + split_errors(doc, plan, y, groups, filters))
 
 
 UNCHECKED_BOUND = ("the {rows} cannot check the bound {bound:g}: with {counts}, a gap measured there is uncertain by "
@@ -239,7 +250,8 @@ def held_out_share(plan: Plan) -> tuple[float, str]:
     return 1.0, "training rows held out in turn by the calibration"
 
 
-def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
+def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,
+                             filters: str) -> list[Diagnostic]:
     """A warning, at the finest bound, when the rows that check it are too few: the expected noise
     of the held-out gap (:func:`fairspec.registry.criteria.held_out_gap_noise`, the standard
     error at rates of 1/2 for the two smallest groups) exceeds ε.  It names the smallest ε those
@@ -268,11 +280,12 @@ def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, group
     where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
     return [Diagnostic(UNCHECKED_BOUND.format(rows=rows, bound=bound, counts="; ".join(parts), noise=noise,
                                               smallest=smallest),
-                       where, UNCHECKED_BOUND_HINT.format(smallest=smallest, filters=_filter_examples(plan)),
+                       where, UNCHECKED_BOUND_HINT.format(smallest=smallest, filters=filters),
                        severity="warning")]
 
 
-def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
+def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,
+                 filters: str) -> list[Diagnostic]:
     """One error per rate of an enforced criterion that some group has in the data but not on
     a side of the split a model is fitted on (its only positive row drawn into the test rows,
     say): the rate is undefined there, so the fit under the criterion would stop
@@ -281,6 +294,7 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
     because it never sees the group, and the test rows would then measure a gap the bound was
     never imposed on (a one-row group drawn into the hold-out made a test gap of 0.62 beside a
     training gap "met" at 0.17).
+    ``filters`` is how the hint says to leave a group out (:func:`_filter_examples`).
     The split is computed as training will compute it (:func:`fairspec.data.split.split_rows`),
     so the failure is certain, and ``fairspec check`` reports it as the error it is instead of
     saying "ok" and leaving it to the fit."""
@@ -325,11 +339,12 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
                 hint = ONE_ROW_CV_HINT  # whichever fold tests the row trains without it
             else:
                 hint = ONE_ROW_HOLDOUT_HINT
-            errors.append(Diagnostic(message, where, hint.format(filters=_filter_examples(plan), row=kind)))
+            errors.append(Diagnostic(message, where, hint.format(filters=filters, row=kind)))
     return errors
 
 
-def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray) -> list[Diagnostic]:
+def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,
+                         filters: str) -> list[Diagnostic]:
     """One warning per rate of the criterion whose bound is finer than one training row of
     some group, pointing at the (smallest) bound; none without a bound."""
     bounds = [c.bound for c in plan.fairness]
@@ -366,5 +381,5 @@ def small_group_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: n
                    f"by more than {bound:g} ({counted}; {trained}), so the bound holds only if every other "
                    f"group's {what} stays within {bound:g} of {'its' if len(small) == 1 else 'each of theirs'} "
                    "(often: a model that predicts almost every row alike)")
-        warnings.append(Diagnostic(message, where, HINT.format(filters=_filter_examples(plan)), severity="warning"))
+        warnings.append(Diagnostic(message, where, HINT.format(filters=filters), severity="warning"))
     return warnings

@@ -79,6 +79,9 @@ class Badge:
 class GroupRow:
     name: str
     cells: tuple[str, ...]  # aligned with GROUP_COLUMNS[1:]
+    #: the group's readable name from the spec's ``labels`` (metrics.json
+    #: ``data_summary.group_labels``), shown beside ``name``; "" when it has none
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -608,11 +611,12 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         cells = (fmt_count(g.get("count")), fmt_share(share), fmt_rate(g.get("base_rate")))
         if dropped is not None:
             cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
-        groups.append(GroupRow(str(name), cells))
+        groups.append(GroupRow(str(name), cells, _group_label(summary, name)))
     # a group every row of which was dropped has no row used: it still belongs in the table
     for name, n_dropped in dropped_by_group.items():
         if name not in {row.name for row in groups}:
-            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0))))
+            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0)),
+                                   _group_label(summary, name)))
     rows_split, rows_note = _rows_text(summary, metrics_doc.get("evaluation") or {})
 
     features = []
@@ -620,10 +624,14 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     for f in schema.get("features") or []:
         feature_names.add(f.get("name"))
         role = "protected attribute, used as a model input" if f.get("name") in protected else "model input"
-        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")), role))
+        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")),
+                                   _categories(f.get("categories"), (schema.get("labels") or {}).get(f.get("name"))),
+                                   role))
     for name in protected:
         if name not in feature_names:
-            features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
+            features.append(FeatureRow(name, "categorical", _group_categories(schema, name),
+                                       "protected: defines the groups, not a model input"
+                                       + _derived_from(schema, name)))
     privileged = schema.get("privileged") or []
     for f in privileged:
         features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")),
@@ -724,10 +732,39 @@ def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
     return split, "; ".join(notes)
 
 
-def _categories(categories) -> str:
+def _group_definition(schema: dict, name: str) -> dict:
+    """How protected attribute ``name``'s groups are read (model.json ``schema.groups``), or {}."""
+    return next((g for g in schema.get("groups") or [] if isinstance(g, dict) and g.get("name") == name), {})
+
+
+def _derived_from(schema: dict, name: str) -> str:
+    """", derived from COLUMN" for a protected attribute whose groups are bins or merged values."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return f"; bins of {group.get('column')}, closed on the left"
+    if group.get("kind") == "merged":
+        return f"; values of {group.get('column')} merged into groups"
+    return ""
+
+
+def _group_categories(schema: dict, name: str) -> str:
+    """The groups of a derived protected attribute, as the features table lists categories."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return _categories(group.get("groups"))
+    if group.get("kind") == "merged" and isinstance(group.get("groups"), dict):
+        return ", ".join(f"{label} ({', '.join(map(str, values))})" for label, values in group["groups"].items()
+                         if isinstance(values, list))
+    return ""
+
+
+def _categories(categories, labels=None) -> str:
+    """A feature's categories for the features table, each with the label the spec's ``labels``
+    give it (model.json ``schema.labels``): ``A14 (no checking account)``."""
     if not categories:
         return ""
-    shown = [str(c) for c in categories[:12]]
+    labels = labels if isinstance(labels, dict) else {}
+    shown = [f"{c} ({labels[c]})" if isinstance(labels.get(c), str) else str(c) for c in categories[:12]]
     more = f" … (+{len(categories) - 12} more)" if len(categories) > 12 else ""
     return ", ".join(shown) + more
 
@@ -907,9 +944,17 @@ def _balanced_accuracy(value) -> str:
     return text
 
 
-def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
+def _group_label(summary: dict, name) -> str:
+    """The readable name the spec's ``labels`` give group ``name`` ("" when none)."""
+    label = (summary.get("group_labels") or {}).get(str(name))
+    return str(label) if isinstance(label, str) else ""
+
+
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
+           summary: dict | None = None) -> SplitMetrics:
     groups = tuple(
-        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
+        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
+                 _group_label(summary or {}, name))
         for name, g in (block.get("groups") or {}).items()
     )
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
@@ -1284,7 +1329,7 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     criterion = fairness.get("criterion")
     blocks = [(key, metrics_doc[key]) for key in ("train", "test") if metrics_doc.get(key)]
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
-    splits = [_split(key, block, suffix, kind) for key, block in blocks]
+    splits = [_split(key, block, suffix, kind, metrics_doc.get("data_summary") or {}) for key, block in blocks]
     has_test = bool(metrics_doc.get("test"))
     note = "" if has_test else "No held-out evaluation: every metric below is measured on the training rows."
     intervals = (metrics_doc.get("test") or {}).get("gap_intervals")

@@ -393,8 +393,8 @@ def test_evaluate_parameters(evaluate, expected):
     ("missing mai", "model tree", [check.UNKNOWN_MISSING.format(name="mai")]),
     ("missing impute(mode)", "model tree", [check.UNKNOWN_IMPUTE_METHOD.format(method="mode")]),
     ("missing impute(median k=3)", "model tree", [check.IMPUTE_K_NOT_KNN.format(method="median")]),
-    ("missing impute(knn k=0)", "model tree", [check.IMPUTE_K_INVALID.format(k=0)]),
-    ("missing impute(knn k=2.5)", "model tree", [check.IMPUTE_K_INVALID.format(k=2.5)]),
+    ("missing impute(knn k=0)", "model tree", [check.IMPUTE_K_INVALID.format(k=0, largest=check.MAX_WHOLE_NUMBER)]),
+    ("missing impute(knn k=2.5)", "model tree", [check.IMPUTE_K_INVALID.format(k=2.5, largest=check.MAX_WHOLE_NUMBER)]),
 ])
 def test_missing_strategies_against_families(line, model, expected):
     assert messages(spec(line, model=model)) == expected
