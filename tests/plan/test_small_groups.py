@@ -98,14 +98,16 @@ def test_no_warning_without_a_bound_finer_than_a_row(data, fairness):
 
 
 def test_the_bundled_specs_compile_without_warnings(root):
-    # but one: the sweep's finest bound, 0.02, is finer than its 30 % hold-out can check (the
-    # held-out gap's noise is 0.039), which the spec's readers should know
+    # but two, whose test rows cannot check their bound (tests/calibration), which their readers
+    # should know: the sweep's finest bound 0.02 on compas's 30 % hold-out (noise 0.039), and the
+    # tutorial's 0.1 between German-credit groups of 15 test rows
+    unchecked = {"compas_tree_sweep.fair": "the hold-out's test rows cannot check the bound 0.02",
+                 "german_tutorial.fair": "the hold-out's test rows cannot check the bound 0.1"}
     for path in sorted((root / "specs").glob("*.fair")):
         from fairspec import load_spec
         warnings = compile_spec(load_spec(path)).warnings
-        if path.name == "compas_tree_sweep.fair":
-            assert [w.message.split(":")[0] for w in warnings] == [
-                "the hold-out's test rows cannot check the bound 0.02"], path
+        if path.name in unchecked:
+            assert [w.message.split(":")[0] for w in warnings] == [unchecked[path.name]], path
         else:
             assert warnings == (), path
 
