@@ -169,6 +169,8 @@ IMPUTE_K_NOT_KNN = "k (the number of neighbours) applies to knn imputation only,
 IMPUTE_K_INVALID = "k (the number of neighbours) must be a whole number between 1 and {largest}, got {k}"
 PRIVILEGED_UNUSED = ("model family '{family}' does not use privileged information, so the privileged block "
                      "would be ignored; privileged features are used by: {users}")
+HINT_PRIVILEGED_UNUSED = ("write `model {user} {{ ... }}` to train with them (read while training only), or remove "
+                          "the privileged block")
 HOLDOUT_OUT_OF_RANGE = "holdout fraction must be strictly between 0 and 1, got {value}"
 CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
 CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage stops by a work limit, and "
@@ -191,7 +193,7 @@ DROP_LEAVES_ONE_GROUP = ("missing drop leaves a single group of {columns}: fairn
 HOLDOUT_TOO_FEW_ROWS = ("holdout {value} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
-OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to reports/<spec name>"
+OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to out/<spec name>"
 HINT_ROWS_USED = "the rows used are those the where filters keep{dropped}"
 
 #: the largest whole number a parameter without a range of its own takes (a row count, a number of
@@ -633,10 +635,12 @@ class _Checker:
     def check_privileged_use(self) -> None:
         if not self.spec.privileged or self.family is None or self.family.uses_privileged:
             return
-        users = ", ".join(f.name + ("" if f.implemented else " (not implemented yet)")
-                          for f in fam.FAMILIES.values() if f.uses_privileged)
-        self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=users or "none"),
-                 self.loc(("privileged",), self.spec.privileged[0].span))
+        users = [f for f in fam.FAMILIES.values() if f.uses_privileged]
+        named = ", ".join(f.name + ("" if f.implemented else " (not implemented yet)") for f in users)
+        usable = [f.name for f in users if f.implemented]
+        self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=named or "none"),
+                 self.loc(("privileged",), self.spec.privileged[0].span),
+                 HINT_PRIVILEGED_UNUSED.format(user=usable[0]) if usable else None)
 
     def check_solver_use(self) -> None:
         """A solver setting the family never reads (``time_limit`` for the baseline) is refused, as a

@@ -76,7 +76,7 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
         imputer = Imputer.fit(X, encoder.categorical_indices, plan.missing.impute_method, plan.missing.k)
         X = imputer.transform(X)
     native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
-    recipe = replace(plan.model, params={**plan.model.params, "missing": native})
+    recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
     estimator = family_module(plan.model.family).build_estimator(
         recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
     if plan.calibrates and criterion is not None and criterion.bound is not None:
@@ -97,12 +97,31 @@ def calibration_record(estimator) -> dict | None:
     return getattr(estimator, "calibration_", None) if isinstance(estimator, CalibratedFairClassifier) else None
 
 
+def _privileged_kinds(plan: Plan) -> dict:
+    """The recipe entry naming the privileged columns that are categorical (none without a
+    privileged block): a family that reads privileged columns needs to know their kinds."""
+    if not plan.data.privileged:
+        return {}
+    return {"privileged_categorical": [j for j, f in enumerate(plan.data.privileged) if f.kind == "categorical"]}
+
+
+def privileged_matrix(plan: Plan, frame: pd.DataFrame) -> np.ndarray | None:
+    """The privileged columns of ``frame`` encoded as features are (categories as codes of the
+    categories ``frame`` holds), or None without a privileged block.  Read for ``fit`` only: the
+    encoder is not kept, and nothing of these columns reaches the model file's input schema."""
+    if not plan.data.privileged:
+        return None
+    names, kinds = [f.name for f in plan.data.privileged], [f.kind for f in plan.data.privileged]
+    return FeatureEncoder.fit(frame, names, kinds).transform(frame)
+
+
 def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
          fold: int | None = None) -> _Fitted:
     encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
+    privileged = privileged_matrix(plan, frame)
     start = time.perf_counter()
     try:
-        estimator.fit(X, y, sensitive_features=groups)
+        estimator.fit(X, y, sensitive_features=groups, **({} if privileged is None else {"privileged": privileged}))
     except (DataError, NoUsableModelError) as exc:
         # the estimator knows neither the spec nor which point of a sweep or which fold it fits
         where = f" under {criterion.label()}" if criterion is not None and criterion.enforced else ""

@@ -7,7 +7,7 @@ Defaults a spec may leave out:
   for the baseline);
 * ``solver``: 60 s, 1 thread, relative MIP gap 1e-4; seed: the evaluation's when only it is given, else 0;
 * ``evaluate``: a stratified 30 % holdout; the seed is the solver's unless given;
-* ``output``: ``reports/<spec name>`` (relative to the current directory).
+* ``output``: ``out/<spec name>`` (relative to the current directory; git ignores ``out/``).
 
 A written ``output`` starts with ``~`` as ``data`` may: it is the home folder, not a folder
 named ``~`` made in the current directory.
@@ -129,7 +129,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
             fairness = (make_criterion(name),)
 
     params = resolve_params(family.params, spec.model.params, missing.strategy)
-    output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
+    output = Path(spec.output).expanduser() if spec.output else Path("out") / spec.name.value
     defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,

@@ -12,6 +12,7 @@ from pathlib import Path
 from fairspec.data.groups import GroupColumn
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
+from fairspec.plan.boosting import boosting_plan_lines
 from fairspec.registry.families import FAMILIES
 from fairspec.registry.criteria import CALIBRATION_FOLDS, Criterion
 
@@ -191,8 +192,13 @@ class Plan:
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
+        elif self.model.family == "mp_boost":
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver and no clock: the boosting "
+                         "rounds below draw every minipatch from it)")
         else:
-            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
+            what = ("no solver and no clock: it draws the held-out rows, and the rounds fix the work"
+                    if self.model.family == "privileged_boost" else "no solver: the learner runs to convergence")
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} ({what})")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
@@ -203,6 +209,7 @@ class Plan:
                 "the training rows (on train)" if self.fairness_on_train else
                 f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
                 "on the training rows)"))
+        lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"
