@@ -164,6 +164,15 @@ class FittedPipeline:
         return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
 
 
+def unseen_category_warning(source: str, column: str, rows: int, values: list) -> UnseenCategoryWarning:
+    """The warning for ``rows`` rows of ``column`` holding categories training never saw
+    (``values``, in order of first appearance)."""
+    shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+    return UnseenCategoryWarning(
+        source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
+                f"seen in training ({shown}); the model reads it as a missing value")
+
+
 @dataclass
 class LoadedModel(FittedPipeline):
     """A model read back from ``model.json``, ready to predict on a table."""
@@ -177,10 +186,7 @@ class LoadedModel(FittedPipeline):
         and a caller of the API had not been told (``fairspec predict`` printed it alone)."""
         scored = super().predict(frame, source)
         for column, (rows, values) in self.encoder.unseen_categories(frame).items():
-            shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
-            warnings.warn(UnseenCategoryWarning(
-                source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
-                        f"seen in training ({shown}); the model reads it as a missing value"), stacklevel=2)
+            warnings.warn(unseen_category_warning(source, column, rows, values), stacklevel=2)
         return scored
 
     @classmethod

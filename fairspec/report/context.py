@@ -388,11 +388,15 @@ class ReportContext:
 # --------------------------------------------------------------------------- formatting
 
 #: the order the timing rows are shown in (the steps of a run)
-TIMING_ORDER = ("load_seconds", "fit_seconds", "evaluate_seconds", "total_seconds")
+TIMING_ORDER = ("read_seconds", "check_seconds", "load_seconds", "fit_seconds", "evaluate_seconds",
+                "total_seconds")
 #: what each timing covers (fairspec.pipeline.train): "fit" is more than the estimator's own
 #: fit time in the training log, and a sweep point's total counts from the start of the run
 TIMING_LABELS = {
-    "load_seconds": "load (read and prepare the data; once per run)",
+    "read_seconds": "read (parse the data file; once per run)",
+    "check_seconds": "check (the spec against the data; once per run)",
+    "load_seconds": "load (filters, target, groups and the split, and reading the file when not read before; "
+                    "once per run)",
     "fit_seconds": "fit (encoding, imputation and the estimator; under cross-validation every fold's too)",
     "evaluate_seconds": "evaluate (predictions and metrics)",
     "total_seconds": "since the run started (a sweep's earlier points included)",
@@ -1057,8 +1061,9 @@ def _constant_sentence(constant: str | None, rows: str, interval: bool = False) 
     gaps are 0" beside an interval of 0 to 0.446 as a contradiction)."""
     if constant is None:
         return ""
-    said = (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
-            f"selection rate, TPR and FPR, so their gaps on these rows are 0 however the groups differ.")
+    said = (f" Every one of the {rows} is predicted {constant} (a constant model): a constant prediction gives "
+            f"every group the same selection rate, TPR and FPR, so their gaps on these rows are 0 however the "
+            f"groups differ.")
     if interval:
         said += (f" The interval reaches above 0 because it is about new data, where the model need not predict "
                  f"{constant} for every row.")
@@ -1078,7 +1083,8 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
         return view
     interval = fairness.get("interval_test") if fairness and level is not None and has_test else None
     wide = bool(interval) and all(v is not None for v in interval) and max(float(v) for v in interval) > 0
-    return _with_note(view, _constant_sentence(constant, words.rows, wide), f"every row predicted {constant}")
+    return _with_note(view, _constant_sentence(constant, words.rows, wide),
+                      f"constant model: every row predicted {constant}")
 
 
 def _with_note(view: FairnessView, sentence: str, caveat: str) -> FairnessView:
@@ -1318,14 +1324,21 @@ def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessVi
     The verdict and the summary read the fold models; a penalty strong enough to flatten the kept
     model had left it looking like them (a review found a tree of 16 leaves, every one 0, under an
     out-of-fold accuracy of 0.782)."""
-    if (metrics_doc.get("evaluation") or {}).get("kind") != "cv" or constant_prediction(metrics_doc.get("test")):
-        return view
-    kept = constant_prediction(metrics_doc.get("train"))
+    kind = (metrics_doc.get("evaluation") or {}).get("kind")
+    if kind == "none" or not metrics_doc.get("test") or constant_prediction(metrics_doc.get("test")):
+        return view  # the verdict's own rows say it (fairness_view)
+    kept = (metrics_doc.get("constant_model") or {}).get("predicts") or (
+        constant_prediction(metrics_doc.get("train")) if kind == "cv" else None)
     if kept is None:
         return view
-    sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them: the out-of-fold "
-                f"numbers are of the fold models, which do not, so they say little of the model kept.")
-    return _with_note(view, sentence, f"model kept predicts {kept} for every row")
+    if kind == "cv":
+        sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them (a constant "
+                    f"model): the out-of-fold numbers are of the fold models, which do not, so they say little of "
+                    f"the model kept.")
+    else:
+        sentence = (f" The model predicts {kept} for every one of its training rows (a constant model), though not "
+                    f"for every test row: its gaps say little of what it does to the groups.")
+    return _with_note(view, sentence, f"constant model kept: predicts {kept} for every training row")
 
 
 def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:

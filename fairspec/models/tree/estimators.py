@@ -37,12 +37,12 @@ from fairspec.models.model_file import (class_labels, feature_indices, feature_n
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
-from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
-from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
-from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
+from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, VOTE_TOL, EncodedFeatures, SplitScorer, Task
 from fairspec.parallel import run_tasks
 from fairspec.registry.criteria import Criterion, make_criterion
-from fairspec.solvers.highs import stopped_by_clock
+
+# The relabelling MIPs (forest_relabel, relabel) and the solver module import Pyomo and HiGHS
+# where they are used: scoring a file with a saved tree (fairspec predict) needs neither.
 
 FORMAT_VERSION = 1
 #: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
@@ -179,6 +179,9 @@ class _TreeParams:
         descent (:mod:`.forest_relabel`), whose labels are kept when they meet the bound; the
         joint MIP over every tree's leaves runs only when they do not (forest_relabel's module
         docstring says why it is not run after a descent that met the bound)."""
+        from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
+        from fairspec.models.tree.relabel import relabel_leaves
+
         fairness = self.fairness
         routes, offsets = TreeRoutes.of(trees, X)
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
@@ -324,6 +327,8 @@ def _log_reproducibility(log: dict, clock_cap: bool) -> None:
     stopped by its work limit (``relabel_checkpoints``) returns the same one again.
     """
     cut = ["relabel_descent"] if log.get("relabel_descent_cut_by_clock") else []
+    from fairspec.solvers.highs import stopped_by_clock
+
     if stopped_by_clock(str(log.get("relabel_status", ""))):
         cut.append("relabel_mip")
     log.update(reproducible=not cut, cut_by_clock=cut, clock_cap=bool(clock_cap))
