@@ -75,10 +75,11 @@ def _without_fit_timings(value):
 
 def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
                    imputer: Imputer | None, estimator, criterion,
-                   class_names: tuple[str, str] = ("0", "1")) -> dict:
+                   class_names: tuple[str, str] = ("0", "1"), calibration: dict | None = None) -> dict:
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
     the classes by ``class_names`` (negative, positive), as the data spells them."""
-    names, cats = encoder.names, encoder.category_names
+    labels = {column: {category_text(value): text for value, text in pairs} for column, pairs in plan.data.labels}
+    names, cats = encoder.names, labelled_categories(encoder, labels)
     fit_log = without_timings(dict(getattr(estimator, "fit_log_", {})))
     return {
         "format": FORMAT,
@@ -102,6 +103,11 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "features": [{"name": n, "kind": k, "categories": c}
                          for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
             "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
+            # how derived or labelled groups are formed, and the readable names of coded values:
+            # only when the spec says so, so a plain spec's model file is as it was
+            **({"groups": [g.to_json() for g in plan.data.group_columns]}
+               if any(g.kind != "column" or g.labels for g in plan.data.group_columns) else {}),
+            **({"labels": labels} if labels else {}),
         },
         "preprocessing": {
             "missing": {"strategy": plan.missing.strategy, "impute_method": plan.missing.impute_method,
@@ -110,7 +116,11 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "imputer": None if imputer is None else imputer.to_json(),
         },
         "fairness": None if criterion is None else
-        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
+        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty,
+         # where the bound holds, and what the calibration chose (ε′ and its inner out-of-fold gap)
+         **({} if criterion.bound is None else
+            {"holds_on": "train" if calibration is None else "unseen",
+             "calibration": None if calibration is None else without_timings(calibration)})},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
                   # under drop no missing value reaches the model either (predict refuses such a row), so
                   # the text must not say where one goes, as it must not for an imputed model
@@ -122,6 +132,15 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
                      # the spec shown does not say clock_cap false: rerun it with the flag
                      "no_clock_cap_flag": plan.solver.clock_cap_from_command_line},
     }
+
+
+def labelled_categories(encoder: FeatureEncoder, labels: dict) -> dict[int, list[str]]:
+    """The encoder's category names (feature index -> names) as the model's text shows them: a
+    category the spec's ``labels`` name (``labels``: column -> category -> label, as model.json's
+    ``schema.labels``) as ``A14 (no checking account)``, the others as they are."""
+    return {j: [f"{c} ({labels[encoder.names[j]][c]})" if c in labels.get(encoder.names[j], {}) else c
+                for c in names]
+            for j, names in encoder.category_names.items()}
 
 
 @dataclass
@@ -145,6 +164,15 @@ class FittedPipeline:
         return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
 
 
+def unseen_category_warning(source: str, column: str, rows: int, values: list) -> UnseenCategoryWarning:
+    """The warning for ``rows`` rows of ``column`` holding categories training never saw
+    (``values``, in order of first appearance)."""
+    shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+    return UnseenCategoryWarning(
+        source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
+                f"seen in training ({shown}); the model reads it as a missing value")
+
+
 @dataclass
 class LoadedModel(FittedPipeline):
     """A model read back from ``model.json``, ready to predict on a table."""
@@ -158,10 +186,7 @@ class LoadedModel(FittedPipeline):
         and a caller of the API had not been told (``fairspec predict`` printed it alone)."""
         scored = super().predict(frame, source)
         for column, (rows, values) in self.encoder.unseen_categories(frame).items():
-            shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
-            warnings.warn(UnseenCategoryWarning(
-                source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
-                        f"seen in training ({shown}); the model reads it as a missing value"), stacklevel=2)
+            warnings.warn(unseen_category_warning(source, column, rows, values), stacklevel=2)
         return scored
 
     @classmethod
@@ -368,7 +393,12 @@ class LoadedModel(FittedPipeline):
                 and all(isinstance(c, str) for c in class_names)):
             raise ValueError("model.class_names must be the two class names as text, negative then positive")
         imputed = imputer is not None or doc["preprocessing"]["missing"]["strategy"] == "drop"
-        drawn = estimator.describe(encoder.names, encoder.category_names, class_names=class_names, imputed=imputed)
+        labels = (doc.get("schema") or {}).get("labels") or {}
+        if not (isinstance(labels, dict) and all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values())
+                                                 for v in labels.values())):
+            raise ValueError("schema.labels must map each labelled column to its values' labels (text)")
+        drawn = estimator.describe(encoder.names, labelled_categories(encoder, labels), class_names=class_names,
+                                   imputed=imputed)
         text = model["text"]
         if text == drawn:
             return

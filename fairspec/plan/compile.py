@@ -7,7 +7,7 @@ Defaults a spec may leave out:
   for the baseline);
 * ``solver``: 60 s, 1 thread, relative MIP gap 1e-4; seed: the evaluation's when only it is given, else 0;
 * ``evaluate``: a stratified 30 % holdout; the seed is the solver's unless given;
-* ``output``: ``reports/<spec name>`` (relative to the current directory).
+* ``output``: ``out/<spec name>`` (relative to the current directory; git ignores ``out/``).
 
 A written ``output`` starts with ``~`` as ``data`` may: it is the home folder, not a folder
 named ``~`` made in the current directory.
@@ -20,13 +20,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairspec.data.table import feature_kind, read_table
+from fairspec.data.table import apply_filters, feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
+from fairspec.dsl.groups import group_column, many_values_warnings
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
-from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
+from fairspec.plan.small_groups import (KeptRows, class_split_errors, filter_look_alike_warnings, group_diagnostics,
                                        look_alike_group_warnings, small_test_warning)
 from fairspec.registry.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
@@ -87,6 +88,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
         protected=tuple(a.value for a in spec.protected.attributes),
         features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
+        groups=tuple(group_column(spec, a.value, table) for a in spec.protected.attributes),
+        labels=tuple((e.column.value, tuple((x.value, x.text) for x in e.entries)) for e in spec.labels),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
@@ -126,12 +129,12 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
             fairness = (make_criterion(name),)
 
     params = resolve_params(family.params, spec.model.params, missing.strategy)
-    output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
+    output = Path(spec.output).expanduser() if spec.output else Path("out") / spec.name.value
     defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
-                defaults=defaults)
+                defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train))
 
 
 def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> frozenset[str]:
@@ -215,10 +218,12 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
+    kept = KeptRows(plan, table)  # the kept rows' target, groups and split, computed once for the checks below
     found = in_spec_order(inference_warnings(doc, table) + empty_feature_warnings(doc, table)
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
-                          + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
-                          + group_diagnostics(doc, plan, table)
+                          + small_test_warning(doc, plan, table, kept) + class_split_errors(doc, plan, table, kept)
+                          + group_diagnostics(doc, plan, table, kept)
+                          + many_values_warnings(doc, table, apply_filters(table, plan.data.filters))
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once

@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fairspec.data.groups import GroupColumn
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
+from fairspec.plan.boosting import boosting_plan_lines
 from fairspec.registry.families import FAMILIES
-from fairspec.registry.criteria import Criterion
+from fairspec.registry.criteria import CALIBRATION_FOLDS, Criterion
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,17 @@ class DataPlan:
     protected: tuple[str, ...]
     features: tuple[FeaturePlan, ...]
     privileged: tuple[FeaturePlan, ...] = ()
+    #: how each protected attribute's groups are read, in the order of ``protected``: a column
+    #: as it is, bins of a numeric column, or merged values (:class:`GroupColumn`); () reads
+    #: every attribute as the column of its name
+    groups: tuple[GroupColumn, ...] = ()
+    #: ``labels`` statements: (column, ((value, label), ...)) for each labelled column
+    labels: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = ()
+
+    @property
+    def group_columns(self) -> list[GroupColumn]:
+        """One :class:`GroupColumn` per protected attribute (a plain column where ``groups`` is empty)."""
+        return list(self.groups) or [GroupColumn(name, name) for name in self.protected]
 
 
 @dataclass(frozen=True)
@@ -102,6 +115,14 @@ class Plan:
     #: ``solver.<setting>``, ``missing``, ``evaluation.<setting>``; :meth:`describe` marks them,
     #: so a reviewer reading the plan tells the spec's choices from the tool's
     defaults: frozenset[str] = field(default_factory=frozenset)
+    #: ``fairness ... on train``: a bound holds on the training rows only; otherwise it is
+    #: calibrated to hold on unseen rows (:mod:`fairspec.calibration`)
+    fairness_on_train: bool = False
+
+    @property
+    def calibrates(self) -> bool:
+        """Whether the fits calibrate their bound on held-out rows (a bound, not ``on train``)."""
+        return not self.fairness_on_train and any(c.bound is not None for c in self.fairness)
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
@@ -137,8 +158,12 @@ class Plan:
         lines += [
             f"    target      {d.target} (positive class {written_value(d.positive)})",
             f"    groups      {' * '.join(d.protected)}",
-            "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
         ]
+        lines += [f"                {line}" for g in d.group_columns if (line := _group_line(g))]
+        lines.append("    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features))
+        for column, pairs in d.labels:
+            lines.append(f"    labels      {column}: "
+                         + ", ".join(f"{written_value(v)} as {written_value(text)}" for v, text in pairs))
         if d.privileged:
             lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
                          + "  (training only, never read at prediction)")
@@ -172,13 +197,24 @@ class Plan:
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
+        elif self.model.family == "mp_boost":
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver and no clock: the boosting "
+                         "rounds below draw every minipatch from it)")
         else:
-            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
+            what = ("no solver and no clock: it draws the held-out rows, and the rounds fix the work"
+                    if self.model.family == "privileged_boost" else "no solver: the learner runs to convergence")
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} ({what})")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        if any(c.bound is not None for c in self.fairness):
+            lines.append("    holds on    " + (
+                "the training rows (on train)" if self.fairness_on_train else
+                f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
+                "on the training rows)"))
+        lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"
@@ -195,3 +231,16 @@ class Plan:
         if marked:
             lines.append("  * not written in the spec: a default")
         return "\n".join(lines)
+
+
+def _group_line(group: GroupColumn) -> str:
+    """How a derived attribute's groups are formed, as one line of the plan ('' for a column as it is)."""
+    if group.kind == "bins":
+        edges = ", ".join(written_number(e) for e in group.edges)
+        return (f"{group.name}: bins of {group.column} at [{edges}], closed on the left: "
+                + ", ".join(group.bin_labels))
+    if group.kind == "merged":
+        return f"{group.name}: from {group.column}: " + "; ".join(
+            f"[{', '.join(written_value(v) for v in values)}] as {written_value(label)}"
+            for label, values in group.merged)
+    return ""

@@ -147,12 +147,85 @@ FAMILIES: dict[str, Family] = {
         work_limited=True,
         module="fairspec.models.mip_forest",
     ),
-    "mp_boost": Family(name="mp_boost", implemented=False, doc="fair minipatch boosting (Fair MP-Boost)"),
+    "mp_boost": Family(
+        name="mp_boost",
+        implemented=True,
+        doc="fair minipatch boosting (Fair MP-Boost): small missing-aware trees on adaptive minipatches of rows and "
+            "features",
+        params=(
+            Param("rounds", "int", 200, low=1, high=100000, doc="boosting rounds at most, one tree each"),
+            Param("depth", "int", 2, low=1, high=30, doc="maximum depth of each round's tree"),
+            Param("patch_rows", "int", 0, low=0, doc="rows per minipatch (0: the square root of the training rows)"),
+            Param("patch_features", "int", 0, low=0,
+                  doc="features per minipatch (0: the square root of the features)"),
+            Param("learning_rate", "float", 0.2, low=1e-6, high=1.0,
+                  doc="μ: the weight of each tree in the score and of each round in the feature probabilities"),
+            Param("patience", "int", 0, low=0,
+                  doc="rounds without a better out-of-patch accuracy before stopping early (0: run and keep every "
+                      "round)"),
+            Param("burn_in", "int", 20, low=0,
+                  doc="first rounds left out of the averaged row and feature probabilities"),
+            Param("adversary", "choice", "logistic", choices=("logistic", "group_rates"),
+                  doc="how the group is predicted from a tree's output: logistic regression (the paper's) or the "
+                      "group shares of each output value"),
+            Param("criterion", "choice", "gini", choices=("gini", "entropy"), doc="impurity used to score splits"),
+            Param("min_samples_leaf", "int", 1, low=1, doc="minimum minipatch rows in a leaf"),
+            Param("middle_growth", "choice", "observed", choices=("observed", "full"),
+                  doc="trinary: grow the third child only where minipatch rows miss the split feature (observed), "
+                      "or always (full)",
+                  only_with_missing=("trinary", "trinary_mia")),
+        ),
+        enforces={"bound": frozenset({"demographic_parity", "equal_opportunity"}),
+                  "penalty": frozenset({"demographic_parity", "equal_opportunity"})},
+        missing=NATIVE_TREE_STRATEGIES | IMPUTE_OR_DROP,
+        default_missing="mia",
+        # no solver and no clock: the rounds are fixed by the data, the settings and the seed
+        solver_settings=frozenset({"seed"}),
+        module="fairspec.models.mp_boost",
+    ),
     "privileged_boost": Family(
-        name="privileged_boost", implemented=False, uses_privileged=True,
-        doc="boosting with privileged information (KbPIB / JPIB)",
+        name="privileged_boost",
+        implemented=True,
+        uses_privileged=True,
+        doc="gradient boosting guided by a model on privileged information, read in training only "
+            "(KbPIB / JPIB, Yan et al. 2023), on histogram trees",
+        params=(
+            Param("variant", "choice", "kbpib", choices=("kbpib", "jpib"),
+                  doc="kbpib: boost the privileged model first, then the usable one towards it; jpib: alternate "
+                      "one tree of each, each pulled towards the other"),
+            Param("alpha", "float", 1.0, low=0.0, high=100.0,
+                  doc="weight of KL(privileged model ‖ usable model) in the usable model's loss (0: plain boosting)"),
+            Param("rounds", "int", 200, low=1, high=10000, doc="most trees of the usable model"),
+            Param("depth", "int", 4, low=1, high=12, doc="depth of each tree"),
+            Param("learning_rate", "float", 0.1, low=0.001, high=1.0, doc="shrinkage of each tree's leaf values"),
+            Param("patience", "int", 20, low=1, high=10000,
+                  doc="stop after this many trees without a better held-out loss"),
+            Param("validation_share", "float", 0.2, low=0.0, high=0.5,
+                  doc="share of the training rows held out for early stopping (0: no early stopping)"),
+            Param("teacher_reads_features", "bool", True,
+                  doc="the privileged model (the teacher) reads the features too, not only the privileged columns"),
+            Param("min_samples_leaf", "int", 20, low=1, doc="minimum training rows in a leaf"),
+        ),
+        enforces={"bound": ALL_CRITERIA, "penalty": ALL_CRITERIA},
+        missing=frozenset({"mia"}) | IMPUTE_OR_DROP,
+        default_missing="mia",
+        # no solver and no clock: the work is fixed by the rounds and the data
+        solver_settings=frozenset({"seed"}),
+        module="fairspec.models.privileged_boost",
     ),
 }
+
+
+#: the trade-offs α Fair MP-Boost fits under a bound, each with its own threshold (the most
+#: accurate is kept); the plan prints them and the estimator defaults to them
+MP_BOOST_BOUND_ALPHAS = (0.0, 0.5, 0.9)
+
+
+def mp_boost_alpha(penalty: float) -> float:
+    """Fair MP-Boost's trade-off α for a spec's ``penalty λ``: ``α = λ / (1 + λ)``, so that its row
+    and feature probabilities weigh accuracy and fairness ``1 : λ`` (λ = 9 is the paper's
+    α = 0.9).  Here, below the stages, because the plan prints it and the model uses it."""
+    return float(penalty) / (1.0 + float(penalty))
 
 
 def implemented_with(capability: str) -> str:

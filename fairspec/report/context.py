@@ -79,6 +79,9 @@ class Badge:
 class GroupRow:
     name: str
     cells: tuple[str, ...]  # aligned with GROUP_COLUMNS[1:]
+    #: the group's readable name from the spec's ``labels`` (metrics.json
+    #: ``data_summary.group_labels``), shown beside ``name``; "" when it has none
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,36 @@ class FairnessView:
     #: what the test rows are ("test rows", "out-of-fold rows"; "training rows": there are none)
     test_rows: str = "test rows"
     test_gap: str = "test gap"
+    #: where a bound holds ("unseen rows: ..." or "the training rows (`on train`)"); "" without a
+    #: bound or in a file written before issue 43
+    holds_on: str = ""
+    #: the calibration's inner out-of-fold gap at its internal bound, with its interval; "" without one
+    inner_gap: str = ""
+
+
+def calibration_words(fairness: dict) -> tuple[str, str]:
+    """(where the bound holds, the inner out-of-fold gap) as the report prints them beside the
+    test result, from metrics.json's ``fairness.holds_on`` and ``fairness.calibration``."""
+    holds_on, calibration = fairness.get("holds_on"), fairness.get("calibration")
+    if holds_on == "train":
+        return "the training rows only (`on train`)", ""
+    if holds_on != "unseen" or not isinstance(calibration, dict):
+        return "", ""
+    eps_prime = calibration.get("internal_bound")
+    how = (f"{calibration.get('folds')}-fold" if calibration.get("method") == "inner cross-validation"
+           else "a single")
+    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {fmt_number(eps_prime)}, chosen by "
+             f"{how} inner cross-validation on the training rows")
+    if calibration.get("met") is False:
+        where += "; no internal bound met the bound on the inner held-out rows, so the tightest was taken"
+    gap = calibration.get("inner_gap")
+    interval = calibration.get("inner_gap_interval")
+    level = calibration.get("inner_gap_interval_level")
+    inner = "" if gap is None else fmt_gap_against(gap, fairness.get("bound"))
+    if inner and interval:
+        inner += (f" (interval {fmt_interval(interval, fairness.get('bound'))}"
+                  + (f", {level:.0%}" if isinstance(level, (int, float)) else "") + ")")
+    return where, inner
 
 
 @dataclass(frozen=True)
@@ -355,11 +388,15 @@ class ReportContext:
 # --------------------------------------------------------------------------- formatting
 
 #: the order the timing rows are shown in (the steps of a run)
-TIMING_ORDER = ("load_seconds", "fit_seconds", "evaluate_seconds", "total_seconds")
+TIMING_ORDER = ("read_seconds", "check_seconds", "load_seconds", "fit_seconds", "evaluate_seconds",
+                "total_seconds")
 #: what each timing covers (fairspec.pipeline.train): "fit" is more than the estimator's own
 #: fit time in the training log, and a sweep point's total counts from the start of the run
 TIMING_LABELS = {
-    "load_seconds": "load (read and prepare the data; once per run)",
+    "read_seconds": "read (parse the data file; once per run)",
+    "check_seconds": "check (the spec against the data; once per run)",
+    "load_seconds": "load (filters, target, groups and the split, and reading the file when not read before; "
+                    "once per run)",
     "fit_seconds": "fit (encoding, imputation and the estimator; under cross-validation every fold's too)",
     "evaluate_seconds": "evaluate (predictions and metrics)",
     "total_seconds": "since the run started (a sweep's earlier points included)",
@@ -578,11 +615,12 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         cells = (fmt_count(g.get("count")), fmt_share(share), fmt_rate(g.get("base_rate")))
         if dropped is not None:
             cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
-        groups.append(GroupRow(str(name), cells))
+        groups.append(GroupRow(str(name), cells, _group_label(summary, name)))
     # a group every row of which was dropped has no row used: it still belongs in the table
     for name, n_dropped in dropped_by_group.items():
         if name not in {row.name for row in groups}:
-            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0))))
+            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0)),
+                                   _group_label(summary, name)))
     rows_split, rows_note = _rows_text(summary, metrics_doc.get("evaluation") or {})
 
     features = []
@@ -590,10 +628,14 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
     for f in schema.get("features") or []:
         feature_names.add(f.get("name"))
         role = "protected attribute, used as a model input" if f.get("name") in protected else "model input"
-        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")), role))
+        features.append(FeatureRow(str(f.get("name")), str(f.get("kind")),
+                                   _categories(f.get("categories"), (schema.get("labels") or {}).get(f.get("name"))),
+                                   role))
     for name in protected:
         if name not in feature_names:
-            features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
+            features.append(FeatureRow(name, "categorical", _group_categories(schema, name),
+                                       "protected: defines the groups, not a model input"
+                                       + _derived_from(schema, name)))
     privileged = schema.get("privileged") or []
     for f in privileged:
         features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")),
@@ -694,10 +736,39 @@ def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
     return split, "; ".join(notes)
 
 
-def _categories(categories) -> str:
+def _group_definition(schema: dict, name: str) -> dict:
+    """How protected attribute ``name``'s groups are read (model.json ``schema.groups``), or {}."""
+    return next((g for g in schema.get("groups") or [] if isinstance(g, dict) and g.get("name") == name), {})
+
+
+def _derived_from(schema: dict, name: str) -> str:
+    """", derived from COLUMN" for a protected attribute whose groups are bins or merged values."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return f"; bins of {group.get('column')}, closed on the left"
+    if group.get("kind") == "merged":
+        return f"; values of {group.get('column')} merged into groups"
+    return ""
+
+
+def _group_categories(schema: dict, name: str) -> str:
+    """The groups of a derived protected attribute, as the features table lists categories."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return _categories(group.get("groups"))
+    if group.get("kind") == "merged" and isinstance(group.get("groups"), dict):
+        return ", ".join(f"{label} ({', '.join(map(str, values))})" for label, values in group["groups"].items()
+                         if isinstance(values, list))
+    return ""
+
+
+def _categories(categories, labels=None) -> str:
+    """A feature's categories for the features table, each with the label the spec's ``labels``
+    give it (model.json ``schema.labels``): ``A14 (no checking account)``."""
     if not categories:
         return ""
-    shown = [str(c) for c in categories[:12]]
+    labels = labels if isinstance(labels, dict) else {}
+    shown = [f"{c} ({labels[c]})" if isinstance(labels.get(c), str) else str(c) for c in categories[:12]]
     more = f" … (+{len(categories) - 12} more)" if len(categories) > 12 else ""
     return ", ".join(shown) + more
 
@@ -877,9 +948,17 @@ def _balanced_accuracy(value) -> str:
     return text
 
 
-def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
+def _group_label(summary: dict, name) -> str:
+    """The readable name the spec's ``labels`` give group ``name`` ("" when none)."""
+    label = (summary.get("group_labels") or {}).get(str(name))
+    return str(label) if isinstance(label, str) else ""
+
+
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
+           summary: dict | None = None) -> SplitMetrics:
     groups = tuple(
-        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
+        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
+                 _group_label(summary or {}, name))
         for name, g in (block.get("groups") or {}).items()
     )
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
@@ -982,8 +1061,9 @@ def _constant_sentence(constant: str | None, rows: str, interval: bool = False) 
     gaps are 0" beside an interval of 0 to 0.446 as a contradiction)."""
     if constant is None:
         return ""
-    said = (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
-            f"selection rate, TPR and FPR, so their gaps on these rows are 0 however the groups differ.")
+    said = (f" Every one of the {rows} is predicted {constant} (a constant model): a constant prediction gives "
+            f"every group the same selection rate, TPR and FPR, so their gaps on these rows are 0 however the "
+            f"groups differ.")
     if interval:
         said += (f" The interval reaches above 0 because it is about new data, where the model need not predict "
                  f"{constant} for every row.")
@@ -1003,7 +1083,8 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
         return view
     interval = fairness.get("interval_test") if fairness and level is not None and has_test else None
     wide = bool(interval) and all(v is not None for v in interval) and max(float(v) for v in interval) > 0
-    return _with_note(view, _constant_sentence(constant, words.rows, wide), f"every row predicted {constant}")
+    return _with_note(view, _constant_sentence(constant, words.rows, wide),
+                      f"constant model: every row predicted {constant}")
 
 
 def _with_note(view: FairnessView, sentence: str, caveat: str) -> FairnessView:
@@ -1082,7 +1163,9 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
         form = "audit"
         badge = Badge("AUDITED, NOT ENFORCED", "neutral",
                       "The criterion is measured and reported; training did not constrain it.")
+    holds_on, inner_gap = calibration_words(fairness) if bound is not None else ("", "")
     return FairnessView(
+        holds_on=holds_on, inner_gap=inner_gap,
         criterion=str(name), form=form, setting=setting,
         achieved_train=fmt_gap_against(a_train, bound),
         achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,
@@ -1188,15 +1271,19 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
         reproducible_text = ("yes: the clock stopped no stage and could stop none (clock_cap false, set by "
                              "compile-and-train --no-clock-cap: the spec shown does not say it); the same spec, "
                              "data and seed, run with --no-clock-cap, give this model again under the same "
-                             "software (in the header)")
+                             "software (in the header), on any x86-64 processor")
     elif reproducible and (model_doc.get("model") or {}).get("family") == "baseline":
         reproducible_text = ("yes: this learner never looks at the clock; the same spec, data and seed give "
-                             "this model again under the same software (in the header)")
+                             "this model again under the same software (in the header)"
+                             + ("; on another processor its coefficients may differ in their last digits (about "
+                                "1e-12, from the linear algebra library)"
+                                if ((model_doc.get("model") or {}).get("params") or {}).get("learner") == "logistic"
+                                else ", on any x86-64 processor"))
     elif reproducible:
         reproducible_text = ("yes: the clock stopped no stage"
                              + ("" if clock_cap is not False else " and could stop none (clock_cap false)")
                              + "; the same spec, data and seed give this model again under the same software "
-                               "(in the header)")
+                               "(in the header), on any x86-64 processor")
     else:
         reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(cut)
                              + "; a faster or idle machine may give another model")
@@ -1237,14 +1324,21 @@ def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessVi
     The verdict and the summary read the fold models; a penalty strong enough to flatten the kept
     model had left it looking like them (a review found a tree of 16 leaves, every one 0, under an
     out-of-fold accuracy of 0.782)."""
-    if (metrics_doc.get("evaluation") or {}).get("kind") != "cv" or constant_prediction(metrics_doc.get("test")):
-        return view
-    kept = constant_prediction(metrics_doc.get("train"))
+    kind = (metrics_doc.get("evaluation") or {}).get("kind")
+    if kind == "none" or not metrics_doc.get("test") or constant_prediction(metrics_doc.get("test")):
+        return view  # the verdict's own rows say it (fairness_view)
+    kept = (metrics_doc.get("constant_model") or {}).get("predicts") or (
+        constant_prediction(metrics_doc.get("train")) if kind == "cv" else None)
     if kept is None:
         return view
-    sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them: the out-of-fold "
-                f"numbers are of the fold models, which do not, so they say little of the model kept.")
-    return _with_note(view, sentence, f"model kept predicts {kept} for every row")
+    if kind == "cv":
+        sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them (a constant "
+                    f"model): the out-of-fold numbers are of the fold models, which do not, so they say little of "
+                    f"the model kept.")
+    else:
+        sentence = (f" The model predicts {kept} for every one of its training rows (a constant model), though not "
+                    f"for every test row: its gaps say little of what it does to the groups.")
+    return _with_note(view, sentence, f"constant model kept: predicts {kept} for every training row")
 
 
 def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: str) -> RunView:
@@ -1252,7 +1346,7 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, suffix: st
     criterion = fairness.get("criterion")
     blocks = [(key, metrics_doc[key]) for key in ("train", "test") if metrics_doc.get(key)]
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
-    splits = [_split(key, block, suffix, kind) for key, block in blocks]
+    splits = [_split(key, block, suffix, kind, metrics_doc.get("data_summary") or {}) for key, block in blocks]
     has_test = bool(metrics_doc.get("test"))
     note = "" if has_test else "No held-out evaluation: every metric below is measured on the training rows."
     intervals = (metrics_doc.get("test") or {}).get("gap_intervals")

@@ -28,7 +28,7 @@ def test_rendered_syntax_error_snapshot():
         parse_spec(text, "people.fair")
     assert info.value.render() == (
         "people.fair:4:3: error: found name 'protectd', expected a new statement (data, target, protected, "
-        "features, privileged, missing, fairness, model, solver, evaluate, output) or end of file\n"
+        "features, privileged, missing, fairness, model, solver, evaluate, output, labels) or end of file\n"
         "    protectd sex\n"
         "    ^^^^^^^^\n"
         "  hint: did you mean 'protected'?"

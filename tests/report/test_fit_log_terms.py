@@ -20,6 +20,8 @@ import pytest
 
 from fairspec.models.baseline import BaselineClassifier
 from fairspec.models.mip_forest import FairMIPForestClassifier
+from fairspec.models.mp_boost import FairMPBoostClassifier
+from fairspec.models.privileged_boost import PrivilegedBoostClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.column_generation import PhaseLog
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
@@ -32,8 +34,12 @@ REPORTS = ROOT / "reports"
 #: the modules that write fit-log keys (the local search's own log is copied under other names)
 WRITERS = ("fairspec/models/rule_set/estimator.py", "fairspec/models/tree/estimators.py",
            "fairspec/models/tree/relabel.py", "fairspec/models/tree/forest_relabel.py",
-           "fairspec/models/baseline.py", "fairspec/models/mip_forest/estimator.py",
-           "fairspec/models/mip_forest/tree_fit.py")
+           "fairspec/models/baseline.py", "fairspec/models/privileged_boost/estimator.py",
+           "fairspec/models/privileged_boost/threshold.py", "fairspec/models/mp_boost/estimator.py",
+           "fairspec/models/mip_forest/estimator.py", "fairspec/models/mip_forest/tree_fit.py")
+#: functions that build the records of a list a fit log holds under one key (Fair MP-Boost's):
+#: every key of a dict they write is a record key
+RECORD_LIST_WRITERS = {"_row_summary", "_influential_rows", "_bound_search_records", "_concentration"}
 #: functions whose log becomes a nested record of the fit log (the rule set's ``refine``, a MIP
 #: forest's ``tree_fits``)
 RECORD_WRITERS = {"_refine", "fit_tree", "_solve_mip"}
@@ -98,7 +104,10 @@ def fitted_logs() -> dict[str, dict]:
     X, y, g = _data()
     rare_X, rare_y, rare_g = _data(shift=-2.0)  # few positives: the empty rule set can win
     eo = lambda bound: make_criterion("equal_opportunity", bound)  # noqa: E731
-    small = dict(max_complexity=8, max_conditions=2, thresholds=4, categorical_features=[1], time_limit=2.0)
+    # work limits only (clock_cap False): on a busy machine the clock had cut the slack fit's
+    # column generation before its first LP, and its tilts then ran
+    small = dict(max_complexity=8, max_conditions=2, thresholds=4, categorical_features=[1], time_limit=2.0,
+                 clock_cap=False)
     fits = {
         "rule set, no criterion": (FairRuleSetClassifier(**small), X, y, None),
         "rule set, binding bound (tilted phases)": (FairRuleSetClassifier(criterion=eo(0.01), **small), X, y, g),
@@ -108,7 +117,8 @@ def fitted_logs() -> dict[str, dict]:
                                                       search_iterations=20, **{**small, "time_limit": 10.0}),
                                 X, y, g),
         # no time left for the final IP, and nothing non-empty meets a zero gap: ip_not_run_because, note
-        "rule set, out of time": (FairRuleSetClassifier(criterion=eo(0.0), **{**small, "time_limit": 0.01}),
+        "rule set, out of time": (FairRuleSetClassifier(criterion=eo(0.0), **{**small, "time_limit": 0.01,
+                                                                          "clock_cap": True}),
                                   rare_X, rare_y, rare_g),
         "tree, bound": (MissingAwareTreeClassifier(max_depth=3, fairness=eo(0.02), time_limit=5.0), X, y, g),
         "tree, penalty": (MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity",
@@ -128,10 +138,20 @@ def fitted_logs() -> dict[str, dict]:
         # the vote breaks the bound, so the leaves are relabelled
         "mip forest, bound": (FairMIPForestClassifier(n_trees=3, max_depth=2, batch_size=60, clock_cap=False,
                                                       tree_checkpoints=1, criterion=eo(0.0)), X, y, g),
+        "mp_boost, penalty": (FairMPBoostClassifier(n_rounds=15, fairness=make_criterion("demographic_parity",
+                                                                                       penalty=2.0)), X, y, g),
+        # the bound search's records
+        "mp_boost, bound": (FairMPBoostClassifier(n_rounds=15, fairness=make_criterion("equal_opportunity", 0.05)),
+                            X, y, g),
         "baseline tree": (BaselineClassifier(learner="tree", depth=3), np.nan_to_num(X), y, None),
         "baseline logistic": (BaselineClassifier(learner="logistic"), np.nan_to_num(X), y, None),
+        "boosting, bound": (PrivilegedBoostClassifier(n_rounds=10, fairness=eo(0.01)), X, y, g),
+        "boosting, penalty": (PrivilegedBoostClassifier(n_rounds=10, variant="jpib",
+                                                        fairness=make_criterion("equal_opportunity", penalty=1.0)),
+                              X, y, g),
     }
     logs = {name: est.fit(X_, y_, g_).fit_log_ for name, (est, X_, y_, g_) in fits.items()}
+    logs["boosting, privileged"] = PrivilegedBoostClassifier(n_rounds=10).fit(X, y, privileged=g).fit_log_
     logs["tree regressor"] = MissingAwareTreeRegressor(max_depth=3).fit(X, X[:, 0]).fit_log_
     return logs
 
@@ -145,7 +165,9 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     seen = set().union(*fitted_logs.values())
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
-            "train_gap_before_relabel", "note", "learner", "trees", "tree_fits"} <= seen
+    assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
+            "train_gap_before_relabel", "note", "learner", "trees", "threshold_chosen_for_bound",
+            "privileged_model_rounds", "bound_search", "row_probability_summary", "tree_fits"} <= seen
 
 
 def test_every_phase_record_field_has_a_meaning():
@@ -202,8 +224,24 @@ def _source_keys() -> tuple[set[str], set[str]]:
         tree = ast.parse((ROOT / rel).read_text(), filename=rel)
         for func in ast.walk(tree):
             if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                (records if func.name in RECORD_WRITERS else top).update(_written_keys(func))
+                if func.name in RECORD_LIST_WRITERS:
+                    records.update(_record_keys(func))
+                else:
+                    (records if func.name in RECORD_WRITERS else top).update(_written_keys(func))
     return top, records
+
+
+def _record_keys(func: ast.AST) -> set[str]:
+    """Keys of every dict ``func`` writes: ``{...}`` displays and ``record["k"] = ...``."""
+    keys = set()
+    for node in ast.walk(func):
+        keys |= _dict_keys(node)
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                        and isinstance(target.slice.value, str)):
+                    keys.add(target.slice.value)
+    return keys
 
 
 def test_every_key_in_the_estimator_sources_has_a_meaning():
@@ -211,7 +249,8 @@ def test_every_key_in_the_estimator_sources_has_a_meaning():
     # the scan finds the keys it should: not vacuous
     assert {"ip_not_run_because", "relabel_bound", "relabel_descent_sweeps", "learner", "note",
             "tilts_skipped", "reproducible"} <= top
-    assert {"complexity_before", "complexity_climbed", "cut_by_clock", "dual_bound", "mip_status"} <= records
+    assert {"complexity_before", "complexity_climbed", "cut_by_clock", "draws_per_uniform", "group", "row",
+            "rounds_kept", "dual_bound", "mip_status"} <= records
     assert not _missing(top, FIT_LOG_TERMS), f"no meaning for {_missing(top, FIT_LOG_TERMS)}"
     assert not _missing(records, FIT_LOG_RECORD_TERMS), \
         f"no meaning for the record keys {_missing(records, FIT_LOG_RECORD_TERMS)}"

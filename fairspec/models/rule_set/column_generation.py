@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.solvers.highs import HighsSession, SolverFailure, stopped_by_clock, time_limit_from_now, use_threads
@@ -181,7 +182,18 @@ class MasterLP:
         w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
         # a column's complexity costs its dual price plus its cost in the objective
         penalty = max(penalty, 0.0) + self.problem.complexity_cost
+        v, penalty = pricing_weights(v, penalty, self.problem.max_complexity)
         return "optimal", float(self.h.getInfo().objective_function_value), w, v, penalty
+
+
+def pricing_weights(v: np.ndarray, penalty: float, max_complexity: float) -> tuple[np.ndarray, float]:
+    """The pricing weights ``v`` and complexity price ``λ`` on one grid (:mod:`fairspec.models.exact_sums`),
+    so that every reduced cost ``Σ_i v_i a_ik + λ c_k`` is an exact sum: the beam search's
+    matrix products and the pool's per-rule sums then agree to the bit, on every processor,
+    and the pricing IP gets the same coefficients.  The bound counts a complexity of up to
+    ``max_complexity`` (at least 64, past any rule the beam scores)."""
+    step = grid_step(float(np.abs(v).sum()) + abs(penalty) * (max(float(max_complexity), 64.0) + 1.0))
+    return on_grid(v, step), on_grid(penalty, step)
 
 
 @dataclass
@@ -194,6 +206,10 @@ class PhaseLog:
     certified: bool = False
     #: the wall clock, not the round limit or convergence, ended the phase (or its certifier)
     cut_by_clock: bool = False
+    #: the phase's work limit (cells, :meth:`ColumnGenerator.round_cells`) ended it
+    work_limit: bool = False
+    #: the work it did, in cells
+    cells: int = 0
     #: the certifying pricing IP's HiGHS status and seconds, when it ran
     certifier: str | None = None
     certifier_seconds: float | None = None
@@ -203,8 +219,9 @@ class PhaseLog:
 class ColumnGenerator:
     """Runs the phases of the module docstring.
 
-    A phase ends when pricing finds no column or after its round limit; both are the same on
-    every run.  Its ``deadline`` is a cap: a phase the clock ends is logged ``cut_by_clock``.
+    A phase ends when pricing finds no column, after its round limit, or when its work limit
+    (``cells``) is spent; all three are the same on every run.  Its ``deadline`` is a cap: a
+    phase the clock ends is logged ``cut_by_clock``.
     """
 
     def __init__(self, problem: MasterProblem, pool: RulePool, *, max_conditions: int, beam_width: int,
@@ -235,12 +252,28 @@ class ColumnGenerator:
         self.session = HighsSession(time_limit=60.0, threads=threads, seed=seed)
         self.lp = MasterLP(problem, pool, self.session)
 
-    def run_phase(self, name: str, deadline: float, *, certify: bool, max_rounds: int | None = None) -> PhaseLog:
+    def round_cells(self) -> int:
+        """The work of one round, counted in cells, the same on every machine: the master LP's
+        coverage matrix (patterns x columns, which the simplex re-solves from its basis), the
+        beam search's scoring (pricing patterns x literals x beam width x conditions) and the
+        exact reduced costs of the columns it returns (patterns x columns per round).  The
+        phases' work limits (and so ``time_limit`` under ``clock_cap false``) are in these
+        cells; the rate a machine does them at is measured in benchmarks/README.md."""
+        n_patterns = len(self.problem.patterns.y)
+        return int(n_patterns * (len(self.pool.rules) + self.columns_per_round)
+                   + len(self._sub) * self._sub_literals.shape[1] * self.beam_width * self.max_conditions)
+
+    def run_phase(self, name: str, deadline: float, *, certify: bool, max_rounds: int | None = None,
+                  cells: float = np.inf) -> PhaseLog:
         log = PhaseLog(name)
         start = time.perf_counter()
         pats = self.problem.patterns
         max_rounds = self.max_rounds if max_rounds is None else max_rounds
         while log.rounds < max_rounds:
+            if log.cells >= cells:
+                log.work_limit = True
+                break
+            log.cells += self.round_cells()
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 log.cut_by_clock = True
@@ -254,7 +287,11 @@ class ColumnGenerator:
             self.lp_solutions.append(w)
             for k in np.flatnonzero(w > 1e-6):
                 self.pool.used[k] = True
-            v_sub = v[self._sub] * self._sub_scale if self.pricing_patterns is not None else v
+            if self.pricing_patterns is not None:
+                # scaled, the subsample's weights leave the grid: put back on one (λ with them)
+                v_sub, penalty = pricing_weights(v[self._sub] * self._sub_scale, penalty, self.problem.max_complexity)
+            else:
+                v_sub = v
             found = beam_search(self._sub_literals_f, v_sub, penalty, max_conditions=self.max_conditions,
                                 beam_width=self.beam_width, max_rules=self.columns_per_round, tol=self.tol,
                                 exclude=self.pool.index.keys())
