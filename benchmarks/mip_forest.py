@@ -1,9 +1,9 @@
 """Fair MIP Forest against imputation followed by fair learners, on data with group-dependent
 missingness (issue 44; Jeong, Wang & Calmon, AAAI 2022, section 6).
 
-    python benchmarks/mip_forest.py                      # the final tables (official splits 10-14)
-    python benchmarks/mip_forest.py --dev                # development splits (0-4)
-    python benchmarks/mip_forest.py --datasets compas --splits 2 --trees 10   # a quick look
+    python benchmarks/mip_forest.py                      # the final tables (official seed 10)
+    python benchmarks/mip_forest.py --dev                # development seed 0
+    python benchmarks/mip_forest.py --datasets compas --folds 3 --trees 5 --rows compas=2000   # a quick look
 
 Data (the protected attribute is never a model input):
 
@@ -15,11 +15,12 @@ Data (the protected attribute is never a model input):
   missing with p = 0.0 for women and 0.4 for men, ``hours_per_week`` 0.0 / 0.3; the data's own
   missing values (workclass, occupation) stay.
 
-Missing values are drawn once per split with the split's seed, on all rows; each split is a
-stratified (label x group) 70/30 holdout.  Methods, fitted on the training side, measured on the
-test side with ``fairspec.registry.criteria``:
+Missing values are drawn once with the seed, on all rows.  Every method is fitted on K - 1 of K
+stratified (label x group) folds and predicts the fold it did not see; the held-out predictions
+are pooled (each row predicted once by a model that did not see it) into one accuracy and one gap
+over all rows, with the gap's 95 % Jeffreys interval (``fairspec.metrics.intervals``).  Methods:
 
-* ``mip_forest``: ``FairMIPForestClassifier`` (MIA, no imputation), 30 depth-3 trees by default,
+* ``mip_forest``: ``FairMIPForestClassifier`` (MIA, no imputation), ``--trees`` depth-3 trees,
   batches of 1000, each tree ``time_limit / trees`` seconds of MIP work with ``clock_cap`` off,
   under ``penalty λ`` for several λ and under ``<= ε`` for several ε;
 * after mean or kNN (k = 5) imputation (``-mean`` / ``-knn``): a scikit-learn depth-3 tree
@@ -31,19 +32,20 @@ test side with ``fairspec.registry.criteria``:
   flipped labels, where equal opportunity is FPR parity of the original ones, and its
   predictions flipped back).
 
-Printed per data set: mean test accuracy, test gap, training gap and fit seconds per method and
-setting (± the standard error over the splits), whether any peer's frontier dominates
-mip_forest's (every mip_forest point has a peer point at least as accurate with at most its test
-gap, one of them strictly), and the issue's targets.  Then the single-tree anchor: one depth-3
-tree on every training row of compas *without* missing values, on the same binarized features
-STreeD reads, under equal opportunity <= ε, against STreeD's optimum on the same training rows;
-and the time of one 30-tree forest at default settings.  Timings are wall-clock seconds on a
+Printed per data set: pooled accuracy, pooled gap with its interval, mean training gap and fit
+seconds per method and setting, whether any peer's frontier dominates mip_forest's (every
+mip_forest point has a peer point at least as accurate with at most its gap, one of them
+strictly), and the issue's targets.  ``<= ε`` is mip_forest's training-rows bound (the estimator
+alone, as ``<= ε on train`` fits it; the calibrated bound of a spec wraps it in
+``fairspec.calibration``).  Then the single-tree anchor: one depth-3
+tree on every training row of a 70/30 split of compas *without* missing values, on the same
+binarized features STreeD reads, under equal opportunity <= ε, against STreeD's optimum on the
+same training rows; and the time of one 30-tree forest at default settings.  Timings are wall-clock seconds on a
 shared machine: the load average is printed beside them.
 """
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -52,16 +54,18 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 from sklearn.impute import KNNImputer
-from sklearn.model_selection import train_test_split
+from sklearn.model_selection import StratifiedKFold, train_test_split
 from sklearn.tree import DecisionTreeClassifier
 
+from fairspec.metrics.intervals import gap_intervals
 from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.rule_set.binarize import quantile_thresholds
 from fairspec.registry.criteria import make_criterion
 
 ROOT = Path(__file__).resolve().parents[1]
-OFFICIAL_SPLITS = (10, 11, 12, 13, 14)
-DEV_SPLITS = (0, 1, 2, 3, 4)
+#: the seed of the final tables (missing values, folds, subsample, anchor splits); development uses DEV_SEED
+OFFICIAL_SEED = 10
+DEV_SEED = 0
 PENALTIES = (0.5, 1.0, 3.0)
 BOUNDS = (0.02, 0.05)
 PEER_BOUNDS = (0.01, 0.02, 0.05)
@@ -194,42 +198,55 @@ def fit_streed(criterion_name, bound, X_tr, y_tr, g_tr, disadvantaged, time_limi
 
 
 # ---------------------------------------------------------------------------------- the frontier
-def frontier_rows(name: str, splits, trees: int, jobs: int, log):
+def folds_of(y, groups, k, seed):
+    """K stratified (label x group) folds: each row is held out once."""
+    strata = np.char.add(y.astype(str), groups.astype(str))
+    return list(StratifiedKFold(k, shuffle=True, random_state=seed).split(np.zeros(len(y)), strata))
+
+
+def subsample(n_rows, y, groups, seed):
+    """At most ``n_rows`` row positions, stratified by label and group (all rows when ``n_rows`` is 0)."""
+    if not n_rows or n_rows >= len(y):
+        return np.arange(len(y))
+    strata = np.char.add(y.astype(str), groups.astype(str))
+    keep, _ = train_test_split(np.arange(len(y)), train_size=n_rows, random_state=seed, stratify=strata)
+    return np.sort(keep)
+
+
+def frontier_rows(name: str, seed: int, folds: int, trees: int, jobs: int, settings: dict, rows_cap: int, log):
+    """One record per (method, setting, fold): the held-out fold's predictions (to pool), the
+    training gap and the fit seconds."""
     spec = DATASETS[name]
     crit_name = spec["criterion"]
     measure = make_criterion(crit_name)
-    rows = []
-    for seed in splits:
-        X, y, g, categorical, _ = load(name, seed)
-        tr, te = split(y, g, seed)
-        X_tr, X_te, y_tr, y_te, g_tr, g_te = X[tr], X[te], y[tr], y[te], g[tr], g[te]
+    X, y, g, categorical, _ = load(name, seed)
+    keep = subsample(rows_cap, y, g, seed)
+    X, y, g = X[keep], y[keep], g[keep]
+    records = []
+    for fold, (tr, te) in enumerate(folds_of(y, g, folds, seed)):
+        X_tr, X_te, y_tr, g_tr, g_te = X[tr], X[te], y[tr], g[tr], g[te]
 
-        def record(method, setting, predict_train, predict_test, seconds, extra=None):
-            p_tr, p_te = predict_train, predict_test
-            rows.append(dict(dataset=name, split=seed, method=method, setting=setting,
-                             test_accuracy=float((p_te == y_te).mean()), test_gap=measure.gap(y_te, p_te, g_te),
-                             train_accuracy=float((p_tr == y_tr).mean()), train_gap=measure.gap(y_tr, p_tr, g_tr),
-                             seconds=seconds, **(extra or {})))
-            log(f"{name} split {seed} {method:<12} {setting:<10} test acc {rows[-1]['test_accuracy']:.3f} gap "
-                f"{rows[-1]['test_gap']:.3f}  train gap {rows[-1]['train_gap']:.3f}  {seconds:.1f} s")
+        def record(method, setting, p_tr, p_te, seconds):
+            records.append(dict(dataset=name, fold=fold, method=method, setting=setting, held_out=te,
+                                predictions=np.asarray(p_te).astype(int), train_gap=measure.gap(y_tr, p_tr, g_tr),
+                                seconds=seconds))
+            log(f"{name} fold {fold} {method:<12} {setting:<8} held-out acc {(p_te == y[te]).mean():.3f} "
+                f"gap {measure.gap(y[te], p_te, g_te):.3f}  train gap {records[-1]['train_gap']:.3f}  {seconds:.1f} s")
 
-        settings = [("λ=0", None)] + [(f"λ={lam:g}", make_criterion(crit_name, penalty=lam)) for lam in PENALTIES] \
-            + [(f"ε={eps:g}", make_criterion(crit_name, eps)) for eps in BOUNDS]
-        for label, criterion in settings:
+        mip_settings = [("λ=0", None)] + [(f"λ={lam:g}", make_criterion(crit_name, penalty=lam))
+                                          for lam in settings["penalties"]] \
+            + [(f"ε={eps:g}", make_criterion(crit_name, eps)) for eps in settings["bounds"]]
+        for label, criterion in mip_settings:
             start = time.perf_counter()
-            predict, est = fit_mip_forest(criterion, trees, X_tr, y_tr, g_tr, categorical, seed, jobs)
-            seconds = time.perf_counter() - start
-            log_ = est.fit_log_
-            record("mip_forest", label, predict(X_tr), predict(X_te), seconds,
-                   dict(trees_optimal=log_["trees_optimal"], improved=log_["trees_improved_by_mip"],
-                        max_gap=log_["mip_gap"]))
+            predict, _ = fit_mip_forest(criterion, trees, X_tr, y_tr, g_tr, categorical, seed, jobs)
+            record("mip_forest", label, predict(X_tr), predict(X_te), time.perf_counter() - start)
         for how in ("mean", "knn"):
             Xi_tr, Xi_te = impute(X_tr, X_te, categorical, how)
             H_tr, H_te = one_hot(Xi_tr, Xi_te, categorical)
             start = time.perf_counter()
             tree = DecisionTreeClassifier(max_depth=3, random_state=seed).fit(H_tr, y_tr)
             record(f"tree-{how}", "-", tree.predict(H_tr), tree.predict(H_te), time.perf_counter() - start)
-            for eps in PEER_BOUNDS:
+            for eps in settings["peer_bounds"]:
                 start = time.perf_counter()
                 predict = fit_eg(crit_name, eps, H_tr, y_tr, g_tr, seed)
                 record(f"eg-{how}", f"ε={eps:g}", predict(H_tr, g_tr), predict(H_te, g_te),
@@ -237,54 +254,63 @@ def frontier_rows(name: str, splits, trees: int, jobs: int, log):
             start = time.perf_counter()
             predict = fit_to(crit_name, H_tr, y_tr, g_tr, seed)
             record(f"to-{how}†", "-", predict(H_tr, g_tr), predict(H_te, g_te), time.perf_counter() - start)
-            for eps in BOUNDS:
+            for eps in settings["streed_bounds"]:
                 start = time.perf_counter()
                 predict = fit_streed(crit_name, eps, Xi_tr, y_tr, g_tr, spec["disadvantaged"])
                 record(f"streed-{how}", f"ε={eps:g}", predict(Xi_tr, g_tr), predict(Xi_te, g_te),
                        time.perf_counter() - start)
-    return rows
+    return records, y, g
 
 
-def summarise(rows) -> pd.DataFrame:
-    frame = pd.DataFrame(rows)
-    grouped = frame.groupby(["dataset", "method", "setting"], sort=False)
-
-    def se(x):
-        return float(np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan")
-
-    out = grouped.agg(test_accuracy=("test_accuracy", "mean"), accuracy_se=("test_accuracy", se),
-                      test_gap=("test_gap", "mean"), gap_se=("test_gap", se),
-                      train_gap=("train_gap", "mean"), seconds=("seconds", "mean"),
-                      splits=("split", "count")).reset_index()
-    return out
+def summarise(records, y, g) -> pd.DataFrame:
+    """Per (method, setting): the pooled out-of-fold accuracy and gap (every row predicted once by a
+    model that did not see it, one gap over all rows) with the gap's 95 % Jeffreys interval
+    (``fairspec.metrics.intervals.gap_intervals``), the mean training gap and fit seconds."""
+    name = records[0]["dataset"]
+    crit_name = DATASETS[name]["criterion"]
+    measure = make_criterion(crit_name)
+    frame = pd.DataFrame(records)
+    out = []
+    for (method, setting), part in frame.groupby(["method", "setting"], sort=False):
+        pred = np.full(len(y), -1)
+        for _, r in part.iterrows():
+            pred[r.held_out] = r.predictions
+        assert (pred >= 0).all(), f"{method} {setting}: a row was never held out"
+        low, high = gap_intervals(y, pred, g)["gaps"][crit_name]
+        out.append(dict(dataset=name, method=method, setting=setting, accuracy=float((pred == y).mean()),
+                        gap=measure.gap(y, pred, g), gap_low=low, gap_high=high,
+                        train_gap=float(part.train_gap.mean()), seconds=float(part.seconds.mean()),
+                        folds=len(part)))
+    return pd.DataFrame(out)
 
 
 def dominated(ours: pd.DataFrame, peer: pd.DataFrame) -> bool:
-    """Whether ``peer``'s points dominate every point of ``ours`` (accuracy >=, test gap <=, one strict)."""
+    """Whether ``peer``'s points dominate every point of ``ours`` (accuracy >=, gap <=, one strict)."""
     for _, a in ours.iterrows():
-        if not any((b.test_accuracy >= a.test_accuracy and b.test_gap <= a.test_gap)
-                   and (b.test_accuracy > a.test_accuracy or b.test_gap < a.test_gap) for _, b in peer.iterrows()):
+        if not any((b.accuracy >= a.accuracy and b.gap <= a.gap) and (b.accuracy > a.accuracy or b.gap < a.gap)
+                   for _, b in peer.iterrows()):
             return False
     return True
 
 
-def print_frontier(summary: pd.DataFrame, out) -> None:
-    for name, table in summary.groupby("dataset", sort=False):
-        crit = DATASETS[name]["criterion"]
-        out(f"\n### {name}: test accuracy and test {crit} gap (mean ± SE over {int(table.splits.max())} splits)\n")
-        out("| method | setting | test accuracy | test gap | train gap | fit s |")
-        out("| --- | --- | --- | --- | --- | --- |")
-        for _, r in table.iterrows():
-            out(f"| {r.method} | {r.setting} | {r.test_accuracy:.3f} ± {r.accuracy_se:.3f} | {r.test_gap:.3f} ± "
-                f"{r.gap_se:.3f} | {r.train_gap:.3f} | {r.seconds:.1f} |")
-        ours = table[table.method == "mip_forest"]
-        out("")
-        for method, peer in table[table.method != "mip_forest"].groupby("method", sort=False):
-            out(f"- {method} dominates mip_forest's frontier: {'YES' if dominated(ours, peer) else 'no'}")
-        within = ours[ours.test_gap <= 0.05]
-        best = within.test_accuracy.max() if len(within) else float("nan")
-        out(f"- best mip_forest test accuracy at a mean test gap <= 0.05: {best:.3f}"
-            + (" (target >= 0.63 on compas)" if name == "compas" else ""))
+def print_frontier(table: pd.DataFrame, rows: int, out) -> None:
+    name = table.dataset.iloc[0]
+    crit = DATASETS[name]["criterion"]
+    out(f"\n### {name} ({rows} rows): pooled out-of-fold accuracy and {crit} gap "
+        f"({int(table.folds.max())} folds, 95 % interval of the gap)\n")
+    out("| method | setting | accuracy | gap [95 % interval] | mean train gap | fit s |")
+    out("| --- | --- | --- | --- | --- | --- |")
+    for _, r in table.iterrows():
+        out(f"| {r.method} | {r.setting} | {r.accuracy:.3f} | {r.gap:.3f} [{r.gap_low:.3f}, {r.gap_high:.3f}] | "
+            f"{r.train_gap:.3f} | {r.seconds:.1f} |")
+    ours = table[table.method == "mip_forest"]
+    out("")
+    for method, peer in table[table.method != "mip_forest"].groupby("method", sort=False):
+        out(f"- {method} dominates mip_forest's frontier: {'YES' if dominated(ours, peer) else 'no'}")
+    within = ours[ours.gap <= 0.05]
+    best = within.accuracy.max() if len(within) else float("nan")
+    out(f"- best mip_forest accuracy at a pooled gap <= 0.05: {best:.3f}"
+        + (" (target >= 0.63 on compas)" if name == "compas" else ""))
 
 
 # ---------------------------------------------------------------------------------- anchor
@@ -346,9 +372,9 @@ def anchor(splits, bounds, out, work_seconds: float):
         + (f" (by {', '.join(str(m - s) for s, m in worse)} rows)" if worse else ""))
 
 
-def timing(out, jobs: int):
-    X, y, g, categorical, _ = load("compas", OFFICIAL_SPLITS[0])
-    tr, _ = split(y, g, OFFICIAL_SPLITS[0])
+def timing(out, jobs: int, seed: int):
+    X, y, g, categorical, _ = load("compas", seed)
+    tr, _ = split(y, g, seed)
     start, cpu = time.perf_counter(), time.process_time()
     est = FairMIPForestClassifier(categorical_features=categorical, threads=jobs,
                                   criterion=make_criterion("equal_opportunity", penalty=1.0))
@@ -361,18 +387,33 @@ def timing(out, jobs: int):
         f"trees optimal {est.fit_log_['trees_optimal']}, improved by the MIP {est.fit_log_['trees_improved_by_mip']}")
 
 
+def floats(text: str) -> tuple[float, ...]:
+    return tuple(float(v) for v in text.split(",") if v)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--dev", action="store_true", help="development splits 0-4 instead of the official 10-14")
-    parser.add_argument("--splits", type=int, default=5, help="how many of the splits (adult: at most 3)")
+    parser.add_argument("--dev", action="store_true", help=f"development seed {DEV_SEED} (missing values, folds) "
+                        f"instead of the official {OFFICIAL_SEED}")
+    parser.add_argument("--folds", type=int, default=5, help="folds of the pooled out-of-fold frontier")
     parser.add_argument("--datasets", default="compas,adult")
+    parser.add_argument("--rows", default="", help="at most this many rows of a data set, stratified: adult=10000")
     parser.add_argument("--trees", type=int, default=10, help="trees per forest in the frontier (the timing "
                         "part always fits 30, the default)")
+    parser.add_argument("--penalties", default=",".join(map(str, PENALTIES)), help="mip_forest's λ values")
+    parser.add_argument("--bounds", default=",".join(map(str, BOUNDS)), help="mip_forest's ε values (on train)")
+    parser.add_argument("--peer-bounds", default=",".join(map(str, PEER_BOUNDS)), help="ExponentiatedGradient's ε")
+    parser.add_argument("--streed-bounds", default=",".join(map(str, BOUNDS)), help="STreeD's ε")
+    parser.add_argument("--anchor-splits", type=int, default=3, help="compas splits of the single-tree anchor")
+    parser.add_argument("--anchor-bounds", default="0.05,0.01")
     parser.add_argument("--jobs", type=int, default=2, help="trees fitted side by side")
     parser.add_argument("--skip", default="", help="comma-separated parts to skip: frontier, anchor, timing")
     args = parser.parse_args(argv)
-    splits = (DEV_SPLITS if args.dev else OFFICIAL_SPLITS)[: args.splits]
+    seed = DEV_SEED if args.dev else OFFICIAL_SEED
     skip = set(filter(None, args.skip.split(",")))
+    caps = {k: int(v) for k, v in (item.split("=") for item in args.rows.split(",") if item)}
+    settings = dict(penalties=floats(args.penalties), bounds=floats(args.bounds),
+                    peer_bounds=floats(args.peer_bounds), streed_bounds=floats(args.streed_bounds))
 
     def out(text=""):
         print(text, flush=True)
@@ -381,17 +422,17 @@ def main(argv=None) -> int:
         print(f"  [{time.strftime('%H:%M:%S')} load {os.getloadavg()[0]:.1f}] {text}", file=sys.stderr, flush=True)
 
     out(f"# benchmarks/mip_forest.py {' '.join(argv if argv is not None else sys.argv[1:])}")
-    out(f"started {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f}, splits {list(splits)}, "
-        f"{args.trees} trees")
+    out(f"started {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f}, seed {seed}, "
+        f"{args.folds} folds, {args.trees} trees")
     if "frontier" not in skip:
-        rows = []
         for name in args.datasets.split(","):
-            rows += frontier_rows(name, splits[:3] if name == "adult" else splits, args.trees, args.jobs, log)
-        print_frontier(summarise(rows), out)
+            records, y, g = frontier_rows(name, seed, args.folds, args.trees, args.jobs, settings,
+                                          caps.get(name, 0), log)
+            print_frontier(summarise(records, y, g), len(y), out)
     if "anchor" not in skip:
-        anchor(splits[:3], (0.05, 0.01), out, work_seconds=60.0)
+        anchor(range(seed, seed + args.anchor_splits), floats(args.anchor_bounds), out, work_seconds=60.0)
     if "timing" not in skip:
-        timing(out, args.jobs)
+        timing(out, args.jobs, seed)
     out(f"\nfinished {time.strftime('%Y-%m-%d %H:%M:%S')}, load average {os.getloadavg()[0]:.1f}")
     return 0
 
