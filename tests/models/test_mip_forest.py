@@ -360,3 +360,43 @@ def test_the_cli_prints_each_trees_share_and_emits_the_first_trees_mip(tmp_path,
     assert {"choose", "label", "flow", "sent_left", "leaf_rows", "leaf_positive", "gap"} <= names
     h.run()
     assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+
+
+@pytest.mark.slow  # ten forest fits: minutes on a busy machine
+def test_the_calibration_layer_wraps_the_forest_and_its_refit_meets_the_internal_bound():
+    # `<= ε` in a spec: fairspec.calibration picks ε′ on inner folds and refits the forest at ε′,
+    # which the forest then meets on its training rows (its own guarantee); the forest's
+    # time_limit is shared among the inner fits
+    from fairspec.calibration import CalibratedFairClassifier
+
+    X, y, g = _compas_like(300)
+    forest = FairMIPForestClassifier(criterion=make_criterion("equal_opportunity", 0.05), **FAST)
+    model = CalibratedFairClassifier(forest, candidates=(1.0, 0.0), folds=2, random_state=0)
+    model.fit(X, y, sensitive_features=g)
+    kept = model.estimator_
+    assert isinstance(kept, FairMIPForestClassifier) and 0.0 <= model.bound_ <= 0.05
+    assert kept.criterion.bound == pytest.approx(model.bound_)
+    assert kept.time_limit == FAST["time_limit"]  # the refit has the whole budget
+    assert make_criterion("equal_opportunity").gap(y, kept.predict(X), g) <= model.bound_ + 1e-9
+    assert [c["bound"] for c in model.calibration_["candidates"]] == [0.05, 0.0]
+    assert np.array_equal(model.predict(X), kept.predict(X))
+
+
+@pytest.mark.slow  # a pipeline run; calibrated, seven forest fits
+@pytest.mark.parametrize("on_train", [True, False])
+def test_a_spec_bound_holds_on_unseen_rows_by_calibration_or_on_train_by_the_forest(tmp_path, on_train):
+    from fairspec.dsl.load import parse_spec
+    from fairspec.pipeline.train import train
+    from fairspec.plan.compile import compile_spec
+    from tests.conftest import sample_csv
+
+    text = SPEC.format(data=sample_csv("compas", 300, tmp_path / "compas.csv")).replace(
+        "fairness equal_opportunity penalty 1", "fairness equal_opportunity <= 0.05" + (" on train" if on_train else ""))
+    plan = compile_spec(parse_spec(text, str(tmp_path / "s.fair")))
+    assert plan.calibrates is not on_train
+    point = train(plan).points[0]
+    fairness, params = point.model_doc["fairness"], point.model_doc["model"]["estimator"]
+    assert fairness["holds_on"] == ("train" if on_train else "unseen")
+    fitted_at = 0.05 if on_train else fairness["calibration"]["internal_bound"]
+    assert params["criterion"]["bound"] == pytest.approx(fitted_at) and fitted_at <= 0.05
+    assert point.metrics_doc["fairness"]["achieved_train"] <= fitted_at + 1e-9

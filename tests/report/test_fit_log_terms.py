@@ -165,7 +165,6 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     seen = set().union(*fitted_logs.values())
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
-    assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
             "train_gap_before_relabel", "note", "learner", "trees", "threshold_chosen_for_bound",
             "privileged_model_rounds", "bound_search", "row_probability_summary", "tree_fits"} <= seen
 
