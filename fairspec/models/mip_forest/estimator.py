@@ -64,7 +64,7 @@ FORMAT_VERSION = 1
 #: the deepest tree (the issue's range; the DP is exact to depth 3, :mod:`.dynamic_programme`)
 MAX_DEPTH = 4
 #: a tree MIP's work limit: HiGHS checkpoints per second of its share of ``time_limit``, and the
-#: fewest (benchmarks/README.md has what a checkpoint costs on these MIPs)
+#: fewest (chosen in development; what a checkpoint costs on these MIPs is not yet recorded)
 CHECKPOINTS_PER_SECOND = 0.5
 MIN_TREE_CHECKPOINTS = 1
 #: the leaf relabelling under a bound: its work limit per second of ``time_limit`` and the
@@ -201,9 +201,10 @@ class FairMIPForestClassifier(ClassifierMixin, BaseEstimator):
     ----------
     n_trees : int, trees in the forest (the paper: 30)
     max_depth : int, 1 to 4, every tree's depth (the paper: 3)
-    batch_size : int, rows per tree's batch (the paper: 200; benchmarks/README.md measures why the
-        default is larger: a tree that equalises the group rates of 200 rows does not equalise them
-        on the others); at least the number of training rows gives every tree every row
+    batch_size : int, rows per tree's batch (the paper: 200; the default is larger because a tree
+        that equalises the group rates of 200 rows does not equalise them on the others, seen in
+        development, not yet a recorded measurement); at least the training rows gives every tree
+        every row
     thresholds : int, quantile bins per numeric feature (10 = deciles), as the rule sets'
     missing : "mia" (missing values routed by the MIP) or "none" (imputed or dropped upstream)
     criterion : fairspec Criterion or None; a ``penalty`` λ enters every tree's objective

@@ -42,7 +42,7 @@ from fairspec.solvers import highs
 SEARCH_STARTS = 3
 #: HiGHS options of a tree's MIP: presolve without probing (bit 15 of ``presolve_rule_off``), as
 #: for the rule sets' final IP.  Probing the one-hot split choices took most of a depth-3 MIP's
-#: presolve on 1,000 compas rows, before HiGHS's first checkpoint (benchmarks/README.md)
+#: presolve on 1,000 compas rows, before HiGHS's first checkpoint (seen in development, not recorded)
 MIP_OPTIONS = {"presolve_rule_off": 1 << 15}
 
 
