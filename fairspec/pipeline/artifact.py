@@ -75,7 +75,7 @@ def _without_fit_timings(value):
 
 def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
                    imputer: Imputer | None, estimator, criterion,
-                   class_names: tuple[str, str] = ("0", "1")) -> dict:
+                   class_names: tuple[str, str] = ("0", "1"), calibration: dict | None = None) -> dict:
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
     the classes by ``class_names`` (negative, positive), as the data spells them."""
     labels = {column: {category_text(value): text for value, text in pairs} for column, pairs in plan.data.labels}
@@ -116,7 +116,11 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "imputer": None if imputer is None else imputer.to_json(),
         },
         "fairness": None if criterion is None else
-        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
+        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty,
+         # where the bound holds, and what the calibration chose (ε′ and its inner out-of-fold gap)
+         **({} if criterion.bound is None else
+            {"holds_on": "train" if calibration is None else "unseen",
+             "calibration": None if calibration is None else without_timings(calibration)})},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
                   # under drop no missing value reaches the model either (predict refuses such a row), so
                   # the text must not say where one goes, as it must not for an imputed model

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from fairspec.calibration import CalibratedFairClassifier
 from fairspec.data.groups import derived_group_labels, readable_group_labels
 from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
@@ -78,7 +79,22 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
     estimator = family_module(plan.model.family).build_estimator(
         recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
+    if plan.calibrates and criterion is not None and criterion.bound is not None:
+        # the bound is to hold on unseen rows: an internal bound chosen on held-out training rows
+        estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed)
     return encoder, imputer, estimator, X
+
+
+def family_estimator(estimator):
+    """The family's fitted estimator: the one a calibrated fit refitted at its internal bound,
+    or ``estimator`` itself (what model.json holds and ``fairspec predict`` rebuilds)."""
+    return estimator.estimator_ if isinstance(estimator, CalibratedFairClassifier) else estimator
+
+
+def calibration_record(estimator) -> dict | None:
+    """What a calibrated fit chose and measured (:attr:`CalibratedFairClassifier.calibration_`), or
+    ``None`` for a fit whose bound holds on the training rows (or that has no bound)."""
+    return getattr(estimator, "calibration_", None) if isinstance(estimator, CalibratedFairClassifier) else None
 
 
 def _fit_task(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
@@ -289,7 +305,12 @@ def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None 
     (:func:`kept_model_rows`), the estimator not yet fitted."""
     train_idx = kept_model_rows(plan, data.splits)
     frame = data.frame.iloc[train_idx]
-    return _prepare(plan, frame, criterion) + (data.y[train_idx], data.groups[train_idx])
+    encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
+    # the family's own problem at the bound as written (a calibrated fit solves it at the ε′ it
+    # chooses on held-out rows, which only training finds)
+    if isinstance(estimator, CalibratedFairClassifier):
+        estimator = estimator.estimator
+    return encoder, imputer, estimator, X, data.y[train_idx], data.groups[train_idx]
 
 
 def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None, *,
@@ -396,11 +417,16 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
         test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
     fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
+    calibration = calibration_record(fitted.estimator)
+    fairness = fairness_summary(criterion, train_block, test_block)
+    if criterion is not None and criterion.bound is not None:
+        fairness["holds_on"] = "train" if calibration is None else "unseen"
+        fairness["calibration"] = calibration
     metrics_doc = {
         "constant_model": constant_model(train_block, data.class_names),
         "train": train_block,
         "test": test_block,
-        "fairness": fairness_summary(criterion, train_block, test_block),
+        "fairness": fairness,
         # one "<stage>_seconds" per stage, in the order they ran (a stage added to the run adds
         # its key; the report lists every key); total counts from the start of reading
         "timing": {**{name: round(seconds, 3) for name, seconds in earlier.items()},
@@ -418,6 +444,6 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "training_log": fit_log,
     }
     model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                               imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion,
-                               class_names=data.class_names)
+                               imputer=fitted.imputer, estimator=family_estimator(fitted.estimator),
+                               criterion=criterion, class_names=data.class_names, calibration=calibration)
     return PointResult(criterion, model_doc, metrics_doc, fitted.estimator)

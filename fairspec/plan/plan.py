@@ -14,7 +14,7 @@ from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
 from fairspec.plan.boosting import boosting_plan_lines
 from fairspec.registry.families import FAMILIES
-from fairspec.registry.criteria import Criterion
+from fairspec.registry.criteria import CALIBRATION_FOLDS, Criterion
 
 
 @dataclass(frozen=True)
@@ -115,6 +115,14 @@ class Plan:
     #: ``solver.<setting>``, ``missing``, ``evaluation.<setting>``; :meth:`describe` marks them,
     #: so a reviewer reading the plan tells the spec's choices from the tool's
     defaults: frozenset[str] = field(default_factory=frozenset)
+    #: ``fairness ... on train``: a bound holds on the training rows only; otherwise it is
+    #: calibrated to hold on unseen rows (:mod:`fairspec.calibration`)
+    fairness_on_train: bool = False
+
+    @property
+    def calibrates(self) -> bool:
+        """Whether the fits calibrate their bound on held-out rows (a bound, not ``on train``)."""
+        return not self.fairness_on_train and any(c.bound is not None for c in self.fairness)
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
@@ -196,6 +204,11 @@ class Plan:
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        if any(c.bound is not None for c in self.fairness):
+            lines.append("    holds on    " + (
+                "the training rows (on train)" if self.fairness_on_train else
+                f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
+                "on the training rows)"))
         lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")

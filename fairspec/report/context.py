@@ -119,6 +119,36 @@ class FairnessView:
     #: what the test rows are ("test rows", "out-of-fold rows"; "training rows": there are none)
     test_rows: str = "test rows"
     test_gap: str = "test gap"
+    #: where a bound holds ("unseen rows: ..." or "the training rows (`on train`)"); "" without a
+    #: bound or in a file written before issue 43
+    holds_on: str = ""
+    #: the calibration's inner out-of-fold gap at its internal bound, with its interval; "" without one
+    inner_gap: str = ""
+
+
+def calibration_words(fairness: dict) -> tuple[str, str]:
+    """(where the bound holds, the inner out-of-fold gap) as the report prints them beside the
+    test result, from metrics.json's ``fairness.holds_on`` and ``fairness.calibration``."""
+    holds_on, calibration = fairness.get("holds_on"), fairness.get("calibration")
+    if holds_on == "train":
+        return "the training rows only (`on train`)", ""
+    if holds_on != "unseen" or not isinstance(calibration, dict):
+        return "", ""
+    eps_prime = calibration.get("internal_bound")
+    how = (f"{calibration.get('folds')}-fold" if calibration.get("method") == "inner cross-validation"
+           else "a single")
+    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {fmt_number(eps_prime)}, chosen by "
+             f"{how} inner cross-validation on the training rows")
+    if calibration.get("met") is False:
+        where += "; no internal bound met the bound on the inner held-out rows, so the tightest was taken"
+    gap = calibration.get("inner_gap")
+    interval = calibration.get("inner_gap_interval")
+    level = calibration.get("inner_gap_interval_level")
+    inner = "" if gap is None else fmt_gap_against(gap, fairness.get("bound"))
+    if inner and interval:
+        inner += (f" (interval {fmt_interval(interval, fairness.get('bound'))}"
+                  + (f", {level:.0%}" if isinstance(level, (int, float)) else "") + ")")
+    return where, inner
 
 
 @dataclass(frozen=True)
@@ -1133,7 +1163,9 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
         form = "audit"
         badge = Badge("AUDITED, NOT ENFORCED", "neutral",
                       "The criterion is measured and reported; training did not constrain it.")
+    holds_on, inner_gap = calibration_words(fairness) if bound is not None else ("", "")
     return FairnessView(
+        holds_on=holds_on, inner_gap=inner_gap,
         criterion=str(name), form=form, setting=setting,
         achieved_train=fmt_gap_against(a_train, bound),
         achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,

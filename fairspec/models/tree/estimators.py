@@ -261,6 +261,28 @@ class _TreeParams:
             int((t.leaf_labels()[t.leaves()] != (np.asarray(t.value)[t.leaves()] > 0.5 + VOTE_TOL)).sum())
             for t in trees))
 
+    def fit_bound_path(self, X, y, bounds, sensitive_features=None) -> list:
+        """One fitted copy of this classifier per bound of ``bounds``, from one growth.
+
+        Under a bound the splits do not depend on ε (it acts only through the leaf relabelling,
+        and a bound has no split penalty), so a fit at ε′ is the tree(s) grown once with their
+        leaves relabelled at ε′: each copy is exactly what ``fit`` with ``fairness`` at that
+        bound returns, at the cost of one growth and ``len(bounds)`` relabelling MIPs.  This is
+        the path :mod:`fairspec.calibration` reads its candidates from."""
+        if self.fairness is None or self.fairness.bound is None:
+            raise ValueError("fit_bound_path needs a fairness criterion with a bound")
+        start = time.perf_counter()
+        grown_from = copy.deepcopy(self)
+        X, y_num, groups, log = grown_from._grow(X, y, sensitive_features)
+        grown_seconds = time.perf_counter() - start
+        fitted = []
+        for bound in bounds:
+            est = copy.deepcopy(grown_from)
+            est.fairness = type(self.fairness)(bound=float(bound))
+            est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds)
+            fitted.append(est)
+        return fitted
+
     def _finish_fit(self, trees: list[TreeStructure], X, y_num, groups, log: dict, start: float) -> None:
         """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
         bound (a penalty already acted in the split score; its train gap is logged), then the
@@ -352,6 +374,12 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
+        grown = self._grow(X, y, sensitive_features)
+        self._finish_fit(self._trees(), *grown, start)
+        return self
+
+    def _grow(self, X, y, sensitive_features):
+        """Grow ``tree_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
@@ -359,8 +387,10 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
                                groups=groups if task.n_groups else None)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
                "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
-        self._finish_fit([self.tree_], X, y_num, groups, log, start)
-        return self
+        return X, y_num, groups, log
+
+    def _trees(self) -> list[TreeStructure]:
+        return [self.tree_]
 
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
@@ -502,6 +532,15 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
+        grown = self._grow(X, y, sensitive_features)
+        self._finish_fit(self._trees(), *grown, start)
+        return self
+
+    def _trees(self) -> list[TreeStructure]:
+        return self.trees_
+
+    def _grow(self, X, y, sensitive_features):
+        """Grow ``trees_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
@@ -514,8 +553,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
                                             for s in seeds], n_jobs=self.n_jobs)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
-        self._finish_fit(self.trees_, X, y_num, groups, log, start)
-        return self
+        return X, y_num, groups, log
 
     def predict_proba(self, X):
         check_is_fitted(self, "trees_")
