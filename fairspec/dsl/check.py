@@ -18,6 +18,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
+from fairspec.dsl.check_report import check_model_card, check_reference
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.data.prepare import group_labels, line_of, rows_without_missing
 from fairspec.data.split import holdout_test_rows
@@ -304,8 +305,12 @@ class _Checker:
             self.add(OUTPUT_EMPTY, self.loc(("output",), None))
         elif self.spec.output is not None and (home_problem := unknown_home(self.spec.output, "output path")):
             self.add(home_problem, self.loc(("output",), None), HINT_HOME_UNKNOWN)
+        # the statements only the report reads (fairspec.dsl.check_report)
+        self.problems += check_model_card(self.spec.model_card)
         if self.table is not None:
             self.check_data()
+        else:
+            self.problems += check_reference(self.spec, None)
         return in_spec_order(self.problems)
 
     def check_model(self) -> None:
@@ -676,6 +681,7 @@ class _Checker:
             if self.column_exists(attribute, "protected attribute") and len(rows):
                 self.check_protected(attribute, rows[attribute.value])
         columns = [a.value for a in spec.protected.attributes]
+        self.problems += check_reference(spec, rows)
         if len(rows) and columns and set(columns + [target.column.value]) <= set(table.columns):
             self.check_rates_defined(rows, columns)
         for block, role in ((spec.features, "feature"), (spec.privileged, "privileged feature")):

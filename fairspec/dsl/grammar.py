@@ -17,7 +17,7 @@ GRAMMAR_RESOURCE = ("grammars", "fairspec.lark")
 #: the statement keywords, in the order the README presents them
 STATEMENT_KEYWORDS = (
     "data", "target", "protected", "features", "privileged", "missing",
-    "fairness", "model", "solver", "evaluate", "output",
+    "fairness", "model", "solver", "evaluate", "output", "reference", "model_card",
 )
 
 

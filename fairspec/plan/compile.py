@@ -24,6 +24,7 @@ from fairspec.data.table import feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
+from fairspec.dsl.check_report import model_card_fields, reference_label
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
 from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
@@ -87,6 +88,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
         protected=tuple(a.value for a in spec.protected.attributes),
         features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
+        outcome=spec.target.outcome,
+        reference=None if spec.reference is None else reference_label(spec.reference.values),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
@@ -131,7 +134,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
-                defaults=defaults)
+                defaults=defaults, model_card=model_card_fields(spec.model_card))
 
 
 def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> frozenset[str]:

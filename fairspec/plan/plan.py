@@ -31,6 +31,10 @@ class DataPlan:
     protected: tuple[str, ...]
     features: tuple[FeaturePlan, ...]
     privileged: tuple[FeaturePlan, ...] = ()
+    #: whether the positive class is "favourable" or "adverse" to whom it is predicted (None: not said)
+    outcome: str | None = None
+    #: the group label the report compares every other group with (None: the largest group)
+    reference: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +106,8 @@ class Plan:
     #: ``solver.<setting>``, ``missing``, ``evaluation.<setting>``; :meth:`describe` marks them,
     #: so a reviewer reading the plan tells the spec's choices from the tool's
     defaults: frozenset[str] = field(default_factory=frozenset)
+    #: the spec's model_card: field -> text (``limitations`` a list); None without one
+    model_card: dict | None = field(default=None, hash=False)
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
@@ -134,9 +140,11 @@ class Plan:
             shown = (f"[{', '.join(written_value(v) for v in values)}]" if op in ("in", "not in")
                      else written_value(values[0]))
             lines.append(f"    keep rows   {col} {op} {shown}")
+        outcome = "" if d.outcome is None else f", {d.outcome}"
         lines += [
-            f"    target      {d.target} (positive class {written_value(d.positive)})",
-            f"    groups      {' * '.join(d.protected)}",
+            f"    target      {d.target} (positive class {written_value(d.positive)}{outcome})",
+            f"    groups      {' * '.join(d.protected)}"
+            + ("" if d.reference is None else f" (reference group {d.reference!r})"),
             "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
         ]
         if d.privileged:
