@@ -632,3 +632,32 @@ def rerender_report(out_dir: Path) -> Path:
             fs.commit()
     return path
 
+
+
+def write_report_file(dirs: list[Path], output: Path, gap: str | None = None, tolerance: float | None = None) -> Path:
+    """Render one run's report, or several runs compared (:mod:`fairspec.report.compare`), from
+    their files into ``output``.  Every run is read and checked as ``fairspec report DIR`` reads
+    it; ``output`` is replaced only when it is a report fairspec wrote (or is absent), and is
+    written whole or not at all."""
+    from fairspec.report.compare import TOLERANCE, build_comparison, render_comparison
+
+    output = Path(output)
+    runs = []
+    for d in dirs:
+        with directory_lock(d) if Path(d).is_dir() else contextlib.nullcontext():
+            runs.append((str(d), read_run(Path(d))))
+    if len(runs) == 1:
+        points, failed = runs[0][1]
+        html = render_report(build_context(points[0][0], points[0][1], sweep=points if failed is not None else None,
+                                           failed=failed))
+    else:
+        html = render_comparison(build_comparison([(name, points) for name, (points, _) in runs], gap,
+                                                  TOLERANCE if tolerance is None else tolerance))
+    if os.path.lexists(output) and not (output.is_file() and not output.is_symlink() and _written_by_fairspec(output)
+                                        and output.suffix == ".html"):
+        raise OutputError(f"{output}: error: a file fairspec did not write is in the way; the report would replace "
+                          f"it (move it, or name another file)")
+    with FileSet() as fs:
+        fs.add_text(output, html)
+        fs.commit()
+    return output
