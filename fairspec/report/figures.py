@@ -154,12 +154,14 @@ def non_dominated(points: list[FrontierPoint]) -> list[bool]:
     return out
 
 
-def frontier_svg(points: list[FrontierPoint], *, name: str, label: str, x_label: str, y_label: str,
-                 majority: float | None = None, bounds=(), height: float = 4.4) -> str:
+def frontier_figure(points: list[FrontierPoint], *, x_label: str, y_label: str, majority: float | None = None,
+                    bounds=(), height: float = 4.4) -> Figure:
     """Accuracy against the gap, both with their intervals as whiskers: the non-dominated models
     joined, the unconstrained model a star, the majority-class rate a dashed line and each bound
     a dotted one.  The axes start where the data and the majority rate put them, never zoomed
-    to the points alone: the gap axis from 0, the accuracy axis from below the majority rate."""
+    to the points alone: the gap axis from 0, the accuracy axis from below the majority rate.
+    Points at one spot share one label; labels are placed where they overprint no other
+    (:func:`place_labels`)."""
     front = non_dominated(points)
     with matplotlib.rc_context(RC):
         fig = new_figure(height)
@@ -183,7 +185,6 @@ def frontier_svg(points: list[FrontierPoint], *, name: str, label: str, x_label:
             ax.plot([p.gap for p in joined], [p.accuracy for p in joined], color="#9aa6b2", linewidth=1.5,
                     zorder=1, label="not dominated, joined")
         seen = set()
-        span_x, span_y = x_high, max(min(1.0, y_high) - max(0.0, y_low), 1e-9)
         for p, f in zip(points, front):
             marker, colour, legend = ("*", "#3B3B3B", "without the criterion") if p.unconstrained \
                 else STATE_STYLE.get(p.state, STATE_STYLE[None])
@@ -197,17 +198,52 @@ def frontier_svg(points: list[FrontierPoint], *, name: str, label: str, x_label:
                     markerfacecolor=colour if f else "white", markeredgecolor=colour, markeredgewidth=1.4, zorder=3,
                     label=(legend + ("" if f else ", dominated")) if key not in seen else None)
             seen.add(key)
-            # a label goes away from its close neighbours: below one that is above it, above one below,
-            # to the left when both
-            close = [q for q in points if q is not p and abs(q.gap - p.gap) < 0.12 * span_x
-                     and abs(q.accuracy - p.accuracy) < 0.08 * span_y]
-            above = any(q.accuracy >= p.accuracy for q in close)
-            below = any(q.accuracy < p.accuracy for q in close)
-            dx, dy, ha = (-7, 5, "right") if above and below else ((7, -12, "left") if above else (7, 5, "left"))
-            ax.annotate(short(p.label, 24), (p.gap, p.accuracy), textcoords="offset points", xytext=(dx, dy),
-                        ha=ha, fontsize=8, color="#1d2329")
         ax.set_xlabel(shown(x_label))
         ax.set_ylabel(shown(y_label))
         ax.grid(True, color="#e6eaee", linewidth=0.6)
         fig.legend(loc="outside lower center", ncol=3, frameon=False, fontsize=7.5)
-        return svg_text(fig, name, label)
+        place_labels(fig, ax, points)
+    return fig
+
+
+#: where a point's label may go, in points from the point, tried in order: right and up, right
+#: and down, left and up, left and down, then further out
+LABEL_OFFSETS = ((7, 4, "left"), (7, -12, "left"), (-7, 4, "right"), (-7, -12, "right"),
+                 (7, 14, "left"), (7, -22, "left"), (-7, 14, "right"), (-7, -22, "right"),
+                 (7, 24, "left"), (7, -32, "left"), (-7, 24, "right"), (-7, -32, "right"))
+
+
+def place_labels(fig: Figure, ax, points: list[FrontierPoint]) -> list:
+    """Label every spot once (points at one spot share a label, "λ = 5, λ = 1e9"), each at the
+    first of :data:`LABEL_OFFSETS` where it overprints no label placed before and stays inside
+    the axes; measured with the Agg renderer, in the fonts the SVG names.  Returns the labels."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    fig.draw_without_rendering()  # the constrained layout fixes the axes before anything is measured
+    spots: dict[tuple[float, float], list[str]] = {}
+    for p in points:
+        spots.setdefault((round(p.gap, 9), round(p.accuracy, 9)), []).append(short(p.label, 24))
+    inside = ax.get_window_extent(renderer)
+    placed, texts = [], []
+    for (x, y), names in spots.items():
+        text = None
+        for dx, dy, ha in LABEL_OFFSETS:
+            if text is not None:
+                text.remove()
+            text = ax.annotate(", ".join(names), (x, y), textcoords="offset points", xytext=(dx, dy), ha=ha,
+                               fontsize=8, color="#1d2329")
+            box = text.get_window_extent(renderer)
+            if box.x0 >= inside.x0 and box.x1 <= inside.x1 and box.y0 >= inside.y0 and box.y1 <= inside.y1 and \
+                    not any(box.overlaps(other) for other in placed):
+                break
+        placed.append(text.get_window_extent(renderer))
+        texts.append(text)
+    return texts
+
+
+def frontier_svg(points: list[FrontierPoint], *, name: str, label: str, x_label: str, y_label: str,
+                 majority: float | None = None, bounds=(), height: float = 4.4) -> str:
+    """:func:`frontier_figure` as inline SVG (:func:`svg_text`)."""
+    fig = frontier_figure(points, x_label=x_label, y_label=y_label, majority=majority, bounds=bounds, height=height)
+    return svg_text(fig, name, label)

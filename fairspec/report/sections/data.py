@@ -281,8 +281,8 @@ def build(model_doc: dict, metrics_doc: dict, outcome_statement: str = "") -> Da
     proxies, threshold = _proxies(summary, protected, {f.name for f in view.features})
     all_zero = bool(view.missing) and all(cell in ("0.000", UNDEFINED) for t in view.missing for r in t.rows
                                          for cell in r.cells)
-    d = next((metrics_doc.get(k) or {}).get("disparities") for k in ("test", "train")
-             if (metrics_doc.get(k) or {}).get("disparities"))
+    d = next(((metrics_doc.get(k) or {}).get("disparities") for k in ("test", "train")
+              if (metrics_doc.get(k) or {}).get("disparities")), None)
     reference = ""
     if isinstance(d, dict):
         reference = (f"\u201c{d.get('reference')}\u201d, "
