@@ -98,7 +98,7 @@ def check_reference(spec: ast.Spec, rows: pd.DataFrame | None) -> list[Diagnosti
                            ref.span, HINT_REFERENCE_ARITY.format(example=example))]
     if rows is None or not len(rows) or not set(attributes) <= set(rows.columns):
         return []
-    groups = sorted(set(group_labels(rows, attributes)))
+    groups = sorted({str(g) for g in group_labels(rows, attributes)})
     label = reference_label(ref.values)
     if label in groups:
         return []

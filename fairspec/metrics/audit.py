@@ -46,15 +46,15 @@ def audit_measures(y_true, y_pred, y_score, groups, *, reference: str, reference
 def data_measures(frame, features, groups, *, seed: int = 0) -> dict:
     """The keys the data summary gains for the report: each feature's proxy score
     (:func:`fairspec.metrics.proxies.proxy_scores`) and each numeric feature's standard
-    deviation over the rows used (``feature_sd``: a logistic coefficient times it is the change
-    in the score for one standard deviation of the feature)."""
+    deviation over the rows used (``feature_sd``, records of name and sd: a logistic coefficient
+    times it is the change in the score for one standard deviation of the feature)."""
     from fairspec.metrics.proxies import proxy_scores
 
     features = list(features)
-    sd = {}
+    sd = []
     for name, kind in features:
         if kind == "numeric":
             values = np.asarray(frame[name], dtype=float)
             values = values[np.isfinite(values)]
-            sd[str(name)] = float(values.std(ddof=1)) if len(values) > 1 else None
+            sd.append({"name": str(name), "sd": float(values.std(ddof=1)) if len(values) > 1 else None})
     return {"proxies": proxy_scores(frame, features, groups, seed=seed), "feature_sd": sd}

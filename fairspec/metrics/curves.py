@@ -33,9 +33,9 @@ def _thinned(fpr: np.ndarray, tpr: np.ndarray, most: int) -> list[list[float]]:
     return [[round(float(x), 4), round(float(y), 4)] for x, y in zip(fpr, tpr)]
 
 
-def roc_by_group(y_true, y_score, groups, most: int = ROC_POINTS) -> dict[str, list[list[float]]]:
-    """``{group: [[fpr, tpr], ...]}`` from (0, 0) to (1, 1), for every group whose rows hold both
-    classes (a one-class group has no ROC curve, as ABROCA leaves it out)."""
+def roc_by_group(y_true, y_score, groups, most: int = ROC_POINTS) -> dict:
+    """``{"groups": {group: [[fpr, tpr], ...]}}`` from (0, 0) to (1, 1), for every group whose rows
+    hold both classes (a one-class group has no ROC curve, as ABROCA leaves it out)."""
     y_true = zero_one_labels(y_true, "y_true")
     score = np.asarray(y_score, dtype=float).ravel()
     names, index = distinct_labels(group_labels(groups))
@@ -46,7 +46,7 @@ def roc_by_group(y_true, y_score, groups, most: int = ROC_POINTS) -> dict[str, l
         if 0 < positives < int(rows.sum()):
             fpr, tpr, _ = roc_curve(y_true[rows], score[rows], drop_intermediate=True)
             out[str(name)] = _thinned(fpr, tpr, most)
-    return out
+    return {"groups": out}
 
 
 def calibration_by_group(y_true, y_score, groups, bins: int = CALIBRATION_BINS) -> dict:

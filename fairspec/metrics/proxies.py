@@ -70,9 +70,9 @@ def _out_of_fold_scores(cells_of, member: np.ndarray, folds: list[tuple[np.ndarr
 
 def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, seed: int = 0) -> dict:
     """The metrics.json ``data_summary.proxies`` (see docs/ARTIFACTS.md): for each of
-    ``features`` (``(name, kind)`` pairs, kind ``numeric`` or ``categorical``) its out-of-fold
-    one-feature AUC for the group it predicts best, on the rows of ``frame`` and their group
-    labels ``groups``."""
+    ``features`` (``(name, kind)`` pairs, kind ``numeric`` or ``categorical``), in that order, a
+    record of its name, its out-of-fold one-feature AUC and the group it predicts best, on the
+    rows of ``frame`` and their group labels ``groups``."""
     labels = group_labels(groups)
     names, index = distinct_labels(labels)
     n = len(labels)
@@ -80,7 +80,7 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
     fold_of = rng.permutation(n) % max(2, min(folds, n))
     splits = [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in np.unique(fold_of)]
     targets = range(1 if len(names) == 2 else len(names))
-    out = {}
+    out = []
     for name, kind in features:
         column = frame[name]
         best = (None, None)
@@ -92,6 +92,6 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
             auc = float(roc_auc_score(member, score))
             if best[0] is None or auc > best[0]:
                 best = (auc, str(names[g]))
-        out[str(name)] = {"auc": best[0], "group": best[1]}
+        out.append({"name": str(name), "auc": best[0], "group": best[1]})
     return {"method": "one-feature model, out of fold", "folds": len(splits), "seed": seed,
             "threshold": PROXY_AUC, "features": out}

@@ -63,6 +63,8 @@ class DataView:
     missing_all_zero: bool = False
     #: "The positive class (...) is adverse ...": the spec's favourable/adverse statement
     outcome: str = ""
+    #: the readable name of each coded group (the spec's labels), in the groups table's order; () without
+    group_labels: tuple[str, ...] = ()
     reference: str = ""
 
 
@@ -262,15 +264,12 @@ def _proxies(summary: dict, protected: list[str], feature_names: set) -> tuple[t
         return (), ""
     threshold = proxies.get("threshold")
     rows = []
-    scored = proxies.get("features") or {}
-    order = [f for f in summary.get("features") or [] if f in scored] + sorted(f for f in scored if f not in
-                                                                                (summary.get("features") or []))
-    for name in sorted(order, key=lambda f: -(scored[f].get("auc") or 0)):
-        entry = scored[name]
-        auc = entry.get("auc")
+    scored = [r for r in proxies.get("features") or [] if isinstance(r, dict)]
+    for entry in sorted(scored, key=lambda r: -(r.get("auc") or 0)):
+        name, auc = str(entry.get("name")), entry.get("auc")
         flagged = auc is not None and threshold is not None and auc >= threshold
         note = "the protected attribute itself" if name in protected else ""
-        rows.append(ProxyRow(str(name), fmt_rate(auc), str(entry.get("group") or UNDEFINED), flagged, note))
+        rows.append(ProxyRow(name, fmt_rate(auc), str(entry.get("group") or UNDEFINED), flagged, note))
     return tuple(rows), fmt_rate(threshold, 2) if threshold is not None else ""
 
 
@@ -287,5 +286,7 @@ def build(model_doc: dict, metrics_doc: dict, outcome_statement: str = "") -> Da
     if isinstance(d, dict):
         reference = (f"\u201c{d.get('reference')}\u201d, "
                      + ("named in the spec" if d.get("reference_from") == "spec" else "the group with the most rows"))
-    return DataView(**{**view.__dict__, "proxies": proxies, "proxy_threshold": threshold,
+    readable = summary.get("group_labels") or {}
+    group_labels = tuple(str(readable.get(row.name, "")) for row in view.groups) if readable else ()
+    return DataView(**{**view.__dict__, "proxies": proxies, "proxy_threshold": threshold, "group_labels": group_labels,
                        "missing_all_zero": all_zero, "outcome": outcome_statement, "reference": reference})

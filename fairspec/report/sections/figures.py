@@ -83,7 +83,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
 
 def roc_figure(block: dict, name: str, rows: str) -> FigureView | None:
     """Each group's ROC curve, with ABROCA (the area between the curves) in the title."""
-    curves = block.get("roc") or {}
+    curves = (block.get("roc") or {}).get("groups") or {}
     if not curves:
         return None
     abroca = (block.get("gaps") or {}).get("abroca")

@@ -268,7 +268,8 @@ def logistic_table(model_doc: dict, metrics_doc: dict) -> ModelTable | None:
     coef = linear.get("coef") or []
     if len(coef) != len(layout):
         return None
-    sds = (metrics_doc.get("data_summary") or {}).get("feature_sd") or {}
+    sds = {r.get("name"): r.get("sd") for r in (metrics_doc.get("data_summary") or {}).get("feature_sd") or []
+           if isinstance(r, dict)}
     labels = category_labels(model_doc)
     rows = []
     for c, entry in zip(coef, layout):

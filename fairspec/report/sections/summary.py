@@ -76,14 +76,17 @@ def accuracy_interval(block: dict | None, level: float = 0.95) -> list[float] | 
     return [float(low[0]), float(high[0])]
 
 
-def _quoted(name: str) -> str:
-    return f"\u201c{name}\u201d"
-
-
-def direction(block: dict | None, criterion: str | None, outcome: OutcomeWords, rows: str = "test rows") -> Direction | None:
+def direction(block: dict | None, criterion: str | None, outcome: OutcomeWords, rows: str = "test rows",
+              labels: dict | None = None) -> Direction | None:
     """The criterion's rate (the larger-gap one under equalized odds; selection rate without a
     criterion) at its highest and lowest group, in words, naming the disadvantaged group when
-    ``outcome`` says which side is worse.  None when fewer than two groups have the rate."""
+    ``outcome`` says which side is worse.  None when fewer than two groups have the rate.
+    ``labels`` are the readable names of coded groups (metrics.json's ``data_summary.group_labels``)."""
+
+    def _quoted(name: str) -> str:
+        label = (labels or {}).get(name)
+        return f"\u201c{name}\u201d" + (f" ({label})" if label and label != name else "")
+
     groups = (block or {}).get("groups") or {}
     rates = GAP_RATES.get(str(criterion), ("selection_rate",))
 
@@ -143,7 +146,8 @@ def build(model_doc: dict, metrics_doc: dict, fairness: FairnessView, outcome: O
     rows = split_title(keys[0], kind).lower() if keys else "rows"
     f = metrics_doc.get("fairness") or {}
     criterion, bound = f.get("criterion"), f.get("bound")
-    found = direction(verdict_block, criterion, outcome, rows)
+    found = direction(verdict_block, criterion, outcome, rows,
+                      (metrics_doc.get("data_summary") or {}).get("group_labels"))
     rule, flagged = four_fifths_text((verdict_block or {}).get("disparities", {}).get("four_fifths")
                                      if isinstance((verdict_block or {}).get("disparities"), dict) else None)
     blocks = [metrics_doc.get(k) for k in keys]
