@@ -51,7 +51,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
     entries = disparities["groups"]
     k = len(groups)
     with matplotlib.rc_context(RC):
-        fig = new_figure(0.5 + 0.42 * len(FIGURE_RATES) * max(1.0, k / 4) + 0.25 * ((k + 2) // 3), 5.6)
+        fig = new_figure(0.5 + 0.42 * len(FIGURE_RATES) * max(1.0, k / 4) + 0.25 * ((k + 2) // 3), 4.3)
         ax = fig.add_subplot()
         for j, g in enumerate(groups):
             colour, marker = _style(j)
@@ -70,7 +70,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
                         capsize=2.5, label=label)
         ax.set_yticks(range(len(FIGURE_RATES)), [RATE_HEADINGS[r] for r in reversed(FIGURE_RATES)])
         ax.set_xlim(0, 1)
-        ax.set_xlabel(f"rate on the {shown(rows)} (dot), with its 95% interval (whiskers)")
+        ax.set_xlabel("rate (dot) and its 95% interval")
         ax.grid(True, axis="x", color="#e6eaee", linewidth=0.6)
         ax.set_ylim(-0.6, len(FIGURE_RATES) - 0.4)
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(k, 2), frameon=False)
@@ -89,7 +89,7 @@ def roc_figure(block: dict, name: str, rows: str) -> FigureView | None:
     abroca = (block.get("gaps") or {}).get("abroca")
     labels_only = block.get("score_kind") == "labels"
     with matplotlib.rc_context(RC):
-        fig = new_figure(3.5, 3.4)
+        fig = new_figure(3.15, 2.95)
         ax = fig.add_subplot()
         ax.plot([0, 1], [0, 1], color="#9aa6b2", linestyle=(0, (4, 3)), linewidth=0.9, label="chance")
         for j, (g, points) in enumerate(curves.items()):
@@ -122,7 +122,7 @@ def calibration_figure(block: dict, name: str, rows: str) -> FigureView | None:
     if not groups or block.get("score_kind") != "probability":
         return None
     with matplotlib.rc_context(RC):
-        fig = new_figure(3.5, 3.4)
+        fig = new_figure(3.15, 2.95)
         ax = fig.add_subplot()
         ax.plot([0, 1], [0, 1], color="#9aa6b2", linestyle=(0, (4, 3)), linewidth=0.9, label="perfectly calibrated")
         for j, (g, bins) in enumerate(groups.items()):
