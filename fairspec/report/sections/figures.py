@@ -51,7 +51,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
     entries = disparities["groups"]
     k = len(groups)
     with matplotlib.rc_context(RC):
-        fig = new_figure(0.5 + 0.42 * len(FIGURE_RATES) * max(1.0, k / 4) + 0.25 * ((k + 2) // 3), 4.3)
+        fig = new_figure(0.5 + 0.42 * len(FIGURE_RATES) * max(1.0, k / 4) + 0.25 * k, 4.3)
         ax = fig.add_subplot()
         for j, g in enumerate(groups):
             colour, marker = _style(j)
@@ -65,7 +65,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
                 xs.append(value)
                 lo.append(value - interval[0] if interval else 0.0)
                 hi.append(interval[1] - value if interval else 0.0)
-            label = short(g) + (" (reference)" if g == disparities.get("reference") else "")
+            label = short(g, 30) + (" (reference)" if g == disparities.get("reference") else "")
             ax.errorbar(xs, ys, xerr=[lo, hi], fmt=marker, color=colour, markersize=5.5, elinewidth=1.1,
                         capsize=2.5, label=label)
         ax.set_yticks(range(len(FIGURE_RATES)), [RATE_HEADINGS[r] for r in reversed(FIGURE_RATES)])
@@ -73,7 +73,8 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
         ax.set_xlabel("rate (dot) and its 95% interval")
         ax.grid(True, axis="x", color="#e6eaee", linewidth=0.6)
         ax.set_ylim(-0.6, len(FIGURE_RATES) - 0.4)
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=min(k, 2), frameon=False)
+        wide = max(len(short(g, 30)) for g in groups) > 18
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1 if wide else min(k, 2), frameon=False)
         svg = svg_text(fig, f"rates{name}", f"Each group's rates on the {rows} with their 95% intervals")
     return FigureView("rates", "Rates by group", svg,
                       f"Each group's selection rate, TPR, FPR, precision and accuracy on the {rows}; the whiskers are "
