@@ -405,13 +405,16 @@ def cmd_compile_and_train(args, out, err) -> int:
     from fairspec import train, write_outputs
     from fairspec.pipeline.outputs import check_output_dir
 
-    if args.out is not None and not args.out:
-        raise UsageError("fairspec compile-and-train: error: argument --out: empty directory name")
+    if args.output is not None and not args.output:
+        raise UsageError(f"fairspec compile-and-train: error: argument {args.output_spelling}: empty directory name")
+    if args.output_spelling == "--out" and not args.quiet:
+        err.write("fairspec compile-and-train: note: --out is now spelt -o/--output, as for predict; "
+                  "--out still works\n")
     progress = _progress(args, err)
     plan, table = _compile_with_table(args.spec, err)
     if args.no_clock_cap:
         plan = _without_clock_cap(plan, args.spec)
-    out_dir = Path(args.out) if args.out else plan.output_dir
+    out_dir = Path(args.output) if args.output else plan.output_dir
     # a place the outputs cannot go is found now, not after a training run of minutes
     check_output_dir(out_dir, max(1, len(plan.fairness)),
                      inputs={"spec": plan.spec_path, "data": plan.data.path})
@@ -606,7 +609,11 @@ def build_parser() -> argparse.ArgumentParser:
                         "beside it as NAME.pricing.SUFFIX; the suffix, .lp or .mps, chooses the format")
     p = add("compile-and-train", cmd_compile_and_train, "train a spec; write model.json, metrics.json, report.html")
     p.add_argument("spec", type=_path_argument("a .fair file"))
-    p.add_argument("-o", "--out", metavar="DIR", help="output directory (default: the spec's output)")
+    p.add_argument("-o", "--output", metavar="DIR", action=_OutputOption,
+                   help="output directory (default: the spec's output, else out/<spec name>)")
+    # the spelling before predict's and this one were made one; kept working, with a note
+    p.add_argument("--out", dest="output", metavar="DIR", action=_OutputOption, help=argparse.SUPPRESS)
+    p.set_defaults(output_spelling=None)
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
                         "stages, so a slower machine gives the same model, later (rule_set and tree)")
@@ -615,7 +622,9 @@ def build_parser() -> argparse.ArgumentParser:
                                      "for the baseline and unrelabelled trees, see README)")
     p.add_argument("model", type=_path_argument("a model.json or its directory"), help="model.json (or its directory)")
     p.add_argument("data", type=_path_argument("a CSV file"), help="CSV file with the model's feature columns")
-    p.add_argument("-o", "--output", metavar="OUT", help="CSV to write (default, or -: standard output)")
+    p.add_argument("-o", "--output", metavar="OUT", action=_OutputOption,
+                   help="CSV to write (default, or -: standard output)")
+    p.set_defaults(output_spelling=None)
     p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json; with several "
                                   "DIRs and -o FILE, compare the runs in one report")
     p.add_argument("dir", nargs="+", type=_path_argument("a run's directory"))
@@ -625,6 +634,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tolerance", metavar="ACC", type=float,
                    help="accuracy a less discriminatory alternative may give up (default 0.01)")
     return parser
+
+
+class _OutputOption(argparse.Action):
+    """Stores the output path and the spelling used (``-o``, ``--output`` or the old ``--out``),
+    so a message names the option as the user wrote it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        setattr(namespace, self.dest, values)
+        namespace.output_spelling = option_string
 
 
 def _path_argument(what: str):

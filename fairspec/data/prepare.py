@@ -348,10 +348,10 @@ def group_labels(frame: pd.DataFrame, protected: list[str]) -> np.ndarray:
     ``x`` / ``y & z`` and another ``x & y`` / ``z`` both would read ``x & y & z``.  In an
     intersectional label a value holding ``&`` or ``"`` is therefore written in double quotes
     (a ``"`` inside doubled): ``x & "y & z"`` and ``"x & y" & z``."""
-    return joined_labels([_value_texts(frame[c]) for c in protected])
+    return joined_labels([value_texts(frame[c]) for c in protected])
 
 
-def _value_texts(column: pd.Series) -> np.ndarray:
+def value_texts(column: pd.Series) -> np.ndarray:
     """A protected column's values as text, whole floats as whole numbers: a column of group
     codes with one empty cell reads as floats even after a filter drops that row, and its
     groups were then "1.0" and "2.0" where the data says 1 and 2."""

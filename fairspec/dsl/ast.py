@@ -73,10 +73,60 @@ class Target:
 
 
 @dataclass(frozen=True)
+class MergedGroup:
+    """``["A91", "A93", "A94"] as "male"``: values of a column that make one named group."""
+
+    label: str
+    values: tuple
+    span: Span | None = _span()  # the label
+    value_spans: tuple = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class DerivedGroups:
+    """A protected attribute whose groups are derived from a data column: ``age bins [25, 45]``
+    (bins closed on the left: < 25, [25, 45), >= 45) or ``sex from personal_status { [...] as
+    "male" ... }`` (each value of the column in exactly one named group)."""
+
+    name: Name
+    column: Name  # the data column read; the same as ``name`` for ``age bins [...]``
+    bins: tuple = ()
+    merged: tuple[MergedGroup, ...] = ()
+    span: Span | None = _span()
+    edge_spans: tuple = field(default=(), compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Protected:
-    """One attribute, or several joined by ``*`` for intersectional groups."""
+    """One attribute, or several joined by ``*`` for intersectional groups.  ``attributes`` are
+    the attributes' names (a data column's, or a derived attribute's); ``derived`` holds the
+    rules of those whose groups are derived (the others are the columns as they are)."""
 
     attributes: tuple[Name, ...]
+    derived: tuple[DerivedGroups, ...] = ()
+    span: Span | None = _span()
+
+    def derivation(self, name: str) -> DerivedGroups | None:
+        """The rule that derives attribute ``name``'s groups, or None for a plain column."""
+        return next((d for d in self.derived if d.name.value == name), None)
+
+
+@dataclass(frozen=True)
+class Label:
+    """``"A11" as "below 0 DM"``: the readable name of one coded value."""
+
+    value: object
+    text: str
+    span: Span | None = _span()  # the value
+    text_span: Span | None = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Labels:
+    """``labels status { "A11" as "below 0 DM" ... }``: readable names for a column's codes."""
+
+    column: Name
+    entries: tuple[Label, ...]
     span: Span | None = _span()
 
 
@@ -162,6 +212,8 @@ class Spec:
     solver: Solver | None = None
     evaluate: Evaluate | None = None
     output: str | None = None
+    #: one per labelled column, in spec order
+    labels: tuple[Labels, ...] = ()
     span: Span | None = _span()
     reference: Reference | None = None
     model_card: ModelCard | None = None

@@ -9,6 +9,7 @@ The messages are module-level format strings, so tests (and the README) can quot
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import json
 from importlib import metadata
@@ -20,7 +21,9 @@ from pandas.api import types as ptypes
 from fairspec.dsl import ast
 from fairspec.dsl.check_report import check_model_card, check_reference
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
-from fairspec.data.prepare import group_labels, line_of, rows_without_missing
+from fairspec.dsl.syntax_errors import DURATION_UNIT_WORDS, HINT_DURATION_UNIT
+from fairspec.data.groups import derived_group_labels
+from fairspec.data.prepare import line_of, rows_without_missing, value_texts
 from fairspec.data.split import holdout_test_rows
 from fairspec.data.table import (BOOL_WORDS, LEADING_ZERO, NUMBERS_AS_READ, UNNAMED, column_kind, feature_kind,
                                  is_true_false, numbers_of, plain_number, value_mask, values_present)
@@ -79,6 +82,13 @@ GROUP_LACKS_LABEL = ("{criterion} compares {rate}s, but {groups} of '{column}' {
                      "silently leave {it} out")
 HINT_GROUP_LACKS_LABEL = ("drop the group with a where filter, e.g. where {column} in [{kept}], or use a criterion "
                           "defined for every group (demographic_parity, accuracy_parity)")
+HINT_GROUP_LACKS_LABEL_NOT_IN = ("drop the group with a where filter, e.g. where {column} not in [{lacking}], or use a "
+                                 "criterion defined for every group (demographic_parity, accuracy_parity)")
+HINT_GROUP_LACKS_LABEL_BINS = ("choose edges in `{name} bins [...]` that leave {label} rows in every bin, or use a "
+                               "criterion defined for every group (demographic_parity, accuracy_parity)")
+HINT_GROUP_LACKS_LABEL_MERGED = ("leave the group's values out with a where filter, e.g. where {column} not in "
+                                 "[{codes}], or use a criterion defined for every group (demographic_parity, "
+                                 "accuracy_parity)")
 NUMERIC_NOT_NUMERIC = ("feature '{column}' is declared numeric, but the column holds text such as {examples} "
                        "(first on line {line} of the data)")
 HINT_NUMERIC_NOT_NUMERIC = "declare it categorical, or leave out the type to let fairspec infer it"
@@ -151,11 +161,14 @@ PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, go
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
 MISSING_UNSUPPORTED = "model family '{family}' does not support missing-value strategy '{strategy}'; it supports: {supported}"
+HINT_IMPUTE_METHOD = "{method} is a way to impute: write missing impute({written})"
 UNKNOWN_IMPUTE_METHOD = "unknown imputation method '{method}': use mean, median or knn"
 IMPUTE_K_NOT_KNN = "k (the number of neighbours) applies to knn imputation only, not to {method}"
-IMPUTE_K_INVALID = "k (the number of neighbours) must be a whole number >= 1, got {k}"
+IMPUTE_K_INVALID = "k (the number of neighbours) must be a whole number between 1 and {largest}, got {k}"
 PRIVILEGED_UNUSED = ("model family '{family}' does not use privileged information, so the privileged block "
                      "would be ignored; privileged features are used by: {users}")
+HINT_PRIVILEGED_UNUSED = ("write `model {user} {{ ... }}` to train with them (read while training only), or remove "
+                          "the privileged block")
 HOLDOUT_OUT_OF_RANGE = "holdout fraction must be strictly between 0 and 1, got {value}"
 CV_TOO_FEW_FOLDS = "cv needs at least 2 folds, got {value}"
 CLOCK_CAP_UNSUPPORTED = ("'clock_cap false' needs a family whose every stage stops by a work limit, and "
@@ -178,8 +191,12 @@ DROP_LEAVES_ONE_GROUP = ("missing drop leaves a single group of {columns}: fairn
 HOLDOUT_TOO_FEW_ROWS = ("holdout {value} of the {rows:,} rows used leaves {train:,} for training and {test:,} "
                         "for testing: training needs at least 2 rows, testing 1")
 CV_MORE_FOLDS_THAN_ROWS = "cv {folds:,} needs at least {folds:,} rows, but {rows:,} are used"
-OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to reports/<spec name>"
+OUTPUT_EMPTY = "output path is empty: leave out the output statement to write to out/<spec name>"
 HINT_ROWS_USED = "the rows used are those the where filters keep{dropped}"
+
+#: the largest whole number a parameter without a range of its own takes (a row count, a number of
+#: folds or neighbours): the largest 32-bit integer, which every learner's integers hold
+MAX_WHOLE_NUMBER = 2**31 - 1
 
 #: the missing-value strategies the language knows (a family accepts a subset)
 MISSING_STRATEGIES = ("mia", "trinary", "trinary_mia", "majority", "fractional", "drop")
@@ -265,12 +282,32 @@ def _filter_problem(series: pd.Series, flt: ast.Filter) -> tuple[str, int | None
     return None
 
 
+def _unit_after_duration(params, k: int, allowed) -> str | None:
+    """The unit letter (s, m, h) that ``params[k]``, a bare word, spells when it follows a
+    duration written as a plain number (``time_limit 30 sec``), else None."""
+    param, previous = params[k], params[k - 1] if k else None
+    unit = DURATION_UNIT_WORDS.get(param.name.lower(), param.name if param.name in ("s", "m", "h") else None)
+    declared = next((p for p in allowed if previous is not None and p.name == previous.name), None)
+    if (unit is None or param.value is not True or declared is None or declared.kind != "duration"
+            or isinstance(previous.value, bool) or not isinstance(previous.value, (int, float))):
+        return None
+    return unit
+
+
 def _is_number_like(value) -> bool:
     try:
         float(value)
         return True
     except (TypeError, ValueError):
         return False
+
+
+def group_checks():
+    """:mod:`fairspec.dsl.groups`, the checks of derived and labelled groups, which words its
+    messages with this module's helpers (so it is imported when first used, not at the top)."""
+    from fairspec.dsl import groups
+
+    return groups
 
 
 # ---- the checker -----------------------------------------------------------------------------------
@@ -282,6 +319,8 @@ class _Checker:
         # a duplicate statement, found while parsing: listed with the rest, in line order
         self.problems: list[Diagnostic] = list(doc.problems)
         self.family: fam.Family | None = None  # known and implemented
+        #: how each protected attribute's groups are read, once the data shows they can be
+        self.group_columns: list | None = None
 
     def add(self, message: str, span: Span | None, hint: str | None = None) -> None:
         self.problems.append(Diagnostic(message, span, hint))
@@ -293,6 +332,7 @@ class _Checker:
     def run(self) -> list[Diagnostic]:
         self.check_model()
         self.check_columns_roles()
+        group_checks().check_rules(self)
         self.check_fairness()
         self.check_missing()
         self.check_missing_params()
@@ -345,6 +385,12 @@ class _Checker:
             spec = next((p for p in allowed if p.name == param.name), None)
             if spec is None:
                 names = [p.name for p in allowed]
+                unit = _unit_after_duration(params, k, allowed)
+                if unit is not None:
+                    self.add(UNKNOWN_PARAM.format(name=param.name, owner=owner), param.span,
+                             HINT_DURATION_UNIT.format(fixed=f"{params[k - 1].name} "
+                                                             f"{_value_text(params[k - 1].value)}{unit}"))
+                    continue
                 if not names:
                     hint = HINT_NO_PARAMS.format(owner=owner)
                 else:
@@ -444,6 +490,11 @@ class _Checker:
                             hint=HINT_WRITE_WHOLE.format(number=int(value)) if whole else None)
             return
         number = value.seconds if isinstance(value, ast.Duration) else value
+        if kind == "int" and spec.high is None:
+            # a whole number with no range of its own (a row count, folds) still has to fit the
+            # learners' integers: min_samples_leaf 99999999999999999999 passed here and then stopped
+            # scikit-learn with an OverflowError (exit 70)
+            spec = dataclasses.replace(spec, high=MAX_WHOLE_NUMBER)
         if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):
             self.add(PARAM_OUT_OF_RANGE.format(name=param.name, owner=owner, bounds=_bounds_text(spec),
                                                value=_value_text(value)), value_span, spec.doc or None)
@@ -542,11 +593,16 @@ class _Checker:
                 k_span = self.loc(("missing.k",), missing.span)
                 if missing.method in IMPUTE_METHODS and missing.method != "knn":
                     self.add(IMPUTE_K_NOT_KNN.format(method=missing.method), k_span)
-                elif not isinstance(missing.k, int) or isinstance(missing.k, bool) or missing.k < 1:
-                    self.add(IMPUTE_K_INVALID.format(k=missing.k), k_span)
+                elif (not isinstance(missing.k, int) or isinstance(missing.k, bool) or missing.k < 1
+                      or missing.k > MAX_WHOLE_NUMBER):
+                    self.add(IMPUTE_K_INVALID.format(k=missing.k, largest=MAX_WHOLE_NUMBER), k_span)
         elif missing.strategy not in MISSING_STRATEGIES:
             close = difflib.get_close_matches(missing.strategy, MISSING_STRATEGIES, n=1, cutoff=0.5)
-            hint = (HINT_DID_YOU_MEAN.format(name=close[0]) if close
+            # `missing median` is an imputation written without impute(...): 'mia' had been the hint
+            method = missing.strategy.lower()
+            hint = (HINT_IMPUTE_METHOD.format(method=method, written="knn k=5" if method == "knn" else method)
+                    if method in IMPUTE_METHODS
+                    else HINT_DID_YOU_MEAN.format(name=close[0]) if close
                     else HINT_MISSING.format(strategies=", ".join(MISSING_STRATEGIES)))
             self.add(UNKNOWN_MISSING.format(name=missing.strategy), self.loc(("missing.strategy",), missing.span), hint)
             return
@@ -578,10 +634,12 @@ class _Checker:
     def check_privileged_use(self) -> None:
         if not self.spec.privileged or self.family is None or self.family.uses_privileged:
             return
-        users = ", ".join(f.name + ("" if f.implemented else " (not implemented yet)")
-                          for f in fam.FAMILIES.values() if f.uses_privileged)
-        self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=users or "none"),
-                 self.loc(("privileged",), self.spec.privileged[0].span))
+        users = [f for f in fam.FAMILIES.values() if f.uses_privileged]
+        named = ", ".join(f.name + ("" if f.implemented else " (not implemented yet)") for f in users)
+        usable = [f.name for f in users if f.implemented]
+        self.add(PRIVILEGED_UNUSED.format(family=self.family.name, users=named or "none"),
+                 self.loc(("privileged",), self.spec.privileged[0].span),
+                 HINT_PRIVILEGED_UNUSED.format(user=usable[0]) if usable else None)
 
     def check_solver_use(self) -> None:
         """A solver setting the family never reads (``time_limit`` for the baseline) is refused, as a
@@ -677,13 +735,11 @@ class _Checker:
         target = spec.target
         if self.column_exists(target.column, "target") and len(rows):
             self.check_target(rows[target.column.value])
-        for attribute in spec.protected.attributes:
-            if self.column_exists(attribute, "protected attribute") and len(rows):
-                self.check_protected(attribute, rows[attribute.value])
-        columns = [a.value for a in spec.protected.attributes]
-        self.problems += check_reference(spec, rows)
-        if len(rows) and columns and set(columns + [target.column.value]) <= set(table.columns):
-            self.check_rates_defined(rows, columns)
+        self.group_columns = group_checks().check_in_data(self, rows)
+        if len(rows) and self.group_columns and target.column.value in table.columns:
+            self.check_rates_defined(rows, self.group_columns)
+        group_checks().check_labels_in_data(self)
+        self.problems += check_reference(spec, rows, self.group_columns)
         for block, role in ((spec.features, "feature"), (spec.privileged, "privileged feature")):
             for feature in block:
                 if not self.column_exists(feature.name, role):
@@ -725,13 +781,13 @@ class _Checker:
                         return
                 # the groups' checks again, on the rows the drop leaves (it can empty a group of
                 # its positives, or of every row)
-                columns = [a.value for a in spec.protected.attributes]
-                if columns and set(columns) <= set(kept.columns):
+                if self.group_columns:
                     before = len(self.problems)
-                    if any(len(_distinct(kept[c])) < 2 for c in columns):
-                        self.add(DROP_LEAVES_ONE_GROUP.format(columns=" × ".join(columns)), spec.missing.span, hint)
+                    if any(len(set(g.group_texts(kept))) < 2 for g in self.group_columns):
+                        self.add(DROP_LEAVES_ONE_GROUP.format(columns=" × ".join(g.name for g in self.group_columns)),
+                                 spec.missing.span, hint)
                     else:
-                        self.check_rates_defined(kept, columns)
+                        self.check_rates_defined(kept, self.group_columns)
                     if len(self.problems) > before:
                         return
             rows = kept
@@ -742,7 +798,8 @@ class _Checker:
         hint = HINT_ROWS_USED.format(dropped=", less those missing drop removes" if drop else "")
         cv = by_name.get("cv")
         if cv is not None:
-            if isinstance(cv.value, int) and not isinstance(cv.value, bool) and cv.value >= 2 and cv.value > n:
+            if (isinstance(cv.value, int) and not isinstance(cv.value, bool) and 2 <= cv.value <= MAX_WHOLE_NUMBER
+                    and cv.value > n):
                 self.add(CV_MORE_FOLDS_THAN_ROWS.format(folds=cv.value, rows=n), self.loc(("param.value", cv.span),
                                                                                            cv.span), hint)
             return
@@ -810,18 +867,20 @@ class _Checker:
         if len(groups) == 1:
             self.add(PROTECTED_ONE_GROUP.format(column=attribute.value, group=_plain(groups[0])), attribute.span)
 
-    def check_rates_defined(self, rows: pd.DataFrame, columns: list[str]) -> None:
+    def check_rates_defined(self, rows: pd.DataFrame, group_columns: list) -> None:
         """Every group needs rows of the label its criterion conditions on (TPR: positives,
-        FPR: negatives); otherwise the gap is taken over the other groups only."""
+        FPR: negatives); otherwise the gap is taken over the other groups only.  ``group_columns``:
+        how each protected attribute's groups are read (:class:`~fairspec.data.groups.GroupColumn`)."""
         fairness, target = self.spec.fairness, self.spec.target
         if fairness is None or fairness.criterion.value not in CRITERIA:
             return
         y = value_mask(rows[target.column.value], "==", [target.positive]).astype(int)
-        if rows[columns].isna().any(axis=None):
+        if rows[[g.column for g in group_columns]].isna().any(axis=None):
             return  # reported by check_protected
         if len(np.unique(y)) < 2:
             return  # no positive (or no negative) row at all: check_target says so, once
-        keys = group_labels(rows, columns)
+        keys = derived_group_labels(rows, group_columns)
+        columns = [g.name for g in group_columns]
         groups = list(np.unique(keys))
         if len(groups) < 2:
             return
@@ -829,7 +888,6 @@ class _Checker:
             if not lacking:
                 continue
             label, op = ("positive", "==") if rate == "tpr" else ("negative", "!=")
-            kept = ", ".join(_quote(g) for g in groups if g not in lacking)
             many = len(lacking) > 1
             self.add(GROUP_LACKS_LABEL.format(criterion=fairness.criterion.value, rate=rate.upper(),
                                               groups=("groups " if many else "group ")
@@ -839,8 +897,36 @@ class _Checker:
                                               column=" & ".join(columns), label=label,
                                               target=target.column.value, op=op, positive=_spec_word(target.positive)),
                      fairness.criterion.span,
-                     HINT_GROUP_LACKS_LABEL.format(column=written_name(columns[0]), kept=kept)
-                     if len(columns) == 1 and kept else None)
+                     self.lacking_rate_hint(rows, group_columns, groups, lacking, label)
+                     if len(group_columns) == 1 else None)
+
+    def lacking_rate_hint(self, rows: pd.DataFrame, group_columns: list, groups: list, lacking: list,
+                          label: str) -> str | None:
+        """How to leave out the groups ``lacking`` a rate, one attribute's: a where filter on a
+        column taken as it is (its values written as the spec writes them: a numeric column's
+        keys are text, and ``where age in ["19", ...]`` then failed the checker), bins for a
+        numeric column of many values, other edges or groups for a derived attribute."""
+        (group,) = group_columns
+        if group.kind == "bins":
+            return HINT_GROUP_LACKS_LABEL_BINS.format(label=label, name=written_name(group.name))
+        if group.kind == "merged":
+            codes = [v for name, values in group.merged if name in lacking for v in values]
+            return HINT_GROUP_LACKS_LABEL_MERGED.format(column=written_name(group.column),
+                                                        codes=", ".join(_quote(v) for v in codes))
+        series = rows[group.column]
+        if group_checks().many_values(series):
+            hint = group_checks().bins_hint(self.spec, group.column, series)
+            if hint is not None:
+                return hint + "; or use a criterion defined for every group (demographic_parity, accuracy_parity)"
+        value_of = dict(zip(value_texts(series), series))
+        kept = [g for g in groups if g not in lacking]
+        if not kept:
+            return None
+        if len(kept) > 6 and len(lacking) < len(kept):
+            return HINT_GROUP_LACKS_LABEL_NOT_IN.format(column=written_name(group.column),
+                                                        lacking=", ".join(_quote(value_of[g]) for g in lacking))
+        return HINT_GROUP_LACKS_LABEL.format(column=written_name(group.column),
+                                             kept=", ".join(_quote(value_of[g]) for g in kept))
 
     def check_numeric(self, feature: ast.Feature, series: pd.Series) -> None:
         """Text in a numeric column, or an infinite value: the families would each fail (or

@@ -1,9 +1,10 @@
 """Checks of the statements that only the report reads: ``reference`` and ``model_card``.
 
 ``target ... adverse`` needs none: the grammar takes only its two words.  A ``reference``
-must name one of the groups the data has after the ``where`` filters, written as the groups
-are labelled (one value per protected attribute); a ``model_card`` takes the fields of
-:data:`MODEL_CARD_FIELDS`, each a quoted text, once (``limitations`` any number of times).
+must name one of the groups the data has after the ``where`` filters (derived groups too: a
+bin "25–44", a merged "female"), one value per protected attribute, or the label a ``labels``
+statement gives the group; a ``model_card`` takes the fields of :data:`MODEL_CARD_FIELDS`,
+each a quoted text, once (``limitations`` any number of times).
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import difflib
 import numpy as np
 import pandas as pd
 
-from fairspec.data.prepare import category_text, group_labels, joined_labels
+from fairspec.data.groups import derived_group_labels, readable_group_labels
+from fairspec.data.prepare import category_text, joined_labels
 from fairspec.dsl import ast
 from fairspec.errors import Diagnostic
 
@@ -84,9 +86,27 @@ def model_card_fields(card: ast.ModelCard | None) -> dict | None:
     return fields
 
 
-def check_reference(spec: ast.Spec, rows: pd.DataFrame | None) -> list[Diagnostic]:
+def group_names(rows: pd.DataFrame, group_columns) -> dict[str, str]:
+    """Each group of ``rows`` (as metrics.json keys it) -> the name a ``labels`` statement gives
+    it (itself when none does)."""
+    keys = {str(k) for k in derived_group_labels(rows, list(group_columns))}
+    readable = readable_group_labels(rows, list(group_columns))
+    return {k: readable.get(k, k) for k in sorted(keys)}
+
+
+def reference_key(values, rows: pd.DataFrame, group_columns) -> str | None:
+    """The group a ``reference`` names, as metrics.json keys it: written as the group's value(s),
+    or as the label a ``labels`` statement gives it; None when ``rows`` has no such group."""
+    label = reference_label(values)
+    names = group_names(rows, group_columns)
+    if label in names:
+        return label
+    return next((k for k, shown in names.items() if shown == label), None)
+
+
+def check_reference(spec: ast.Spec, rows: pd.DataFrame | None, group_columns=None) -> list[Diagnostic]:
     """A ``reference`` that cannot name a group: the wrong number of values, or (with the
-    filtered ``rows``) a group the data does not have."""
+    filtered ``rows`` and the attributes' ``group_columns``) a group the data does not have."""
     ref = spec.reference
     if ref is None:
         return []
@@ -96,14 +116,15 @@ def check_reference(spec: ast.Spec, rows: pd.DataFrame | None) -> list[Diagnosti
         return [Diagnostic(REFERENCE_ARITY.format(given=len(ref.values), s="" if len(ref.values) == 1 else "s",
                                                   needed=len(attributes), attributes=" * ".join(attributes)),
                            ref.span, HINT_REFERENCE_ARITY.format(example=example))]
-    if rows is None or not len(rows) or not set(attributes) <= set(rows.columns):
+    if rows is None or not len(rows) or not group_columns or any(g is None for g in group_columns):
         return []
-    groups = sorted({str(g) for g in group_labels(rows, attributes)})
+    if reference_key(ref.values, rows, group_columns) is not None:
+        return []
+    names = group_names(rows, group_columns)
+    shown = sorted(set(names) | set(names.values()))
     label = reference_label(ref.values)
-    if label in groups:
-        return []
-    close = difflib.get_close_matches(label, groups, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(label, shown, n=1, cutoff=0.6)
     hint = (HINT_REFERENCE_GROUPS.format(close=repr(close[0])) if close
-            else HINT_REFERENCE_LIST.format(groups=", ".join(repr(g) for g in groups[:12])
-                                            + (" ..." if len(groups) > 12 else "")))
-    return [Diagnostic(REFERENCE_UNKNOWN.format(label=label, count=len(groups)), ref.span, hint)]
+            else HINT_REFERENCE_LIST.format(groups=", ".join(repr(g) for g in list(names)[:12])
+                                            + (" ..." if len(names) > 12 else "")))
+    return [Diagnostic(REFERENCE_UNKNOWN.format(label=label, count=len(names)), ref.span, hint)]

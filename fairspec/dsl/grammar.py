@@ -14,10 +14,11 @@ from lark import Lark
 
 GRAMMAR_RESOURCE = ("grammars", "fairspec.lark")
 
-#: the statement keywords, in the order the README presents them
+#: the statement keywords, in the order the README presents them (``labels`` last: it may
+#: appear once per column)
 STATEMENT_KEYWORDS = (
     "data", "target", "protected", "features", "privileged", "missing",
-    "fairness", "model", "solver", "evaluate", "output", "reference", "model_card",
+    "fairness", "model", "solver", "evaluate", "output", "labels", "reference", "model_card",
 )
 
 

@@ -41,6 +41,14 @@ HINT_KEYWORD_READ_AS_NAME = ("'{word}' on line {line} was read as the name that 
                              "{previous}?")
 HINT_STATEMENT_CUT_SHORT = "line {previous} ends too soon: '{last}' there needs {expected} after it"
 HINT_EQUALS = "write == to compare"
+#: `depth: 4`, `depth=4`: a block pairs a name with the value after it, with nothing between
+HINT_NO_SEPARATOR = "a value follows its name after a space, with no '{char}' between them: write {fixed}"
+#: `time_limit 30sec`: a duration's unit is one letter
+HINT_DURATION_UNIT = "a duration's unit is s, m or h (seconds, minutes, hours), right after the number: write {fixed}"
+#: unit words a duration may be written with elsewhere, and the letter this language writes
+DURATION_UNIT_WORDS = {**dict.fromkeys(("sec", "secs", "second", "seconds"), "s"),
+                       **dict.fromkeys(("min", "mins", "minute", "minutes"), "m"),
+                       **dict.fromkeys(("hr", "hrs", "hour", "hours"), "h")}
 #: characters that look like ones the language uses (pasted from a word processor or a web
 #: page): the caret sits under what looks like a space or a quote, so the hint names them
 HINT_LOOKALIKE_SPACE = "this is {name} (U+{code:04X}), not a plain space: retype it as a space"
@@ -187,6 +195,24 @@ def _lookalike_hint(char: str, expected: set[str]) -> str | None:
     return None
 
 
+def _separator_hint(text: str, pos: int) -> str | None:
+    """When the character at ``pos`` is a ``:`` or ``=`` between a word and a value (``depth: 4``,
+    ``depth=4``, ``month: numeric``), that the language writes the two apart, with nothing
+    between; None otherwise.  (The hint had been to backquote ``depth:`` as a column name.)"""
+    char = text[pos]
+    if char not in ":=" or text.startswith("==", pos):
+        return None
+    before = text[:pos].rstrip()
+    words_before = before.split()
+    after = text[pos + 1:].split("\n", 1)[0].split()
+    if not words_before or not after or not (words_before[-1][-1].isalnum() or words_before[-1][-1] == "_"):
+        return None
+    name, value = words_before[-1].lstrip("{"), after[0].rstrip("},")
+    if not name or not value:
+        return None
+    return HINT_NO_SEPARATOR.format(char=char, fixed=f"{name} {value}")
+
+
 def _name_characters_hint(text: str, pos: int) -> str | None:
     """When the bad character continues a word (``compas-rules``, ``c-charge``), what a name
     may hold; None when it stands apart, or when the word is a number (``10%``), which is no
@@ -226,8 +252,11 @@ def word_run_on(parser: Lark, text: str) -> Diagnostic | None:
                                       KEYWORD_RUNS_ON_HINT.format(keyword=previous, next=token))
                 if previous.type == "NUMBER":
                     # "2M" or "-5s": a duration with a capital letter or a sign, read as the number
-                    # and then a parameter named "M"
-                    hint = NUMBER_RUNS_ON_DURATION_HINT if token.type == "NAME" and len(token) == 1 else None
+                    # and then a parameter named "M"; "30sec": a unit spelled out
+                    unit = DURATION_UNIT_WORDS.get(str(token).lower()) if token.type == "NAME" else None
+                    hint = (HINT_DURATION_UNIT.format(fixed=f"{previous.lstrip('+')}{unit}") if unit
+                            else NUMBER_RUNS_ON_DURATION_HINT if token.type == "NAME" and len(token) <= 3
+                            and str(token).isalpha() else None)
                     return Diagnostic(NUMBER_RUNS_ON.format(number=previous, next=token), span, hint)
             previous = token
     except UnexpectedInput:
@@ -248,7 +277,8 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
             return Diagnostic(SYNTAX_UNTERMINATED_NAME, span)
         expected = _expected_at_failure(parser, text)
         return Diagnostic(SYNTAX_BAD_CHARACTER.format(char=char, expected=describe_expected(parser, expected)), span,
-                          _lookalike_hint(char, expected) or _name_characters_hint(text, error.pos_in_stream))
+                          _lookalike_hint(char, expected) or _separator_hint(text, error.pos_in_stream)
+                          or _name_characters_hint(text, error.pos_in_stream))
 
     if isinstance(error, UnexpectedToken):
         token = error.token
@@ -279,6 +309,8 @@ def diagnostic_from_lark(error: UnexpectedInput, parser: Lark, text: str) -> Dia
                 hint = HINT_QUOTE_TEXT.format(word=token.value)
     if hint is None and token.value == "=" and "'=='" in {_terminal_text(parser, t) for t in expected}:
         hint = HINT_EQUALS
+    if hint is None and token.value == "=":
+        hint = _separator_hint(text, token.start_pos)
     if hint is None and token.type == "LPAR":
         # `missing imput(knn)`: the misspelled keyword is the word before the parenthesis
         prev = _previous_word(text, token)

@@ -2,7 +2,8 @@
 
 Two things the LALR grammar leaves to this stage, on purpose:
 
-* **statement structure** — statements may come in any order, each at most once, and
+* **statement structure** — statements may come in any order, each at most once (``labels``
+  once per column), and
   ``data``, ``target``, ``protected``, ``features`` and ``model`` are required.  Checking
   that here gives "duplicate 'model' statement" instead of a bare unexpected token;
 * **block items** — a block is a run of words and values, paired here into parameters.
@@ -30,7 +31,7 @@ from dataclasses import dataclass
 from lark import Token, Transformer, v_args
 
 from fairspec.dsl import ast
-from fairspec.errors import Diagnostic, Span
+from fairspec.errors import Diagnostic, Span, written_number
 
 REQUIRED_STATEMENTS = ("data", "target", "protected", "features", "model")
 
@@ -62,6 +63,9 @@ _ESCAPE = re.compile(r'\\(u[0-9A-Fa-f]{4}|["\\/bfnrt]|u|.)')
 #: they cannot be printed or encoded)
 STRING_CANNOT_HOLD = ("this string holds {what}, which no file name or data value can hold; "
                       "check the escapes (\\u....) in it")
+#: a float literal below the smallest normal double reads as 0 (or loses its digits): said at the number
+NUMBER_TOO_SMALL = ("{text} is too small: it reads as {read} (the smallest number a spec may hold is about "
+                    "2.2e-308); write 0 if 0 is meant")
 BLOCKS_TOO_DEEP = ("blocks nested more than {limit} deep: a parameter block holds at most one more "
                    "(as in model tree {{ forest {{ trees 50 }} }})")
 #: deeper nesting is never valid, and the transformer recurses once per level
@@ -160,6 +164,14 @@ def _past_double(number: int) -> bool:
     return False
 
 
+def _underflows(text: str, value: float) -> bool:
+    """Whether a number written with a non-zero digit reads as 0 or as a subnormal double (below
+    about 2.2e-308, where digits are lost): ``positive 1e-400`` had been read as ``positive 0``,
+    the other class."""
+    mantissa = re.split(r"[eE]", text, maxsplit=1)[0]
+    return any(c in "123456789" for c in mantissa) and abs(value) < sys.float_info.min
+
+
 def _shortened(text: str) -> str:
     return text if len(text) <= 24 else f"{text[:12]}...{text[-6:]}"
 
@@ -203,6 +215,11 @@ class SpecTransformer(Transformer):
                 self.syntax_problems.append(Diagnostic(NUMBER_TOO_LARGE.format(what="number", text=_shortened(text)),
                                                        token_span(tok)))
                 value = 0
+            elif isinstance(value, float) and _underflows(text, value):
+                self.syntax_problems.append(Diagnostic(NUMBER_TOO_SMALL.format(text="number " + _shortened(text),
+                                                                               read=written_number(value)),
+                                                       token_span(tok)))
+                value = 0
         elif tok.type == "STRING":
             bad = unknown_escape(text)
             if bad:
@@ -222,6 +239,9 @@ class SpecTransformer(Transformer):
                 self.syntax_problems.append(Diagnostic(NUMBER_TOO_LARGE.format(what="duration", text=_shortened(text)),
                                                        token_span(tok)))
                 value = ast.Duration(0.0)
+            elif _underflows(text[:-1], value.seconds):
+                self.syntax_problems.append(Diagnostic(NUMBER_TOO_SMALL.format(
+                    text="duration " + _shortened(text), read=f"{written_number(value.seconds)}s"), token_span(tok)))
         elif tok.type in ("TRUE", "FALSE"):
             value = tok.type == "TRUE"
         else:  # pragma: no cover - the grammar passes only the literal tokens above
@@ -282,8 +302,48 @@ class SpecTransformer(Transformer):
         self.locations[("model_card",)] = _keyword_span(meta, "model_card")
         return "model_card", ast.ModelCard(children[0], span_of(meta)), meta
 
+    def group_column(self, meta, children):
+        return self._name(children[0]), None
+
+    def bin_edges(self, meta, children):
+        return [self._value(tok) for tok in children]
+
+    def group_bins(self, meta, children):
+        name, edges = self._name(children[0]), children[1]
+        return name, ast.DerivedGroups(name, name, tuple(e.value for e in edges), span=span_of(meta),
+                                       edge_spans=tuple(e.span for e in edges))
+
+    def group_bins_from(self, meta, children):
+        name, column, edges = self._name(children[0]), self._name(children[1]), children[2]
+        return name, ast.DerivedGroups(name, column, tuple(e.value for e in edges), span=span_of(meta),
+                                       edge_spans=tuple(e.span for e in edges))
+
+    def merged_group(self, meta, children):
+        values, label = children
+        values = values if isinstance(values, list) else [self._value(values)]
+        text = self._value(label)
+        return ast.MergedGroup(text.value, tuple(v.value for v in values), text.span,
+                               tuple(v.span for v in values))
+
+    def merged_groups(self, meta, children):
+        return tuple(children)
+
+    def group_merged(self, meta, children):
+        name, column, merged = self._name(children[0]), self._name(children[1]), children[2]
+        return name, ast.DerivedGroups(name, column, merged=merged, span=span_of(meta))
+
     def protected_stmt(self, meta, children):
-        return "protected", ast.Protected(tuple(self._name(t) for t in children), span_of(meta)), meta
+        names = tuple(name for name, _ in children)
+        derived = tuple(rule for _, rule in children if rule is not None)
+        return "protected", ast.Protected(names, derived, span_of(meta)), meta
+
+    def label(self, meta, children):
+        value, text = self._value(children[0]), self._value(children[1])
+        return ast.Label(value.value, text.value, value.span, text.span)
+
+    def labels_stmt(self, meta, children):
+        column, *entries = children
+        return "labels", ast.Labels(self._name(column), tuple(entries), span_of(meta)), meta
 
     def feature(self, meta, children):
         name, kind = children
@@ -402,7 +462,11 @@ class SpecTransformer(Transformer):
     def start(self, meta, children):
         (name, header_span), *statements = children
         seen: dict[str, tuple[object, object]] = {}
+        labels = []
         for keyword, node, stmt_meta in statements:
+            if keyword == "labels":  # one per column: the checker refuses a column labelled twice
+                labels.append(node)
+                continue
             if keyword in seen:
                 first_line = seen[keyword][1].line
                 self.structure_problems.append(Diagnostic(
@@ -432,6 +496,7 @@ class SpecTransformer(Transformer):
             solver=node.get("solver"),
             evaluate=node.get("evaluate"),
             output=node.get("output"),
+            labels=tuple(labels),
             span=span_of(meta),
             reference=node.get("reference"),
             model_card=node.get("model_card"),

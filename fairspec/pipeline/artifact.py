@@ -78,7 +78,8 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
                    class_names: tuple[str, str] = ("0", "1")) -> dict:
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
     the classes by ``class_names`` (negative, positive), as the data spells them."""
-    names, cats = encoder.names, encoder.category_names
+    labels = {column: {category_text(value): text for value, text in pairs} for column, pairs in plan.data.labels}
+    names, cats = encoder.names, labelled_categories(encoder, labels)
     fit_log = without_timings(dict(getattr(estimator, "fit_log_", {})))
     return {
         "format": FORMAT,
@@ -103,6 +104,11 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "features": [{"name": n, "kind": k, "categories": c}
                          for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
             "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
+            # how derived or labelled groups are formed, and the readable names of coded values:
+            # only when the spec says so, so a plain spec's model file is as it was
+            **({"groups": [g.to_json() for g in plan.data.group_columns]}
+               if any(g.kind != "column" or g.labels for g in plan.data.group_columns) else {}),
+            **({"labels": labels} if labels else {}),
         },
         "preprocessing": {
             "missing": {"strategy": plan.missing.strategy, "impute_method": plan.missing.impute_method,
@@ -125,6 +131,15 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
                      # the spec shown does not say clock_cap false: rerun it with the flag
                      "no_clock_cap_flag": plan.solver.clock_cap_from_command_line},
     }
+
+
+def labelled_categories(encoder: FeatureEncoder, labels: dict) -> dict[int, list[str]]:
+    """The encoder's category names (feature index -> names) as the model's text shows them: a
+    category the spec's ``labels`` name (``labels``: column -> category -> label, as model.json's
+    ``schema.labels``) as ``A14 (no checking account)``, the others as they are."""
+    return {j: [f"{c} ({labels[encoder.names[j]][c]})" if c in labels.get(encoder.names[j], {}) else c
+                for c in names]
+            for j, names in encoder.category_names.items()}
 
 
 @dataclass
@@ -372,7 +387,12 @@ class LoadedModel(FittedPipeline):
                 and all(isinstance(c, str) for c in class_names)):
             raise ValueError("model.class_names must be the two class names as text, negative then positive")
         imputed = imputer is not None or doc["preprocessing"]["missing"]["strategy"] == "drop"
-        drawn = estimator.describe(encoder.names, encoder.category_names, class_names=class_names, imputed=imputed)
+        labels = (doc.get("schema") or {}).get("labels") or {}
+        if not (isinstance(labels, dict) and all(isinstance(v, dict) and all(isinstance(t, str) for t in v.values())
+                                                 for v in labels.values())):
+            raise ValueError("schema.labels must map each labelled column to its values' labels (text)")
+        drawn = estimator.describe(encoder.names, labelled_categories(encoder, labels), class_names=class_names,
+                                   imputed=imputed)
         text = model["text"]
         if text == drawn:
             return

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from fairspec.data.prepare import (FeatureEncoder, Imputer, class_names, group_labels, rows_without_missing,
-                                   target_vector)
+from fairspec.data.groups import derived_group_labels, readable_group_labels
+from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
@@ -76,18 +76,37 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
         imputer = Imputer.fit(X, encoder.categorical_indices, plan.missing.impute_method, plan.missing.k)
         X = imputer.transform(X)
     native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
-    recipe = replace(plan.model, params={**plan.model.params, "missing": native})
+    recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
     estimator = family_module(plan.model.family).build_estimator(
         recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
     return encoder, imputer, estimator, X
 
 
+def _privileged_kinds(plan: Plan) -> dict:
+    """The recipe entry naming the privileged columns that are categorical (none without a
+    privileged block): a family that reads privileged columns needs to know their kinds."""
+    if not plan.data.privileged:
+        return {}
+    return {"privileged_categorical": [j for j, f in enumerate(plan.data.privileged) if f.kind == "categorical"]}
+
+
+def privileged_matrix(plan: Plan, frame: pd.DataFrame) -> np.ndarray | None:
+    """The privileged columns of ``frame`` encoded as features are (categories as codes of the
+    categories ``frame`` holds), or None without a privileged block.  Read for ``fit`` only: the
+    encoder is not kept, and nothing of these columns reaches the model file's input schema."""
+    if not plan.data.privileged:
+        return None
+    names, kinds = [f.name for f in plan.data.privileged], [f.kind for f in plan.data.privileged]
+    return FeatureEncoder.fit(frame, names, kinds).transform(frame)
+
+
 def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
          fold: int | None = None) -> _Fitted:
     encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
+    privileged = privileged_matrix(plan, frame)
     start = time.perf_counter()
     try:
-        estimator.fit(X, y, sensitive_features=groups)
+        estimator.fit(X, y, sensitive_features=groups, **({} if privileged is None else {"privileged": privileged}))
     except (DataError, NoUsableModelError) as exc:
         # the estimator knows neither the spec nor which point of a sweep or which fold it fits
         where = f" under {criterion.label()}" if criterion is not None and criterion.enforced else ""
@@ -130,6 +149,10 @@ def _data_summary(plan: Plan, y: np.ndarray, groups: np.ndarray, splits, before_
         "missing": missing_by_group(frame_all, names + [f.name for f in plan.data.privileged], groups_all),
         "features": names, "privileged": [f.name for f in plan.data.privileged],
     }
+    # the names a `labels` statement gives coded groups (group -> label), for the report's tables
+    labels = readable_group_labels(frame_all, plan.data.group_columns)
+    if labels:
+        summary["group_labels"] = labels
     if plan.missing.strategy == "drop":
         names_all, counts_all = np.unique(groups_all, return_counts=True)
         kept = dict(zip(*np.unique(groups, return_counts=True)))
@@ -175,7 +198,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     data_sha = table.attrs.get(SHA256) or file_sha256(plan.data.path)
     frame = apply_filters(table, plan.data.filters)
     y_all = target_vector(frame, plan.data.target, plan.data.positive)
-    groups_all = group_labels(frame, list(plan.data.protected))
+    groups_all = derived_group_labels(frame, plan.data.group_columns)
     before_drop = (frame, groups_all)
     if plan.missing.strategy == "drop":
         keep = rows_without_missing(frame, [f.name for f in plan.data.features])

@@ -7,7 +7,7 @@ Defaults a spec may leave out:
   for the baseline);
 * ``solver``: 60 s, 1 thread, relative MIP gap 1e-4; seed: the evaluation's when only it is given, else 0;
 * ``evaluate``: a stratified 30 % holdout; the seed is the solver's unless given;
-* ``output``: ``reports/<spec name>`` (relative to the current directory).
+* ``output``: ``out/<spec name>`` (relative to the current directory; git ignores ``out/``).
 
 A written ``output`` starts with ``~`` as ``data`` may: it is the home folder, not a folder
 named ``~`` made in the current directory.
@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from fairspec.data.table import feature_kind, read_table
+from fairspec.data.table import apply_filters, feature_kind, read_table
 from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
-from fairspec.dsl.check_report import model_card_fields, reference_label
+from fairspec.dsl.groups import group_column, many_values_warnings
+from fairspec.dsl.check_report import model_card_fields, reference_key
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
 from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
@@ -88,8 +89,12 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         path=data_path, filters=filters, target=spec.target.column.value, positive=spec.target.positive,
         protected=tuple(a.value for a in spec.protected.attributes),
         features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
+        groups=tuple(group_column(spec, a.value, table) for a in spec.protected.attributes),
+        labels=tuple((e.column.value, tuple((x.value, x.text) for x in e.entries)) for e in spec.labels),
         outcome=spec.target.outcome,
-        reference=None if spec.reference is None else reference_label(spec.reference.values),
+        reference=None if spec.reference is None else reference_key(spec.reference.values, table,
+                                                                   [group_column(spec, a.value, table)
+                                                                    for a in spec.protected.attributes]),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
@@ -129,7 +134,7 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
             fairness = (make_criterion(name),)
 
     params = resolve_params(family.params, spec.model.params, missing.strategy)
-    output = Path(spec.output).expanduser() if spec.output else Path("reports") / spec.name.value
+    output = Path(spec.output).expanduser() if spec.output else Path("out") / spec.name.value
     defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
@@ -222,6 +227,7 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
                           + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
                           + group_diagnostics(doc, plan, table)
+                          + many_values_warnings(doc, table, apply_filters(table, plan.data.filters))
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fairspec.data.groups import GroupColumn
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
 from fairspec.registry.families import FAMILIES
@@ -31,10 +32,21 @@ class DataPlan:
     protected: tuple[str, ...]
     features: tuple[FeaturePlan, ...]
     privileged: tuple[FeaturePlan, ...] = ()
+    #: how each protected attribute's groups are read, in the order of ``protected``: a column
+    #: as it is, bins of a numeric column, or merged values (:class:`GroupColumn`); () reads
+    #: every attribute as the column of its name
+    groups: tuple[GroupColumn, ...] = ()
+    #: ``labels`` statements: (column, ((value, label), ...)) for each labelled column
+    labels: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = ()
     #: whether the positive class is "favourable" or "adverse" to whom it is predicted (None: not said)
     outcome: str | None = None
     #: the group label the report compares every other group with (None: the largest group)
     reference: str | None = None
+
+    @property
+    def group_columns(self) -> list[GroupColumn]:
+        """One :class:`GroupColumn` per protected attribute (a plain column where ``groups`` is empty)."""
+        return list(self.groups) or [GroupColumn(name, name) for name in self.protected]
 
 
 @dataclass(frozen=True)
@@ -145,8 +157,12 @@ class Plan:
             f"    target      {d.target} (positive class {written_value(d.positive)}{outcome})",
             f"    groups      {' * '.join(d.protected)}"
             + ("" if d.reference is None else f" (reference group {d.reference!r})"),
-            "    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features),
         ]
+        lines += [f"                {line}" for g in d.group_columns if (line := _group_line(g))]
+        lines.append("    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features))
+        for column, pairs in d.labels:
+            lines.append(f"    labels      {column}: "
+                         + ", ".join(f"{written_value(v)} as {written_value(text)}" for v, text in pairs))
         if d.privileged:
             lines.append("    privileged  " + ", ".join(f"{f.name}:{f.kind}" for f in d.privileged)
                          + "  (training only, never read at prediction)")
@@ -176,12 +192,18 @@ class Plan:
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
         else:
-            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver: the learner runs to convergence)")
+            what = ("no solver and no clock: it draws the held-out rows, and the rounds fix the work"
+                    if self.model.family == "privileged_boost" else "no solver: the learner runs to convergence")
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} ({what})")
         if not self.fairness:
             lines.append("    fairness    none declared (all gaps are still measured and reported)")
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
+        if self.model.family == "privileged_boost":
+            from fairspec.plan.boosting import privileged_boost_lines
+
+            lines += privileged_boost_lines(self)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"
@@ -198,3 +220,16 @@ class Plan:
         if marked:
             lines.append("  * not written in the spec: a default")
         return "\n".join(lines)
+
+
+def _group_line(group: GroupColumn) -> str:
+    """How a derived attribute's groups are formed, as one line of the plan ('' for a column as it is)."""
+    if group.kind == "bins":
+        edges = ", ".join(written_number(e) for e in group.edges)
+        return (f"{group.name}: bins of {group.column} at [{edges}], closed on the left: "
+                + ", ".join(group.bin_labels))
+    if group.kind == "merged":
+        return f"{group.name}: from {group.column}: " + "; ".join(
+            f"[{', '.join(written_value(v) for v in values)}] as {written_value(label)}"
+            for label, values in group.merged)
+    return ""

@@ -138,8 +138,34 @@ FAMILIES: dict[str, Family] = {
     ),
     "mp_boost": Family(name="mp_boost", implemented=False, doc="fair minipatch boosting (Fair MP-Boost)"),
     "privileged_boost": Family(
-        name="privileged_boost", implemented=False, uses_privileged=True,
-        doc="boosting with privileged information (KbPIB / JPIB)",
+        name="privileged_boost",
+        implemented=True,
+        uses_privileged=True,
+        doc="gradient boosting guided by a model on privileged information, read in training only "
+            "(KbPIB / JPIB, Yan et al. 2023), on histogram trees",
+        params=(
+            Param("variant", "choice", "kbpib", choices=("kbpib", "jpib"),
+                  doc="kbpib: boost the privileged model first, then the usable one towards it; jpib: alternate "
+                      "one tree of each, each pulled towards the other"),
+            Param("alpha", "float", 1.0, low=0.0, high=100.0,
+                  doc="weight of KL(privileged model ‖ usable model) in the usable model's loss (0: plain boosting)"),
+            Param("rounds", "int", 200, low=1, high=10000, doc="most trees of the usable model"),
+            Param("depth", "int", 4, low=1, high=12, doc="depth of each tree"),
+            Param("learning_rate", "float", 0.1, low=0.001, high=1.0, doc="shrinkage of each tree's leaf values"),
+            Param("patience", "int", 20, low=1, high=10000,
+                  doc="stop after this many trees without a better held-out loss"),
+            Param("validation_share", "float", 0.2, low=0.0, high=0.5,
+                  doc="share of the training rows held out for early stopping (0: no early stopping)"),
+            Param("teacher_reads_features", "bool", True,
+                  doc="the privileged model (the teacher) reads the features too, not only the privileged columns"),
+            Param("min_samples_leaf", "int", 20, low=1, doc="minimum training rows in a leaf"),
+        ),
+        enforces={"bound": ALL_CRITERIA, "penalty": ALL_CRITERIA},
+        missing=frozenset({"mia"}) | IMPUTE_OR_DROP,
+        default_missing="mia",
+        # no solver and no clock: the work is fixed by the rounds and the data
+        solver_settings=frozenset({"seed"}),
+        module="fairspec.models.privileged_boost",
     ),
 }
 

@@ -189,14 +189,16 @@ FIT_LOG_TERMS: dict[str, str] = {
 
     # ---------------------------------------------------------------- trees and forests
     "algorithm": (
-        "How the model was grown: greedy tree, greedy regression tree, or bagged greedy trees (a "
-        "forest)."),
+        "How the model was grown: greedy tree, greedy regression tree, bagged greedy trees (a forest), or "
+        "histogram gradient boosting, guided by a privileged model (KBPIB or JPIB) when one was grown."),
     "missing": (
-        "The rule the tree used for missing values (mia, trinary, trinary_mia, majority, fractional, or "
-        "none when missing values were imputed or dropped before training)."),
+        "The rule the tree or trees used for missing values (mia, trinary, trinary_mia, majority, fractional, "
+        "or none when missing values were imputed or dropped before training)."),
     "nodes": "Number of nodes (splits and leaves) of the tree, summed over all trees for a forest.",
     "leaves": "Number of leaves of the tree.",
-    "trees": "Number of trees in the forest.",
+    "trees": (
+        "Number of trees in the forest, or of a boosted model's trees that score a row (privileged_boost: the "
+        "usable model's trees kept after early stopping)."),
     "train_gap_before_relabel": (
         "The fairness gap on the training rows before the leaves were relabelled, as a fraction from 0 "
         "to 1."),
@@ -284,6 +286,48 @@ FIT_LOG_TERMS: dict[str, str] = {
 
     # ---------------------------------------------------------------- baseline
     "learner": "The scikit-learn learner of the baseline: tree (a decision tree) or logistic (L2 logistic regression).",
+
+    # ---------------------------------------------------------------- privileged_boost (KbPIB / JPIB)
+    "variant": (
+        "The privileged-information boosting variant: kbpib (the privileged model is boosted first, then "
+        "guides the usable model) or jpib (one tree of each in turn, each model pulled towards the other)."),
+    "alpha": (
+        "The weight of the Kullback-Leibler divergence from the privileged model's probabilities to the usable "
+        "model's in the usable model's loss (0 = plain boosting)."),
+    "privileged_columns": (
+        "Number of privileged columns given to the fit, read while training only and never at prediction."),
+    "privileged_model_used": (
+        "Whether a privileged model (the teacher) was grown and guided the usable model; false without "
+        "privileged columns or with alpha 0, when the fit is plain boosting."),
+    "privileged_model_inputs": (
+        "Number of columns the privileged model read: the privileged columns, plus the features when it reads "
+        "them too (empty when no privileged model was grown)."),
+    "privileged_model_rounds": (
+        "Number of trees of the privileged model: for kbpib those kept after its own early stopping, for jpib "
+        "those grown alongside the usable model (empty when no privileged model was grown)."),
+    "privileged_model_validation_loss": (
+        "The kbpib privileged model's mean log loss on the held-out rows at its best number of trees (empty "
+        "for jpib, without held-out rows or without a privileged model)."),
+    "fit_rows": "Number of training rows the trees were fitted on: the training rows less those held out.",
+    "validation_rows": (
+        "Number of training rows held out for early stopping, drawn by label, which train no tree (0 = no "
+        "early stopping)."),
+    "rounds_grown": (
+        "Number of trees of the usable model grown before early stopping or the round limit ended the "
+        "boosting."),
+    "stopped_early": "Whether early stopping ended the boosting before the round limit.",
+    "best_validation_loss": (
+        "The usable model's loss on the held-out rows at the number of trees kept: the mean log loss, plus "
+        "the penalty times the gap of probabilities under a fairness penalty (empty without held-out rows)."),
+    "threshold": (
+        "The decision threshold: the model predicts the positive class where its probability exceeds it (0.5 "
+        "unless a fairness bound moved it)."),
+    "threshold_gap_at_half": (
+        "The fairness gap on the training rows at the decision threshold 0.5, before a threshold was chosen "
+        "for the bound, as a fraction from 0 to 1."),
+    "threshold_chosen_for_bound": (
+        "Whether the decision threshold was moved from 0.5 to meet the fairness bound on the training rows "
+        "(false when the gap at 0.5 already met it)."),
 }
 
 #: key of a nested record (a rule set's ``phases`` records, its ``refine`` dict) -> meaning

@@ -16,18 +16,14 @@ so the same model solved twice on a busy machine can give two answers.  HiGHS ha
 deterministic work limit (its node limit does not bound the root node, where the rule-set
 IPs spend nearly all their time), but single-threaded HiGHS calls its MIP interrupt
 callback at the same points of the same search on every run: stopping after the
-``max_checkpoints``-th call stops at the same place every time.  Measured here: three solves
-of the same compas IP stopped after 30 checkpoints gave the same incumbent, bound and
-solution; how long a checkpoint takes varies by problem (0.1 s to over a second).
+``max_checkpoints``-th call stops at the same place every time (the tests solve one MIP
+several times so); how long a checkpoint takes varies by problem.
 
 The clock can still reach a run that our count ends.  HiGHS asks the interrupt callback
 *before* it compares its clock with the time limit, and an LP or heuristic inside the MIP
 stops early once the limit has passed; so a run whose time ran out just before its last
-checkpoint comes back "interrupted", with whatever the truncated work gave.  Measured on the
-compas example's final IP, stopped after 3 checkpoints: with time limits of 6.2 to 6.9 s,
-four of seven runs returned a dual bound of 70.0 instead of 198.98 (the bound every run with
-more time returned), each with the interrupt status; two others stopped on the clock outright.
-So the checkpoint that stops the run also reads HiGHS's clock (the callback's
+checkpoint comes back "interrupted", with whatever the truncated work gave (a weaker dual
+bound than every run with more time returned; ``benchmarks/README.md``).  So the checkpoint that stops the run also reads HiGHS's clock (the callback's
 ``running_time``; on the test MIPs, a run whose first checkpoint read at least the limit was
 stopped by HiGHS's own clock check there whenever our count let it): when the limit had
 already passed there, the status is ``time_limit``, not ``work_limit``, and the fit is not

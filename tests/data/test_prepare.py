@@ -12,6 +12,8 @@ from fairspec.data.prepare import FeatureEncoder, category_text, group_labels
 from fairspec.data.table import read_table
 from fairspec.errors import ModelFileError
 from fairspec.pipeline.artifact import LoadedModel
+from fairspec.data.prepare import class_names
+from fairspec.data import prepare
 
 
 def _csv(path, text: str):
@@ -217,3 +219,46 @@ def test_whole_number_groups_read_alike_whatever_the_other_rows_hold():
     assert list(group_labels(with_gap, ["race", "sex"])) == ["1 & f", "2 & m", "1 & f"]
     assert list(group_labels(pd.DataFrame({"race": [1, 2]}), ["race"])) == ["1", "2"]
     assert list(group_labels(pd.DataFrame({"score": [0.5, 2.0]}), ["score"])) == ["0.5", "2"]
+
+
+def _category_columns(rng, n: int) -> pd.DataFrame:
+    """Columns of every kind a categorical feature arrives as, with missing cells."""
+    def pick(values, dtype=object):
+        return pd.Series(np.array(values, dtype=object)[rng.integers(0, len(values), n)], dtype=dtype)
+
+    return pd.DataFrame({
+        "floats": pick([2.0, -0.0, 0.0, 1.5, np.nan, 1e20], float),
+        "floats32": pick([0.1, 2.0, 3.25], np.float32),
+        "ints": pick([1, 7, -3], np.int64),
+        "bools": pick([True, False], bool),
+        "text": pick(["1", "1.0", "+1", "07", "true", "TRUE", "F", "", None], "str"),
+        "objects": pick(["a", "b", "2.50", None], object),
+        "mixed": pick([1, 1.0, True, "1", "x", None], object),
+    })
+
+
+def test_categories_are_the_texts_of_every_cell():
+    rng = np.random.default_rng(11)
+    frame = _category_columns(rng, 400)
+    encoder = FeatureEncoder.fit(frame, list(frame.columns), ["categorical"] * frame.shape[1])
+    expected = [sorted({category_text(v) for v in frame[c].dropna()}) for c in frame.columns]
+    assert encoder.categories == expected
+    assert "True" in encoder.categories[-1] and "1" in encoder.categories[-1]  # 1 and True: one value, two texts
+    y = rng.integers(0, 2, len(frame))
+    for column in frame.columns:
+        others = sorted({category_text(v) for v in frame[column].to_numpy(dtype=object)[y == 0] if not pd.isna(v)})
+        negative = others[0] if len(others) == 1 else "not 1"
+        assert class_names(frame[column], y, 1) == (negative, "1")
+
+
+def test_a_category_is_written_once_per_value_not_once_per_row(monkeypatch):
+    written = []
+
+    def counted(value):
+        written.append(value)
+        return category_text(value)
+
+    monkeypatch.setattr(prepare, "category_text", counted)
+    frame = pd.DataFrame({"kind": pd.Series(["a", "b", "c", None] * 250, dtype="str")})
+    assert FeatureEncoder.fit(frame, ["kind"], ["categorical"]).categories == [["a", "b", "c"]]
+    assert sorted(written) == ["a", "b", "c"]

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from fairspec.data.split import holdout_test_rows, split_rows
+from fairspec.data import split
 
 
 @pytest.mark.parametrize("test_size, n, rows", [(0.07, 100, 7), (0.3, 10, 3), (0.3, 11, 4), (0.29, 100, 29),
@@ -21,3 +22,33 @@ def test_the_split_tests_on_that_many_rows(stratify):
     evaluation = SimpleNamespace(kind="holdout", test_size=0.07, folds=0, stratify=stratify, seed=3)
     [(train, test)], _ = split_rows(evaluation, y, groups)
     assert len(test) == 7 and len(train) == 93 and not set(train) & set(test)
+
+
+def _text_strata(y: np.ndarray, groups: np.ndarray) -> np.ndarray:
+    return np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+
+
+@pytest.mark.parametrize("targets", [[0, 1], [1, 10, 2], [True, False]])
+def test_strata_are_the_cells_of_target_and_group_in_the_order_of_their_texts(targets):
+    rng = np.random.default_rng(len(targets))
+    names = np.array(["a", "a|b", "", "b & c", "\u00e9", "B", "10", "1|0"])
+    for n in (1, 7, 500):
+        y = np.array(targets)[rng.integers(0, len(targets), n)]
+        groups = names[rng.integers(0, len(names), n)]
+        reference = np.unique(_text_strata(y, groups), return_inverse=True)[1]
+        np.testing.assert_array_equal(np.unique(split._strata(y, groups), return_inverse=True)[1], reference)
+
+
+@pytest.mark.parametrize("kind", ["holdout", "cv"])
+def test_a_stratified_split_draws_the_rows_the_text_strata_draw(kind, monkeypatch):
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 600)
+    groups = np.array(["x", "y & z", "w"])[rng.choice(3, 600, p=[0.6, 0.3, 0.1])]
+    evaluation = SimpleNamespace(kind=kind, stratify=True, seed=9, test_size=0.3, folds=4)
+    splits, by = split.split_rows(evaluation, y, groups)
+    monkeypatch.setattr(split, "_strata", _text_strata)
+    expected, expected_by = split.split_rows(evaluation, y, groups)
+    assert by == expected_by == "target and group"
+    for (train, test), (train_ref, test_ref) in zip(splits, expected, strict=True):
+        np.testing.assert_array_equal(train, train_ref)
+        np.testing.assert_array_equal(test, test_ref)

@@ -15,6 +15,10 @@ from fairspec import compile_spec, load_spec
 from fairspec.data.prepare import FeatureEncoder
 from fairspec.data.table import apply_filters, column_kind, feature_kind, plain_number, read_table, value_mask
 from fairspec.errors import DataError, SpecSemanticError
+import re
+from fairspec.data.table import LEADING_ZERO
+from fairspec.data.table import holds_leading_zero
+from fairspec.data import table
 
 NA_WORDS = ["NA", "N/A", "None", "null", "nan", "NaN", "NULL", "#N/A", "n/a"]
 
@@ -544,3 +548,40 @@ def test_an_ordering_filter_on_true_false_is_refused_with_or_without_an_empty_ce
                                      'features { x numeric }\nmodel baseline\nevaluate none\n')
     with pytest.raises(SpecSemanticError, match=r"'<' compares numbers, but column 'flag' holds true/false"):
         compile_spec(load_spec(tmp_path / "s.fair"))
+
+
+#: characters a cell's first three are drawn from: signs, zeros, ASCII and other digits
+#: (Arabic-Indic three, fullwidth five), and characters that are no digit
+_CHARACTERS = ["0", "0", "1", "9", "+", "-", ".", "a", " ", "\u0663", "\uff15", "\u00e9", "\x00"]
+
+
+def _random_cells(rng, n: int) -> list:
+    cells = ["".join(rng.choice(_CHARACTERS, size=rng.integers(0, 5))) for _ in range(n)]
+    return [None if rng.random() < 0.1 else c for c in cells]
+
+
+@pytest.mark.parametrize("dtype", [object, "str"])
+def test_holds_leading_zero_says_what_matching_every_cell_says(dtype):
+    rng = np.random.default_rng(5)
+    for _ in range(300):
+        cells = pd.Series(_random_cells(rng, int(rng.integers(0, 6))), dtype=dtype)
+        assert holds_leading_zero(cells) == bool(cells.str.match(LEADING_ZERO).any()), cells.tolist()
+    for cell in set(_random_cells(rng, 3000)) - {None}:
+        assert holds_leading_zero(pd.Series([cell], dtype=dtype)) == bool(re.match(LEADING_ZERO, cell)), repr(cell)
+
+
+def test_reading_a_file_matches_the_pattern_only_on_cells_that_can_begin_a_code(tmp_path, monkeypatch):
+    matched = []
+
+    class CountingPattern:
+        def match(self, text):
+            matched.append(text)
+            return re.match(LEADING_ZERO, text)
+
+    monkeypatch.setattr(table, "_LEADING_ZERO", CountingPattern())
+    rows = [f"{i},{i + 0.5},{'07' if i == 150 else i},c{i % 7}" for i in range(10, 510)]
+    path = tmp_path / "data.csv"
+    path.write_text("count,amount,zone,kind\n" + "\n".join(rows) + "\n")
+    frame = read_table(path)
+    assert frame["zone"].tolist()[140] == "07" and frame["count"].dtype == np.int64
+    assert set(matched) == {"07"}  # (the zone column is checked as numbers, then as the text it is)

@@ -29,7 +29,7 @@ def test_rendered_syntax_error_snapshot():
     assert info.value.render() == (
         "people.fair:4:3: error: found name 'protectd', expected 'favourable' or 'adverse', a new statement "
         "(data, target, protected, features, privileged, missing, fairness, model, solver, evaluate, output, "
-        "reference, model_card) or end of file\n"
+        "labels, reference, model_card) or end of file\n"
         "    protectd sex\n"
         "    ^^^^^^^^\n"
         "  hint: did you mean 'protected'?"

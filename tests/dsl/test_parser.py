@@ -126,6 +126,69 @@ def test_protected_single_and_intersectional():
         ast.Protected((N("race"), N("sex"), N("age_cat")))
 
 
+def test_protected_bins_are_a_derived_attribute_named_by_its_column():
+    protected = parse(protected="protected age bins [25, 45.5, 60,]").protected
+    assert protected == ast.Protected((N("age"),), (ast.DerivedGroups(N("age"), N("age"), (25, 45.5, 60)),))
+    assert protected.derivation("age").bins == (25, 45.5, 60)
+    assert protected.derivation("sex") is None
+    named = parse(protected="protected age_band from age bins [-1.5]").protected
+    assert named.derivation("age_band") == ast.DerivedGroups(N("age_band"), N("age"), (-1.5,))
+
+
+def test_protected_from_merges_values_into_named_groups():
+    protected = parse(protected='protected sex from personal_status {\n  ["A91", "A93", "A94"] as "male"\n'
+                                '  "A92" as "female", [1, true] as "other" }').protected
+    assert protected.attributes == (N("sex"),)
+    assert protected.derivation("sex") == ast.DerivedGroups(N("sex"), N("personal_status"), merged=(
+        ast.MergedGroup("male", ("A91", "A93", "A94")), ast.MergedGroup("female", ("A92",)),
+        ast.MergedGroup("other", (1, True))))
+
+
+def test_derived_attributes_join_intersectional_groups_with_plain_ones():
+    protected = parse(protected='protected race * sex from ps { "A" as "a" "B" as "b" } * age bins [30]').protected
+    assert protected.attributes == (N("race"), N("sex"), N("age"))
+    assert [d.name.value for d in protected.derived] == ["sex", "age"]
+
+
+def test_derived_group_spans_point_at_edges_labels_and_values():
+    text = spec_text(protected='protected sex from ps { ["A", "B"] as "ab" } * age bins [25, 45]')
+    protected = parse_spec(text).spec.protected
+    merged = protected.derivation("sex").merged[0]
+    assert merged.span == Span(4, 39, 4, 43)
+    assert merged.value_spans == (Span(4, 26, 4, 29), Span(4, 31, 4, 34))
+    assert protected.derivation("age").edge_spans == (Span(4, 58, 4, 60), Span(4, 62, 4, 64))
+
+
+def test_labels_statements_one_per_column_in_spec_order():
+    spec = parse(labels='labels status { "A11" as "below 0 DM", "A14" as "no account" }\nlabels degree { 1 as "yes" }')
+    assert spec.labels == (
+        ast.Labels(N("status"), (ast.Label("A11", "below 0 DM"), ast.Label("A14", "no account"))),
+        ast.Labels(N("degree"), (ast.Label(1, "yes"),)))
+    assert parse().labels == ()
+
+
+def test_group_words_are_keywords_only_where_a_rule_can_follow():
+    # a column may be called bins, from, labels or as: the contextual lexer reads them as names
+    spec = parse(protected="protected bins * from * labels", features="features { as labels from bins }")
+    assert spec.protected.attributes == (N("bins"), N("from"), N("labels"))
+    assert spec.protected.derived == ()
+    assert [f.name.value for f in spec.features] == ["as", "labels", "from", "bins"]
+    merged = parse(protected='protected as from bins { "x" as "as" }').protected.derivation("as")
+    assert merged == ast.DerivedGroups(N("as"), N("bins"), merged=(ast.MergedGroup("as", ("x",)),))
+
+
+@pytest.mark.parametrize("protected, fragment", [
+    ('protected age bins [25, "x"]', "found string \"x\", expected ']' or a number"),
+    ("protected age bins []", "found ']', expected a number"),
+    ('protected sex from ps { ["A"] "male" }', "found string \"male\", expected 'as'"),
+    ("protected sex from ps", "found keyword 'features', expected 'bins' or '{'"),
+])
+def test_malformed_group_rules_are_syntax_errors_at_the_token(protected, fragment):
+    with pytest.raises(SpecSyntaxError) as info:
+        parse(protected=protected)
+    assert fragment in info.value.diagnostics[0].message
+
+
 def test_features_with_and_without_types_and_commas():
     features = parse(features="features { a numeric, b categorical, c\n d numeric }").features
     assert features == (ast.Feature(N("a"), "numeric"), ast.Feature(N("b"), "categorical"),

@@ -5,6 +5,9 @@ import numpy as np
 import pytest
 
 from fairspec.metrics import abroca, evaluate_predictions
+from itertools import combinations
+from fairspec.metrics.roc import area_between_curves
+from fairspec.metrics.roc import roc_points
 
 
 def brute_force_roc(y, score):
@@ -60,3 +63,34 @@ def test_abroca_ignores_group_with_one_class_and_is_null_with_fewer_than_two_cur
     assert abroca(y, score, only_a_has_both_classes) is None
     block = evaluate_predictions(y, (score > 0.5).astype(int), score, only_a_has_both_classes)
     assert block["gaps"]["abroca"] is None
+
+
+_TEXTS = ["A", "B", "a", "", "Z & y", "\u00e9", "10", "9", " A"]
+
+
+def _labels(rng, n: int, kind: str) -> np.ndarray:
+    if kind == "text":
+        return np.array(_TEXTS, dtype=object)[rng.integers(0, len(_TEXTS), n)]
+    if kind == "ints":
+        return rng.integers(0, 4, n)
+    if kind == "floats with nan":
+        return np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 3, n).astype(float))
+    return np.array([1, 1.0, True, 0], dtype=object)[rng.integers(0, 4, n)]  # 1, 1.0 and True are equal
+
+
+def _abroca_by_sorting(y, score, groups):
+    curves = []
+    for g in np.unique(groups):
+        mask = groups == g
+        if 0 < int(y[mask].sum()) < int(mask.sum()):
+            curves.append(roc_points(y[mask], score[mask]))
+    return None if len(curves) < 2 else max(area_between_curves(a, b) for a, b in combinations(curves, 2))
+
+
+@pytest.mark.parametrize("kind", ["text", "ints", "floats with nan", "mixed"])
+def test_abroca_compares_the_groups_sorting_finds(kind):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 800)
+    score = np.round(rng.random(800), 2)
+    groups = _labels(rng, 800, kind)
+    assert abroca(y, score, groups) == _abroca_by_sorting(y, score, groups)

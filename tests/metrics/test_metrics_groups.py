@@ -23,6 +23,7 @@ from sklearn.metrics import accuracy_score, balanced_accuracy_score, roc_auc_sco
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.registry.criteria import CRITERIA, make_criterion
+from fairspec.metrics.groups import distinct_labels
 
 FAIRLEARN_METRICS = {
     "selection_rate": selection_rate,
@@ -324,3 +325,40 @@ def test_labels_other_than_0_and_1_are_refused_not_cast(y_true, y_pred, message)
     with pytest.raises(ValueError, match=message):
         gap_intervals(y_true, y_pred, ["a", "b", "a"])
     assert evaluate_predictions([True, False, True], [1, 0, 0], None, ["a", "b", "a"])["accuracy"] == 2 / 3
+
+
+_TEXTS = ["A", "B", "a", "", "Z & y", "\u00e9", "10", "9", " A"]
+
+
+def _labels(rng, n: int, kind: str) -> np.ndarray:
+    if kind == "text":
+        return np.array(_TEXTS, dtype=object)[rng.integers(0, len(_TEXTS), n)]
+    if kind == "ints":
+        return rng.integers(0, 4, n)
+    if kind == "floats with nan":
+        return np.where(rng.random(n) < 0.2, np.nan, rng.integers(0, 3, n).astype(float))
+    return np.array([1, 1.0, True, 0], dtype=object)[rng.integers(0, 4, n)]  # 1, 1.0 and True are equal
+
+
+@pytest.mark.parametrize("kind", ["text", "ints", "floats with nan", "mixed"])
+def test_distinct_labels_are_numpys_unique(kind):
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 5, 400):
+        labels = _labels(rng, n, kind)
+        names, index = distinct_labels(labels)
+        expected_names, expected_index = np.unique(labels, return_inverse=True)
+        np.testing.assert_array_equal(names, expected_names)
+        assert names.dtype == expected_names.dtype and index.dtype == expected_index.dtype
+        np.testing.assert_array_equal(index, expected_index)
+
+
+def test_a_block_keys_and_counts_text_groups_as_sorted_labels_do():
+    rng = np.random.default_rng(6)
+    y, pred = rng.integers(0, 2, 500), rng.integers(0, 2, 500)
+    groups = _labels(rng, 500, "text")
+    block = evaluate_predictions(y, pred, None, groups)
+    assert list(block["groups"]) == sorted(set(groups))
+    for name, rates in block["groups"].items():
+        rows = groups == name
+        assert rates["count"] == int(rows.sum())
+        assert rates["base_rate"] == float(y[rows].sum() / rows.sum())

@@ -15,6 +15,8 @@ from fairspec.models.missing_tree import MissingAwareTreeClassifier, estimator_f
 from fairspec.models.readout import category_text
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.registry.criteria import EqualOpportunity
+from fairspec.models.tree.estimators import MissingAwareForestClassifier
+from fairspec.registry.criteria import make_criterion
 
 #: small work limits: these tests are about the estimator's contract, not the fit's quality
 FAST_RULES = dict(time_limit=2.0, clock_cap=False, max_rounds=3, search_iterations=20)
@@ -323,3 +325,31 @@ def test_a_missing_label_among_strings_is_named_by_its_row():
     X, _ = _frame(n=4)
     with pytest.raises(DataError, match=r"y has a missing value \(row 2\)"):
         MissingAwareTreeClassifier().fit(X, np.array(["a", "b", None, "a"], dtype=object))
+
+
+#: small work limits, no clock: these tests are about what a fit logs and returns
+FAST = dict(time_limit=2.0, clock_cap=False, max_complexity=6, max_conditions=2, max_rounds=3, search_iterations=20)
+
+
+def _data(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return X, (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+
+
+def test_a_fit_over_a_single_group_logs_no_gap_and_no_verdict_as_metrics_json_does():
+    X, y = _data()
+    one = np.full(len(y), "a")
+    bound = make_criterion("equal_opportunity", 0.05)
+    rules = FairRuleSetClassifier(criterion=bound, **FAST).fit(X, y, one)
+    # had been a gap of 0.0 and "met", where metrics.json says null and null
+    assert rules.fit_log_["train_gap"] is None and rules.fit_log_["bound_met_on_train"] is None
+    assert rules.predict(X).shape == y.shape
+    for model in (MissingAwareTreeClassifier(max_depth=3, fairness=bound, time_limit=5),
+                  MissingAwareForestClassifier(n_estimators=3, max_depth=3, fairness=bound, time_limit=5)):
+        log = model.fit(X, y, sensitive_features=one).fit_log_
+        assert log["train_gap_before_relabel"] is None and log["train_gap_after_relabel"] is None
+        # no bound binds on one group: the grown leaves keep their labels
+        assert log["note"].startswith("the training rows hold a single group")
+    penalised = MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity", penalty=1.0))
+    assert penalised.fit(X, y, sensitive_features=one).fit_log_["train_gap"] is None

@@ -14,6 +14,9 @@ from fairspec.models.tree.estimators import (MissingAwareForestClassifier, Missi
                                              MissingAwareTreeRegressor)
 from fairspec.models.tree.estimators import estimator_from_json as tree_from_json
 from fairspec.registry.criteria import make_criterion
+from fairspec.models import inputs
+from fairspec.models.inputs import binary_labels
+import warnings
 
 EO = make_criterion("equal_opportunity", bound=0.1)
 
@@ -240,3 +243,61 @@ def test_data_errors_are_value_errors_as_scikit_learn_expects():
     for model in (small_rule_set(), BaselineClassifier()):
         with pytest.raises(ValueError, match="zero rows"):  # had been numpy's "cannot reshape array"
             model.fit(X[:0], y[:0])
+
+
+def _data(n=80, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return X, (X[:, 0] + 0.5 * rng.normal(size=n) > 0).astype(int)
+
+
+def test_the_numbers_1_and_1_0_are_one_group_whatever_their_type():
+    assert group_labels([1, 1.0, 2, 2.0], 4).tolist() == ["1", "1", "2", "2"]
+    assert group_labels([np.int64(1), np.float64(1.0), 1], 3).tolist() == ["1", "1", "1"]
+    assert group_labels(np.array([1.0, 2.0]), 2).tolist() == ["1", "2"]  # had been "1.0" and "2.0"
+    assert group_labels(np.array([[1, "a"], [1.0, "a"]], dtype=object), 2).tolist() == ["1 & a", "1 & a"]
+    # a text stays as written, a bool is no number, a fraction keeps its digits
+    assert group_labels(["1", "1.0", "01", True, 1, 1.5], 6).tolist() == ["1", "1.0", "01", "True", "1", "1.5"]
+
+
+def test_a_bound_is_not_imposed_between_the_rows_of_one_group_written_1_and_1_0():
+    X, y = _data(n=120, seed=3)
+    groups = np.where(np.arange(len(y)) % 2 == 0, 1, 2).astype(object)
+    # some of group 1's negatives arrive as the float 1.0 (a list built from two sources): as the
+    # group "1.0" they had no positive, and the fit refused a group the caller never had
+    groups[(groups == 1) & (y == 0) & (np.arange(len(y)) % 4 == 0)] = 1.0
+    bound = make_criterion("equal_opportunity", 0.1)
+    as_ints = MissingAwareTreeClassifier(max_depth=3, fairness=bound, time_limit=5).fit(
+        X, y, sensitive_features=groups.astype(int))
+    mixed = MissingAwareTreeClassifier(max_depth=3, fairness=bound, time_limit=5).fit(X, y, sensitive_features=groups)
+    assert np.array_equal(mixed.predict(X), as_ints.predict(X))
+    assert mixed.fit_log_["train_gap_after_relabel"] == as_ints.fit_log_["train_gap_after_relabel"]
+
+
+@pytest.mark.parametrize("only, read", [(1, "positive"), (0, "negative"), (1.0, "positive")])
+def test_a_lone_0_or_1_is_read_as_a_0_1_label_and_a_warning_says_so(only, read):
+    # all 1s of labels 1 and 2 had silently made 1 the positive class (classes_ [0, 1]), while
+    # all 2s were refused: one label cannot say which class is positive
+    y = np.full(10, only)
+    with pytest.warns(inputs.OneClassWarning, match=f"one class only .*read as the {read} class of labels 0 and 1"):
+        classes, y01 = binary_labels(y, 10, None)
+    assert classes.tolist() == [0, 1] and y01.tolist() == [int(only)] * 10
+    X, _ = _data(n=10)
+    with pytest.warns(inputs.OneClassWarning, match="fit on rows of both classes") as caught:
+        MissingAwareTreeClassifier(max_depth=2).fit(X, y)
+    assert caught[0].filename == __file__  # the warning names the caller's line, not fairspec's
+
+
+def test_a_lone_bool_is_no_guess_and_any_other_lone_label_is_refused():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # False and True are all the bools there are
+        assert binary_labels(np.full(5, True), 5, None)[0].tolist() == [False, True]
+    for only in (2, -1, "yes"):
+        with pytest.raises(DataError, match="one class only"):
+            binary_labels(np.full(5, only), 5, None)
+
+
+def test_a_list_mixing_numbers_and_text_keeps_1_and_1_0_one_group():
+    # numpy makes such a list text ("1", "1.0", "x"): only an array given as text is taken as written
+    assert group_labels([1, 1.0, "x"], 3).tolist() == ["1", "1", "x"]
+    assert group_labels(np.array(["1", "1.0"]), 2).tolist() == ["1", "1.0"]

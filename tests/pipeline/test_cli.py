@@ -74,6 +74,7 @@ def test_compile_prints_the_plan(toy, capsys):
     assert "baseline(" in out and "impute(median)" in out and "equal_opportunity" in out
 
 
+@pytest.mark.slow
 def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp_path):
     spec, _, _ = toy
     code, _, err = run(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp")], capsys)
@@ -81,6 +82,7 @@ def test_emit_model_refused_for_a_family_without_a_solver_model(toy, capsys, tmp
     assert "--emit-model works for: rule_set" in err and not (tmp_path / "m.lp").exists()
 
 
+@pytest.mark.slow
 def test_compile_and_train_reads_the_data_file_once(toy, capsys, monkeypatch):
     # the spec is checked against the same table it is trained on: one read, not two
     import fairspec.pipeline.train as train_module
@@ -267,6 +269,7 @@ def test_the_api_warns_of_categories_never_seen_in_training_as_predict_does(toy,
         model.predict(pd.read_csv(data)[["x1", "x2", "color"]])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["baseline { learner tree  depth 2 }", "tree { depth 2 }",
                                    "rule_set { max_complexity 6 }"])
 def test_the_model_text_names_the_classes_as_the_data_spells_them(toy, capsys, model):
@@ -387,6 +390,7 @@ def test_no_usable_model_exit_3_and_nothing_written(toy, capsys, monkeypatch):
     assert f"\n{spec}: error: fitting: no rule set" in err  # names the spec, as every error does
 
 
+@pytest.mark.slow
 def test_a_sweep_keeps_the_points_that_trained_when_one_gives_no_model(toy, capsys, monkeypatch):
     # one setting no model can meet had discarded the others: exit 3 and nothing written
     from fairspec.errors import NoUsableModelError
@@ -834,3 +838,29 @@ def test_the_summary_line_never_prints_a_gap_on_the_wrong_side_of_the_bound():
     tested = doc(0.12, True, [0.05, 0.18575])
     tested.update(test={"accuracy": 0.7, "gap_intervals": {"level": 0.95}}, evaluation={"kind": "holdout"})
     assert "(95% interval 0.050 to 0.18575; bound 0.1858: met)" in run_summary("r", tested)
+
+
+def test_compile_and_train_and_predict_spell_their_output_alike_and_the_old_out_still_works(toy, capsys):
+    spec, data, tmp = toy
+    code, _, err = run(["compile-and-train", str(spec), "--output", str(tmp / "a")], capsys)
+    assert code == 0 and (tmp / "a" / "model.json").is_file() and "--out" not in err
+    code, _, err = run(["predict", str(tmp / "a"), str(data), "--output", str(tmp / "p.csv"), "-q"], capsys)
+    assert code == 0 and (tmp / "p.csv").read_text().startswith("prediction,score")
+    # the spelling before the two were made one: kept, with a note (not under -q)
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "b")], capsys)
+    assert code == 0 and (tmp / "b" / "model.json").is_file()
+    assert "note: --out is now spelt -o/--output, as for predict; --out still works" in err
+    code, _, err = run(["compile-and-train", str(spec), "--out", str(tmp / "c"), "-q"], capsys)
+    assert code == 0 and err == ""
+    # an empty path is named by the spelling given
+    code, _, err = run(["compile-and-train", str(spec), "--output", ""], capsys)
+    assert code == 2 and "argument --output: empty directory name" in err
+
+
+def test_a_spec_without_an_output_line_writes_under_out_which_git_ignores(toy, capsys, monkeypatch):
+    spec, _, tmp = toy
+    monkeypatch.chdir(tmp)
+    text = spec.read_text()
+    spec.write_text("\n".join(line for line in text.splitlines() if not line.startswith("output")) + "\n")
+    code, _, _ = run(["compile-and-train", str(spec), "-q"], capsys)
+    assert code == 0 and (tmp / "out" / "toy" / "model.json").is_file()

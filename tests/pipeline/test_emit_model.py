@@ -6,6 +6,7 @@ import pytest
 from fairspec.cli import main
 from fairspec.solvers.highs import use_threads
 from tests.conftest import sample_csv
+import stat
 
 SPEC = """spec compas_rules_small
 data "{data}" where race in ["African-American", "Caucasian"]
@@ -167,3 +168,43 @@ def test_the_pricing_problem_emitted_on_a_subsample_is_scaled_as_the_fit_prices_
     h.run()
     emitted = h.getInfo().objective_function_value
     assert whole < 0 and emitted == pytest.approx(whole, rel=0.25)
+
+
+RULES = """spec rules
+data "{data}" where race in ["African-American", "Caucasian"]
+target two_year_recid positive 1
+protected race
+features {{ age numeric  priors_count numeric  c_charge_degree categorical }}
+fairness equal_opportunity <= {bound}
+model rule_set {{ max_complexity 10  max_conditions 2 }}
+solver {{ time_limit 10s  threads 1 }}
+"""
+
+
+def test_the_help_of_emit_model_names_the_pricing_file_and_the_family(capsys):
+    # it said "write the optimisation model": one file, for any family
+    assert main(["compile", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "rule_set only" in text and "NAME.pricing.SUFFIX" in text
+
+
+def test_a_sweep_says_which_settings_problem_was_written(tmp_path, capsys):
+    data = sample_csv("compas", 300, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(RULES.format(data=data, bound="[0.2, 0.05]"))
+    assert main(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp"), "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "sweeps 2 fairness settings; the model files hold the problem under the first alone" in err
+
+
+def test_a_replaced_model_file_keeps_its_mode(tmp_path, capsys):
+    # a private m.lp (0600) came back readable by everyone, as a new file in the staging directory
+    data = sample_csv("compas", 300, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(RULES.format(data=data, bound="0.1"))
+    target = tmp_path / "m.mps"
+    target.write_text("")
+    target.chmod(0o600)
+    assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 0
+    assert stat.S_IMODE(target.stat().st_mode) == 0o600 and target.stat().st_size > 0
+    capsys.readouterr()

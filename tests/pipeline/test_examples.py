@@ -12,7 +12,9 @@ def test_there_are_example_specs():
     assert len(SPECS) >= 4
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=lambda p: p.stem)
+# the rule set's 30 s of work make its sample the one slow example
+@pytest.mark.parametrize("spec", [pytest.param(s, marks=pytest.mark.slow) if s.stem == "compas_rules" else s
+                                  for s in SPECS], ids=lambda p: p.stem)
 def test_example_spec_trains_on_a_sample(spec, tmp_path, capsys):
     text = spec.read_text()
     dataset = re.search(r'data "(?:\.\./)?data/(\w+)\.csv\.gz"', text).group(1)
@@ -41,6 +43,7 @@ def test_example_spec_trains_on_a_sample(spec, tmp_path, capsys):
     capsys.readouterr()
 
 
+@pytest.mark.slow
 def test_the_rule_set_example_gives_the_same_model_file_twice(tmp_path, capsys):
     # work limits, not the clock, stop every stage: the model file (timings aside, which the
     # pipeline keeps out of it) comes out byte for byte the same, and its log says so

@@ -116,9 +116,10 @@ DAMAGE = [
      "the estimator reads features [1, 3, 4, 5, 9] as categorical, but the encoder codes [0, 1, 3, 4, 5, 9] as "
      "categories"),
     ("compas_rules", "estimator's categorical features not the encoder's",
-     # feature 2 is in no rule: one that is would be refused by the rule set's own check first
-     lambda d: _est(d)["params"].update(categorical_features=[2, 5, 6]),
-     "the estimator reads features [2, 5, 6] as categorical, but the encoder codes [5, 6] as categories"),
+     # c_charge_degree (5) is in no rule of the committed model: a feature a rule reads would be
+     # refused by the rule set's own check first
+     lambda d: _est(d)["params"].update(categorical_features=[6]),
+     "the estimator reads features [6] as categorical, but the encoder codes [5, 6] as categories"),
     # values no fairspec writes, which int() and float() had read as something (found in review)
     ("adult_tree", "unknown missing strategy", lambda d: d["preprocessing"]["missing"].update(strategy="bogus"),
      "unknown missing strategy 'bogus'"),

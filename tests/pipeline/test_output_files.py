@@ -440,16 +440,22 @@ def test_kill_or_a_closed_terminal_during_the_renames_is_held_too_and_said_after
     # and the interruption, raised once the set was in place, was said as "no output was written"
     import signal
     sig = getattr(signal, name)
-    d = tmp_path / "run"
-    write_outputs(_point(trained["sweep"], 0), d)
-    calls = _signal_at_the_first_rename(monkeypatch, sig)
-    code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
-    monkeypatch.undo()
-    assert code == 128 + sig and len(calls) == 3
-    assert f"terminated by {name} just after the outputs were written: they are complete" in err
-    assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]
-    assert run(["report", str(d)], capsys)[0] == 0  # one run's files
-    assert signal.getsignal(sig) == signal.SIG_DFL
+    # pytest started under nohup inherits SIGHUP ignored, which the command rightly leaves so:
+    # this is the test of a terminal that can hang up, as a shell's job has it
+    inherited = signal.signal(sig, signal.SIG_DFL)
+    try:
+        d = tmp_path / "run"
+        write_outputs(_point(trained["sweep"], 0), d)
+        calls = _signal_at_the_first_rename(monkeypatch, sig)
+        code, _, err = run(["compile-and-train", str(trained["spec"]), "--out", str(d), "-q"], capsys)
+        monkeypatch.undo()
+        assert code == 128 + sig and len(calls) == 3
+        assert f"terminated by {name} just after the outputs were written: they are complete" in err
+        assert sorted(p.name for p in d.iterdir()) == ["metrics.json", "model.json", "report.html"]
+        assert run(["report", str(d)], capsys)[0] == 0  # one run's files
+        assert signal.getsignal(sig) == signal.SIG_DFL
+    finally:
+        signal.signal(sig, inherited)
 
 
 def test_sigterm_before_the_commit_leaves_no_staged_file_and_exits_143(trained, tmp_path, monkeypatch, capsys):
@@ -626,6 +632,7 @@ def test_a_standard_output_that_cannot_be_written_is_an_output_error_not_an_inte
     assert err.getvalue() == f"standard output: error: cannot write ({os.strerror(errno.ENOSPC)})\n"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["check", "{spec}"], ["predict", "{single}", "{data}"], ["--version"]])
 def test_a_closed_standard_output_is_an_output_error_not_an_internal_one(trained, argv):
     # `fairspec check spec >&-`: Python's sys.stdout is then None, and writing to it was an
@@ -678,6 +685,7 @@ def test_warnings_and_notes_to_a_standard_error_that_cannot_be_written_do_not_st
                 stdout=io.StringIO(), stderr=full) == 0
 
 
+@pytest.mark.slow
 def test_a_closed_standard_error_does_not_stop_a_solver_backed_fit(trained, tmp_path):
     # `2>&-`: Python has no sys.stderr then, and Pyomo's capture of the solver log flushed it
     import subprocess
@@ -692,6 +700,7 @@ def test_a_closed_standard_error_does_not_stop_a_solver_backed_fit(trained, tmp_
     assert (tmp_path / "run" / "sweep.json").exists()
 
 
+@pytest.mark.slow
 def test_a_closed_standard_output_does_not_stop_a_solver_backed_fit_before_its_outputs(trained, tmp_path):
     # `>&-`: Pyomo's capture of the solver log flushed a None sys.stdout, an internal error
     # (exit 70) with nothing written, where a baseline wrote its outputs and ended 1 (found in review)
@@ -707,6 +716,7 @@ def test_a_closed_standard_output_does_not_stop_a_solver_backed_fit_before_its_o
     assert (tmp_path / "run" / "sweep.json").exists()
 
 
+@pytest.mark.slow
 def test_a_path_standard_output_cannot_encode_is_shown_escaped_not_an_internal_error(trained, tmp_path):
     # a folder name holding a byte that is no UTF-8 (read as a surrogate) printed in "wrote ..."
     # under a strict UTF-8 standard output: exit 70 after the outputs were written (found in review)
@@ -742,6 +752,7 @@ def test_a_reader_that_closes_the_pipe_ends_the_run_quietly(trained):
     assert code == 1 and err.getvalue() == ""
 
 
+@pytest.mark.slow
 def test_a_reader_that_closes_a_real_pipe_part_way_through_a_long_write_ends_the_run_with_1(trained, tmp_path):
     # `fairspec predict m big.csv | head -1`: the pipe took part of the one long write, the
     # reader left, and Python's text layer dropped the rest without an error: exit 0, output cut
@@ -811,6 +822,7 @@ def test_emit_model_leaves_no_master_without_its_pricing_problem(rules_spec, tmp
 
 # --- --no-clock-cap ---------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_no_clock_cap_trains_the_spec_as_if_it_said_clock_cap_false(rules_spec, tmp_path, capsys):
     code, _, err = run(["compile-and-train", str(rules_spec), "--no-clock-cap", "--out", str(tmp_path / "o"), "-q"],
                        capsys)

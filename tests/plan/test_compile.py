@@ -35,7 +35,7 @@ def test_defaults(table, tmp_path):
     assert plan.model.params["depth"] == 5 and plan.model.params["forest"] is None
     assert plan.solver.time_limit == 60.0 and plan.solver.threads == 1
     assert plan.evaluation.kind == "holdout" and plan.evaluation.test_size == 0.3 and plan.evaluation.stratify
-    assert plan.fairness == () and str(plan.output_dir) == "reports/s"
+    assert plan.fairness == () and str(plan.output_dir) == "out/s"
 
 
 def test_an_output_under_the_home_folder_is_expanded_as_data_is(table, tmp_path, monkeypatch):
@@ -179,7 +179,7 @@ def test_the_plan_lists_only_the_settings_the_model_reads(table, tmp_path, model
 @pytest.mark.parametrize("blocks, marked, unmarked", [
     ("model tree { depth 3 }\n", ["depth=3,", "min_samples_leaf=1*", "time_limit=60s*", "threads=1*",
                                   "mip_gap=0.0001*", "seed=0*", "missing     mia*", "holdout     0.3* of rows",
-                                  "(stratified* by", "seed 0*\n", "output        reports/s*\n"], []),
+                                  "(stratified* by", "seed 0*\n", "output        out/s*\n"], []),
     ("missing mia\nmodel tree { depth 3  min_samples_leaf 5  min_samples_split 4  criterion entropy  "
      "forest { trees 3  max_features all  bootstrap false } }\nsolver { time_limit 5s  threads 2  mip_gap 0.01 }\n"
      "evaluate { holdout 0.25 stratify false seed 3 }\noutput \"out\"\n",
@@ -222,3 +222,50 @@ def test_max_conditions_beyond_what_max_complexity_lets_a_rule_hold_is_a_warning
     assert warning.message == ("max_conditions 5 cannot be reached under max_complexity 3: a rule's complexity is "
                                "1 plus its conditions, so a rule holds at most 2 conditions")
     assert (warning.span.line, warning.span.column, warning.severity) == (6, 51, "warning")  # at the 5
+
+
+@pytest.fixture
+def written_table(tmp_path):
+    rng = np.random.default_rng(0)
+    n = 200
+    frame = pd.DataFrame({"age": rng.integers(18, 70, n), "sex": rng.choice(["F", "M"], n),
+                          "flag": rng.choice(["true", "false"], n), "y": rng.choice(["true", "false"], n)})
+    frame.to_csv(tmp_path / "d.csv", index=False)
+    return frame
+
+
+def plan_text(tmp_path, written_table, body):
+    head = f'spec s\ndata "{tmp_path / "d.csv"}"\ntarget y positive "true"\nprotected sex\nfeatures {{ age }}\n'
+    return compile_spec(parse_spec(head + body, "t.fair"), written_table).describe()
+
+
+def test_the_plan_prints_every_digit_the_spec_wrote(tmp_path, written_table):
+    # :g kept six digits: a sweep over two bounds printed "<= 0.05" twice, and a time limit of
+    # 1234567 s read "1.23457e+06s"
+    text = plan_text(tmp_path, written_table, "fairness equal_opportunity <= [0.05000001, 0.05]\nmodel tree\n"
+                                      "solver { time_limit 1234567s  mip_gap 0.00012345678 }\n"
+                                      "evaluate { holdout 0.123456789 }\n")
+    assert "fairness[0] equal_opportunity <= 0.05000001\n" in text
+    assert "fairness[1] equal_opportunity <= 0.05\n" in text
+    assert "time_limit=1234567s threads=1* mip_gap=0.00012345678 " in text
+    assert "holdout     0.123456789 of rows" in text
+
+
+def test_the_plan_writes_true_as_the_spec_does(tmp_path, written_table):
+    # "positive class True" and "flag in [True, False]": Python's spelling, not the spec's
+    written_table["y"] = written_table["y"] == "true"
+    written_table["flag"] = written_table["flag"] == "true"
+    written_table.to_csv(tmp_path / "d.csv", index=False)
+    head = (f'spec s\ndata "{tmp_path / "d.csv"}" where flag in [true, false]\ntarget y positive true\n'
+            "protected sex\nfeatures { age }\nmodel tree\n")
+    text = compile_spec(parse_spec(head, "t.fair"), pd.read_csv(tmp_path / "d.csv")).describe()
+    assert "keep rows   flag in [true, false]\n" in text and "(positive class true)" in text
+
+
+@pytest.mark.parametrize("fairness, note", [("fairness equal_opportunity penalty 0.5\n", True),
+                                            ("", True), ("fairness equal_opportunity <= 0.1\n", False)])
+def test_a_tree_without_a_bound_says_its_solver_limits_act_on_nothing(tmp_path, written_table, fairness, note):
+    # specs/adult_tree.fair printed "time_limit=60s ... mip_gap=0.0001" for a tree that runs no MIP
+    text = plan_text(tmp_path, written_table, fairness + "model tree\n")
+    assert "time_limit=60s" in text
+    assert ("no leaf-relabelling MIP runs: time_limit and mip_gap act on nothing" in text) == note

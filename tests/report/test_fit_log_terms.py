@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.privileged_boost import PrivilegedBoostClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.column_generation import PhaseLog
 from fairspec.models.tree.estimators import (MissingAwareForestClassifier, MissingAwareTreeClassifier,
@@ -31,7 +32,8 @@ REPORTS = ROOT / "reports"
 #: the modules that write fit-log keys (the local search's own log is copied under other names)
 WRITERS = ("fairspec/models/rule_set/estimator.py", "fairspec/models/tree/estimators.py",
            "fairspec/models/tree/relabel.py", "fairspec/models/tree/forest_relabel.py",
-           "fairspec/models/baseline.py")
+           "fairspec/models/baseline.py", "fairspec/models/privileged_boost/estimator.py",
+           "fairspec/models/privileged_boost/threshold.py")
 #: functions whose log becomes a nested record of the fit log (the rule set's ``refine``)
 RECORD_WRITERS = {"_refine"}
 #: dicts named like a log that never reach the fit log under their own keys: the local
@@ -95,7 +97,10 @@ def fitted_logs() -> dict[str, dict]:
     X, y, g = _data()
     rare_X, rare_y, rare_g = _data(shift=-2.0)  # few positives: the empty rule set can win
     eo = lambda bound: make_criterion("equal_opportunity", bound)  # noqa: E731
-    small = dict(max_complexity=8, max_conditions=2, thresholds=4, categorical_features=[1], time_limit=2.0)
+    # work limits only (clock_cap False): on a busy machine the clock had cut the slack fit's
+    # column generation before its first LP, and its tilts then ran
+    small = dict(max_complexity=8, max_conditions=2, thresholds=4, categorical_features=[1], time_limit=2.0,
+                 clock_cap=False)
     fits = {
         "rule set, no criterion": (FairRuleSetClassifier(**small), X, y, None),
         "rule set, binding bound (tilted phases)": (FairRuleSetClassifier(criterion=eo(0.01), **small), X, y, g),
@@ -105,7 +110,8 @@ def fitted_logs() -> dict[str, dict]:
                                                       search_iterations=20, **{**small, "time_limit": 10.0}),
                                 X, y, g),
         # no time left for the final IP, and nothing non-empty meets a zero gap: ip_not_run_because, note
-        "rule set, out of time": (FairRuleSetClassifier(criterion=eo(0.0), **{**small, "time_limit": 0.01}),
+        "rule set, out of time": (FairRuleSetClassifier(criterion=eo(0.0), **{**small, "time_limit": 0.01,
+                                                                          "clock_cap": True}),
                                   rare_X, rare_y, rare_g),
         "tree, bound": (MissingAwareTreeClassifier(max_depth=3, fairness=eo(0.02), time_limit=5.0), X, y, g),
         "tree, penalty": (MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity",
@@ -121,8 +127,13 @@ def fitted_logs() -> dict[str, dict]:
                                                            time_limit=0.0001), X, y, g),
         "baseline tree": (BaselineClassifier(learner="tree", depth=3), np.nan_to_num(X), y, None),
         "baseline logistic": (BaselineClassifier(learner="logistic"), np.nan_to_num(X), y, None),
+        "boosting, bound": (PrivilegedBoostClassifier(n_rounds=10, fairness=eo(0.01)), X, y, g),
+        "boosting, penalty": (PrivilegedBoostClassifier(n_rounds=10, variant="jpib",
+                                                        fairness=make_criterion("equal_opportunity", penalty=1.0)),
+                              X, y, g),
     }
     logs = {name: est.fit(X_, y_, g_).fit_log_ for name, (est, X_, y_, g_) in fits.items()}
+    logs["boosting, privileged"] = PrivilegedBoostClassifier(n_rounds=10).fit(X, y, privileged=g).fit_log_
     logs["tree regressor"] = MissingAwareTreeRegressor(max_depth=3).fit(X, X[:, 0]).fit_log_
     return logs
 
@@ -136,7 +147,8 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     seen = set().union(*fitted_logs.values())
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
-            "train_gap_before_relabel", "note", "learner", "trees"} <= seen
+            "train_gap_before_relabel", "note", "learner", "trees", "threshold_chosen_for_bound",
+            "privileged_model_rounds"} <= seen
 
 
 def test_every_phase_record_field_has_a_meaning():

@@ -229,6 +229,7 @@ def test_an_iteration_limit_without_a_solution_says_so():
     assert not highs.stopped_by_clock(res.status)
 
 
+@pytest.mark.slow
 def test_a_checkpoint_stop_after_the_clock_ran_out_is_reported_as_the_clock():
     # HiGHS asks our interrupt callback before it looks at its clock, so a run whose time ran
     # out before the last checkpoint used to come back as a work limit, and "reproducible",
@@ -287,6 +288,7 @@ def test_ctrl_c_during_a_mip_reaches_the_caller_once_highs_has_stopped(ctrl_c_ra
     assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # Ctrl-C works as before
 
 
+@pytest.mark.slow
 def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped():
     # the command line raises on SIGTERM as on Ctrl-C; raised inside HiGHS's callback it would
     # be lost the same way and the fit carry on, so it is held like Ctrl-C
@@ -304,3 +306,36 @@ def test_sigterm_during_a_mip_reaches_the_callers_handler_once_highs_has_stopped
         assert signal.getsignal(signal.SIGTERM) is raise_terminated
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_an_lp_left_at_a_limit_with_values_that_break_its_rows_has_no_solution():
+    # APPSI counts any values as a solution: the dual simplex stopped after one iteration
+    # returned "iteration_limit" with a point violating a row by 128 and an objective below the optimum
+    rng = np.random.default_rng(1)
+    a, c = rng.integers(1, 20, (40, 60)), rng.integers(1, 30, 60)
+    b = a.sum(axis=1) // 4
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(60), bounds=(0, 10))
+    m.rows = pyo.Constraint(range(40), rule=lambda m, i: sum(int(a[i, j]) * m.x[j] for j in range(60)) >= int(b[i]))
+    m.cost = pyo.Objective(expr=sum(int(c[j]) * m.x[j] for j in range(60)))
+    res = highs.HighsSession(time_limit=30.0, options={"simplex_iteration_limit": 1}).solve(m)
+    assert res.status == highs.ITERATION_LIMIT + highs.NO_SOLUTION_SUFFIX
+    assert not res.has_solution and res.objective is None and res.bound is None
+
+
+def test_an_unbounded_mip_is_not_called_infeasible():
+    # HiGHS's presolve says "infeasible or unbounded"; the wrapper said "infeasible" of a MIP
+    # that x = 0 satisfies
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), domain=pyo.NonNegativeIntegers)
+    m.row = pyo.Constraint(expr=m.x[0] - m.x[1] <= 3)
+    m.value = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    res = highs.solve(m, time_limit=10)
+    assert res.status == "infeasible_or_unbounded" and not res.has_solution
+    assert res.status == highs.INFEASIBLE_OR_UNBOUNDED
+    # with every variable bounded it cannot be unbounded: infeasible, as before
+    m = pyo.ConcreteModel()
+    m.x = pyo.Var(range(2), domain=pyo.Binary)
+    m.row = pyo.Constraint(expr=m.x[0] + m.x[1] >= 3)
+    m.value = pyo.Objective(expr=m.x[0] + m.x[1], sense=pyo.maximize)
+    assert highs.solve(m, time_limit=10).status == highs.INFEASIBLE

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import highspy
 import numpy as np
 
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
 from fairspec.solvers.highs import HighsSession, SolverFailure, stopped_by_clock, time_limit_from_now, use_threads
@@ -181,7 +182,18 @@ class MasterLP:
         w = col_value[np.array(self.w_cols, dtype=int)] if self.w_cols else np.zeros(0)
         # a column's complexity costs its dual price plus its cost in the objective
         penalty = max(penalty, 0.0) + self.problem.complexity_cost
+        v, penalty = pricing_weights(v, penalty, self.problem.max_complexity)
         return "optimal", float(self.h.getInfo().objective_function_value), w, v, penalty
+
+
+def pricing_weights(v: np.ndarray, penalty: float, max_complexity: float) -> tuple[np.ndarray, float]:
+    """The pricing weights ``v`` and complexity price ``λ`` on one grid (:mod:`fairspec.models.exact_sums`),
+    so that every reduced cost ``Σ_i v_i a_ik + λ c_k`` is an exact sum: the beam search's
+    matrix products and the pool's per-rule sums then agree to the bit, on every processor,
+    and the pricing IP gets the same coefficients.  The bound counts a complexity of up to
+    ``max_complexity`` (at least 64, past any rule the beam scores)."""
+    step = grid_step(float(np.abs(v).sum()) + abs(penalty) * (max(float(max_complexity), 64.0) + 1.0))
+    return on_grid(v, step), on_grid(penalty, step)
 
 
 @dataclass
@@ -254,7 +266,11 @@ class ColumnGenerator:
             self.lp_solutions.append(w)
             for k in np.flatnonzero(w > 1e-6):
                 self.pool.used[k] = True
-            v_sub = v[self._sub] * self._sub_scale if self.pricing_patterns is not None else v
+            if self.pricing_patterns is not None:
+                # scaled, the subsample's weights leave the grid: put back on one (λ with them)
+                v_sub, penalty = pricing_weights(v[self._sub] * self._sub_scale, penalty, self.problem.max_complexity)
+            else:
+                v_sub = v
             found = beam_search(self._sub_literals_f, v_sub, penalty, max_conditions=self.max_conditions,
                                 beam_width=self.beam_width, max_rules=self.columns_per_round, tol=self.tol,
                                 exclude=self.pool.index.keys())

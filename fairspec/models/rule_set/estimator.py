@@ -25,11 +25,8 @@ Fit, end to end (Lawless and Günlük 2021, with the changes the module docstrin
    condition and rule it can lose without a training error more or a larger fairness excess
    (:func:`.local_search.simplify`: a rule is minimal on its own, not within the set), one
    hill-climb spends the complexity that frees, and the choice of step 6 is made again over
-   these two more candidates; the winner is simplified once more and returned.  Measured on 5
-   development splits (seeds 5–9, group column included; not the benchmark's 0–4), mean test
-   accuracy without → with this step: compas unconstrained 0.6759 → 0.6763, at equal
-   opportunity ≤ 0.05 0.6598 → 0.6626; default 0.8198 → 0.8200 and 0.8199 → 0.8202 (paired
-   differences +0.0002 ± 0.0001 and +0.0004 ± 0.0003 SE), at 0.4–5 lower complexity.
+   these two more candidates; the winner is simplified once more and returned (what it buys:
+   ``benchmarks/README.md``, "Rule-set fit: the measurements behind its design").
 
 The empty rule set predicts every row negative: all TPRs and FPRs are 0, so it meets any
 equal-opportunity or equalized-odds bound (as the all-positive one does, with rates 1).  The
@@ -54,39 +51,21 @@ only a cap:
 
 So ``time_limit`` sizes the work of the search and the IP, and bounds the wall clock of every
 stage; column generation's rounds do not grow or shrink with it, so under ``clock_cap=False``
-a large problem can take several times the limit there (14,038 law rows with missing values,
-``max_conditions`` 2, a 12 s limit: 59 s of column generation, measured on an idle machine,
-2026-11-27).  The set-up
+a large problem can take several times the limit there.  The set-up
 before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
 HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and a
 time limit shorter than it is overrun by it (every stage then stops at once, cut by the
-clock).  Measured here (70 % of the rows, equalized odds ≤ 0.1): 0.2 s on compas, 1.5–1.8 s
-on adult with two groups and 3.4–3.6 s with sex × race (10 groups), so that a 1 s limit took
-0.6, 2.0 and 4.2 s in all.  A stage the clock stopped
+clock).  A stage the clock stopped
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  With ``clock_cap=False`` the clock caps
 nothing (HiGHS gets no time limit, the certifying pricing IP no seconds of its own): every stage
 ends by its work limit, so the same data, parameters, seed and software give the same rule set
 on any machine, however slow or loaded, and a slow one simply takes longer.  A fit the clock did
-not cut returns the same rule set either way: the caps only ever stop work early.  Measured on
-the bundled compas example (``specs/compas_rules.fair``, 30 s) with four busy processes on the
-two cores: capped, the clock cut three stages at 29.3 s and another rule set came out (test
-accuracy 0.621 instead of 0.624), reported as not reproducible; with ``clock_cap=False`` the fit
-took 85 s and returned the committed rule set, down to the final IP's bound.
-
-Measured here: in the issue-4 benchmark (75 fits; compas at 28 s, adult and default at
-100 s; two fits at a time), 74 fits ended by work limits alone and the clock cut one final
-IP (in each of two runs); eight compas fits run twice each returned the same rule set both
-times.  On a day the machine ran 1.2–1.7x slower
-(the peers' fits too), the 50 adult and compas fits returned the same rule sets again, and the
-clock cut 12 of the 25 default fits: the budgets assume this machine's usual speed, and
-``fit_log_["reproducible"]`` says when they did not hold.  On an idle machine later, all 75 fits
-ended by work limits and every fit the clock had not cut on the slow day gave the same test
-accuracy again.  Those counts missed one kind of cut: a final IP that HiGHS's clock had already
-truncated when our checkpoint count stopped it was called a work limit
-(:mod:`fairspec.solvers.highs` explains it).  Counted correctly, a later run of the same
-benchmark had 69 of 75 fits end by work limits; the clock cut one compas fit (its final IP,
-26.8 s into a 28 s budget) and five default fits.
+not cut returns the same rule set either way: the caps only ever stop work early.  The work
+budgets assume this machine's usual speed; ``fit_log_["reproducible"]`` says when they did not
+hold (how often they do: ``benchmarks/README.md``).  Sums whose order a processor's BLAS
+kernel chooses are made exact (:mod:`fairspec.models.exact_sums`), so "any machine" includes
+processors with other instruction sets (``docs/REPRODUCIBILITY.md``).
 """
 from __future__ import annotations
 
@@ -99,6 +78,7 @@ import pyomo.environ as pyo
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from fairspec.errors import DataError
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
@@ -123,11 +103,9 @@ EXACT_NEGATIVE_PAIRS = 30000
 #: most exactness rows in the final IP (HiGHS's branch and bound slows down well before that)
 MAX_EXACT_PAIRS = 60000
 #: work budgets (see "Time and work" in the module docstring): the local search's share of
-#: ``time_limit`` and its speed in scored cells per second, measured here on fair problems with
-#: two fits at a time (0.20–0.26e9; unconstrained ones score about twice as fast); the final
-#: IP's share and its speed in HiGHS checkpoints per second (0.2–9 measured; the slowest, the fair
-#: default IPs with two fits at a time, made 0.2–0.3 a second, and at 0.5 the clock cut two of
-#: four of them); the IP's minimum share of the wall clock
+#: ``time_limit`` and its speed in scored cells per second on fair problems; the final IP's share
+#: and its speed in HiGHS checkpoints per second (the slowest IPs' rate, so the clock rarely cuts
+#: them; the rates measured: ``benchmarks/README.md``); the IP's minimum share of the wall clock
 SEARCH_SHARE = 0.3
 SEARCH_CELLS_PER_SECOND = 2.0e8
 IP_SHARE = 0.2
@@ -151,14 +129,8 @@ def clock_reserve(time_limit: float) -> float:
 #: them built a clique table that took most of the IP's time without ever looking at the
 #: clock (HiGHS issue #2860 names ``runProbing`` as taking "a very long time"; its fix budgets
 #: probing by a share of the time limit, which would make the work, and so the result, depend
-#: on the clock).  Measured on the compas IP of benchmark seed 2 at equal opportunity ≤ 0.05
-#: (80,638 rows, 1,371 columns): presolve 20.2 s with probing, under 0.1 s without; the fit
-#: took 33.4 s in a 28 s budget.  On 5 development splits (seeds 5–9; equal opportunity ≤ 0.05
-#: and ≤ 0.01, equalized odds ≤ 0.05; compas, adult and default, work limits only) every one
-#: of the 45 fits returned the same rule set either way, and the IP's mean time fell from 6.8
-#: to 4.6 s on compas (at most 24.2 → 7.4 s), 10.2 → 8.2 s on adult and 10.0 → 7.8 s on
-#: default: in 43 of the 45 the IP returned its MIP start, in the other two the same better
-#: incumbent either way.
+#: on the clock).  Without it, presolve took most of a compas IP's time; with it, the same rule
+#: sets came out, sooner (``benchmarks/README.md``).
 FINAL_IP_OPTIONS = {"presolve_rule_off": 1 << 15}
 #: the final IP's status when HiGHS never ran it: the time left could not load it (a clock cut), or
 #: the pool held no column (:data:`EMPTY_POOL_REASON`)
@@ -224,10 +196,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         as a share of the training rows: a rule must remove more than
         ``complexity_cost · n · (1 + conditions)`` training errors to enter (aix360's BRCG
         regulariser with λ0 = λ1).  0, the paper's objective, bounds complexity only by
-        ``max_complexity``.  Measured here on 5 development splits (seeds 5–9, not the
-        benchmark's), unconstrained: on default 0.00015 kept test accuracy (0.8198 both) at
-        complexity 16.6 instead of 29.6; on compas 0.0005 gave 0.6764 vs 0.6759 at 19.4
-        instead of 29.8.  A simpler rule set at the same accuracy, not a more accurate one
+        ``max_complexity``.  It buys a simpler rule set at the same accuracy, not a more accurate
+        one (``benchmarks/README.md``)
     max_enumerated_rules : when there are at most this many rules of up to ``max_conditions``
         literals, every one enters the pool: column generation has nothing left to price and
         the final IP (with at most ``max_ip_columns`` columns, so keep this no larger) is exact
@@ -237,15 +207,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     fairness_folds : when ≥ 2, the bound is also imposed on each of this many disjoint, seeded,
         label-and-group-stratified folds of the training rows (see :func:`.master.fairness_rows`),
         dealt so that the order of the rows does not matter (:func:`_stratified_folds`); 0 (the
-        default) or 1 imposes it on the whole training set only, as the paper does.  The folds
-        were the default (2) until 2026-11-24, when, on 5 development splits (seeds 5–9, not the
-        benchmark's; work limits only), they no longer bought a smaller test gap and cost
-        accuracy: with the group column as a feature, test accuracy without − with folds was
-        +0.018 / −0.004 / +0.002 on compas (equal opportunity ≤ 0.01 / ≤ 0.05, equalized odds
-        ≤ 0.05) and +0.005 / +0.002 / +0.002 on adult, at mean test gaps 0.014 vs 0.023, 0.049
-        vs 0.051, 0.062 vs 0.061 (compas) and 0.037 vs 0.037, 0.079 vs 0.065, 0.062 vs 0.052
-        (adult); without the group column, on compas, 0.057 vs 0.076 (≤ 0.01) and 0.080 vs
-        0.090 (≤ 0.05) at accuracies within 0.003
+        default) or 1 imposes it on the whole training set only, as the paper does: the folds
+        no longer bought a smaller test gap and cost accuracy (``benchmarks/README.md``)
     clock_cap : True (default) stops a stage when its share of ``time_limit`` has passed on the
         wall clock; False lets only the work limits stop the stages ("Time and work" in the
         module docstring), so the fit is reproducible on any machine and may take longer than
@@ -544,14 +507,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         relaxed master's fairness rows are inactive (λ_LP = 0) and its near-optimal rule set is
         also fair on the exact rows, the bound is slack and λ = 0: the tilts would price for
         multipliers the problem does not have, and only search further for training loss.
-        Both tests are needed: on compas at equal opportunity ≤ 0.05 the rounded solution met
-        the exact rows on 3 of 5 splits while the fairness duals were 180–420 (the bound shapes
-        the LP).  On default every split's duals were either 0 with the rounding fair, or
-        positive (121–1006) with it unfair.  Measured on 5 development splits of default (seeds
-        5–9, not the benchmark's) at equal opportunity ≤ 0.05, where the unconstrained rule sets'
-        train gaps are 0.003–0.024: with the tilts 0.8187 mean test accuracy (train 0.8247),
-        without them 0.8199 (train 0.8239), and the fits took at most 60 s instead of being cut
-        by the clock on 3 of 5 splits."""
+        Both tests are needed: a rounded solution can meet the exact rows while the fairness
+        duals are positive (the bound shapes the LP).  Skipping the tilts when the bound is slack
+        cost no accuracy and kept the fits within their limits (``benchmarks/README.md``)."""
         if not generator.lp_solutions or generator.lp.fairness_dual > 1e-9:
             return False
         chosen = np.flatnonzero(generator.lp_solutions[-1] >= 0.5)
@@ -588,7 +546,10 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 for tau in TILTS:
                     pos, neg = pats.count.copy(), pats.count.copy()
                     (pos if label == 1 else neg)[sel] *= 1 + tau
-                    out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", pos, neg))
+                    # on a grid, so a column's cost, a sum of them, is the same whichever way it
+                    # is summed (:mod:`fairspec.models.exact_sums`)
+                    step = grid_step(float(pats.count.sum()) * (1 + max(TILTS)))
+                    out.append((f"tilt_{rate}_{pats.group_labels[g]}_{tau:g}", on_grid(pos, step), on_grid(neg, step)))
         return out
 
     def _merged_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,

@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.registry.criteria import MET_TOLERANCE
 
 
@@ -27,10 +28,19 @@ class RuleSetScorer:
     """
 
     def __init__(self, y, count, rows, complexity_cost: float = 0.0):
-        self.pos_w = np.where(y == 1, count, 0.0)
-        self.neg_w = np.where(y == 0, count, 0.0)
-        # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing)
-        self.matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T.copy() if rows else None
+        # pattern counts are whole numbers, so their sums are exact; the grid keeps them so
+        # for any weights (it leaves whole numbers below 2**50 as they are)
+        step = grid_step(float(np.abs(count).sum()))
+        self.pos_w = on_grid(np.where(y == 1, count, 0.0), step)
+        self.neg_w = on_grid(np.where(y == 0, count, 0.0), step)
+        # stored as (patterns × rows): cover.T @ matrix is the fast BLAS order here (see pricing).
+        # On a grid, so every row's sum is exact whatever the BLAS kernel's order of additions
+        # (:mod:`fairspec.models.exact_sums`); a row's coefficients add up to at most 2 in
+        # absolute value (±1 per group), so the grid moves a gap by under 1e-14 per pattern
+        self.matrix = None
+        if rows:
+            matrix = np.array([(-r.coef if r.rate == "fnr" else r.coef) for r in rows]).T
+            self.matrix = on_grid(matrix, grid_step(float(np.abs(matrix).sum(axis=0).max())))
         # against ε itself, not the solver's shifted bound: a gap of exactly ε meets it
         self.bounds = np.array([r.epsilon + MET_TOLERANCE for r in rows]) if rows else None
         #: objective cost of a unit of complexity (:attr:`.master.MasterProblem.complexity_cost`)
@@ -124,12 +134,8 @@ def iterated_local_search(coverage: np.ndarray, complexity: np.ndarray, scorer: 
     rules that fit the complexity left, :func:`improve` climbs from there, and the result
     replaces the best when it is lexicographically better (excess, then loss).  Single moves
     stall where only a *pair* of rules helps (neither alone pays for its false positives);
-    the kicks reach such pairs.
-    Measured on adult (ε = 0.01, 2,000 pooled rules), with drop-only kicks: 20 s of them took
-    the training accuracy of the best fair rule set from 0.823 (one climb from the empty set)
-    to 0.828, above the exact IP's incumbent after 28 s (0.827).  Drop-only kicks never reached
-    the optimum on the five small instances of the tests where single moves stall; with the
-    forced-in rules they reach it on all thirty.
+    the kicks reach such pairs (the tests' small instances where single moves stall are
+    solved to their optimum; ``benchmarks/README.md`` has the adult measurements).
 
     Returns every improving result, best first, as ``(rules, excess, loss)``.  The kicks are
     drawn from ``seed``; a search that ends by ``max_iterations`` is reproducible, one cut by

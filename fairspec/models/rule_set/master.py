@@ -171,13 +171,11 @@ def fairness_rows(patterns: Patterns, criterion) -> list[FairnessRow]:
     repeated on each fold with that fold's group sizes: the rule set must meet the bound on
     every fold as well as on the whole training set.  This is our addition, not the paper's:
     choosing among thousands of rules, the exact IP otherwise finds rule sets whose train gap
-    is small partly by chance (a selection effect).  Measured on compas, 5 splits, ε = 0.01,
-    25 s fits: mean test gap 0.125 without folds, 0.087 with two folds (test accuracy 0.603 vs
-    0.592); at ε = 0.05: 0.140 vs 0.134 (accuracy 0.620 vs 0.622).  A rule set fair on each of
-    two disjoint halves is less likely to be fair by chance on both.  That was measured on the
-    first version of the fit; on the current one the folds no longer narrow the test gap and
-    cost accuracy, so the estimator imposes none by default (``fairness_folds`` in
-    :class:`.estimator.FairRuleSetClassifier`, with the measurements).
+    is small partly by chance (a selection effect), and a rule set fair on each of two
+    disjoint halves is less likely to be fair by chance on both.  On the current fit the folds
+    no longer narrow the test gap and cost accuracy, so the estimator imposes none by default
+    (``fairness_folds`` in :class:`.estimator.FairRuleSetClassifier`; the measurements:
+    ``benchmarks/README.md``).
     """
     if criterion is None or criterion.bound is None:
         return []

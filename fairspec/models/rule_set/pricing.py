@@ -35,7 +35,9 @@ def beam_search(literals_f: np.ndarray, weights: np.ndarray, penalty: float, *, 
     ----------
     literals_f : float array of shape (n_patterns, n_literals), the 0/1 literal matrix
     weights : float array of shape (n_patterns,), the ``v_i`` above
-    penalty : float, the ``λ`` above (cost per unit of complexity)
+    penalty : float, the ``λ`` above (cost per unit of complexity); with ``weights`` on one
+        grid (:func:`.column_generation.pricing_weights`) every score is an exact sum, so the
+        rules found do not depend on the processor's BLAS kernel
     exclude : rules (sorted tuples) already in the master
 
     Returns
@@ -62,8 +64,9 @@ def beam_search(literals_f: np.ndarray, weights: np.ndarray, penalty: float, *, 
         take = min(finite, 2 * beam_width + max_rules)
         if take == 0:
             break
-        flat = np.argpartition(scores, take - 1, axis=None)[:take] if take < scores.size else np.arange(scores.size)
-        flat = flat[np.lexsort((flat, scores.ravel()[flat]))]
+        # the best ``take`` by (score, place), ties in place order: numpy's argpartition leaves
+        # ties at the cut in an order that depends on the processor's SIMD instructions
+        flat = np.argsort(scores, axis=None, kind="stable")[:take]
         next_rules = []
         seen = set()
         for idx in flat:

@@ -46,11 +46,8 @@ from fairspec.solvers.highs import stopped_by_clock
 
 FORMAT_VERSION = 1
 #: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
-#: checkpoints per second of ``time_limit``, and the fewest.  Measured here: a single tree's MIP
-#: is solved to optimality in at most 0.12 s and 0-85 checkpoints (compas and adult, two splits,
-#: depths 2-8, equal opportunity 0.1 and 0.01, equalized odds 0.05; 2026-11-24); a 50-tree
-#: forest's joint MIP on compas made 1.4 checkpoints a second and had its best labelling by the
-#: 5th (the later ones only raised its bound).  The fewest was 3 until a review found a
+#: checkpoints per second of ``time_limit``, and the fewest (the rates they rest on:
+#: ``benchmarks/README.md``).  The fewest was 3 until a review found a
 #: depth-2 tree's MIP, four binaries, stopped there with a 14 % gap, every leaf labelled 0, at
 #: a looser bound than a sweep's point that was solved: checkpoints count HiGHS's callbacks,
 #: not its work, and a small MIP makes several before its root is solved

@@ -2,10 +2,8 @@
 
 The joint relabelling MIP of a forest (:mod:`.relabel`) has one vote binary per distinct
 routing pattern, nearly one per training row, linked to the leaf labels by big-M rows; its LP
-relaxation says little, and HiGHS's own heuristics found poor incumbents. Measured on compas
-(50 trees, equal opportunity <= 0.01, 30 s): training accuracy 0.530 (every row predicted 0,
-which meets the bound trivially) at a MIP gap of 0.47; on adult (<= 0.01, 60 s) 0.759, when the
-unconstrained forest had 0.851.
+relaxation says little, and HiGHS's own heuristics found poor incumbents (on compas, the
+trivial labelling that predicts every row 0; ``benchmarks/README.md``).
 
 Block coordinate descent over trees finds a far better feasible labelling in seconds:
 
@@ -28,16 +26,9 @@ Block coordinate descent over trees finds a far better feasible labelling in sec
 The forest keeps the descent's labels when their exact vote meets the bound; only when it
 does not is the joint MIP run (its hard rows then either find a fair labelling or prove there
 is none).  It used to run after every descent too, started from its labels, for whatever was
-left of the time limit.  Measured with ``benchmarks/fair_forests.py`` (50 trees, depth 5,
-``min_samples_leaf`` 20, seeds 0-4, equal opportunity <= 0.05 and <= 0.01; benchmarks/README.md
-has the table), that joint MIP raised training accuracy on compas by 0.03-0.04, but test
-accuracy by +0.0023 ± 0.0048 and -0.0019 ± 0.0070 (mean ± SE over the splits, from -0.024 to
-+0.015 split by split), while the test gap widened by 0.006 and 0.025 on average; on adult it
-moved test accuracy by +0.0004 and -0.0015 and the test gap by -0.001 and -0.003.  It took the
-whole rest of the time limit (25-50 s, against 2-19 s for the descent) and the clock, not a
-work limit, stopped it every time: on adult HiGHS reached its third checkpoint only 450 s
-after its second, inside the root node (13,000 binaries, 1.2 million nonzeros), so no
-checkpoint count could stop it at a sensible point.  Without it a fair forest takes the
+left of the time limit: it raised training accuracy, not test accuracy, widened the test gap,
+and only the clock could stop it, so no work limit made it reproducible (the measurements:
+``benchmarks/README.md``).  Without it a fair forest takes the
 descent's seconds and gives the same labels on any machine.
 
 Every block is solved to optimality by a seeded HiGHS (or to its work limit,
@@ -197,10 +188,8 @@ def tree_by_tree_labels(routes: TreeRoutes, labels: np.ndarray, y, groups, rates
 
     The descent runs from two starts, each tree alone (step 1 of the module docstring) and the
     forest's own majority labels, and the better end wins: the lower excess, then the higher
-    training accuracy. Neither start always reached the bound: measured (50 trees, seed 0,
-    equal opportunity), from each tree alone the descent stalled at an excess of 0.018 on
-    adult at <= 0.05, and from the majority labels at 0.16 and 0.20 on compas at <= 0.05 and
-    <= 0.01; the other start reached the bound in each case.
+    training accuracy. Neither start always reached the bound, and where one stalled the other
+    reached it (``benchmarks/README.md``).
 
     ``deadline`` is a ``time.perf_counter()`` value (or infinity); the descent stops there, and
     the log's ``relabel_descent_cut_by_clock`` says whether it did. ``max_checkpoints`` is each

@@ -94,9 +94,13 @@ agree (``tests/models/test_tree.py`` checks the same partition as scikit-learn's
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import xlogy
+
+from fairspec.models.exact_sums import fixed_order_product
 
 # where the missing rows of a split go
 LEFT, RIGHT, MIDDLE, FRACTIONAL = 0, 1, 2, 3
@@ -231,7 +235,9 @@ class Task:
         p0, p1 = w0 / safe, w1 / safe
         if self.criterion == "gini":
             return W * (1.0 - p0 * p0 - p1 * p1)
-        xe = -(w0 * np.log(np.maximum(p0, _EPS)) + w1 * np.log(np.maximum(p1, _EPS)))
+        # the C library's log (scipy's xlogy), not numpy's: numpy's AVX-512 log can differ from
+        # it in the last bit, and a near-tie between two splits then goes the other way
+        xe = -(xlogy(w0, np.maximum(p0, _EPS)) + xlogy(w1, np.maximum(p1, _EPS)))
         return W * xe if self.criterion == "entropy_sum" else xe
 
     def cross_loss(self, S: np.ndarray, parent_estimate: float) -> np.ndarray:
@@ -246,7 +252,7 @@ class Task:
         if self.criterion == "gini":
             return w0 * (1.0 - q0) + w1 * (1.0 - q1)
         # rows of M are rows of the parent, so q_y > 0 wherever w_y > 0
-        xe = -(w0 * np.log(max(q0, _EPS)) + w1 * np.log(max(q1, _EPS)))
+        xe = -(w0 * math.log(max(q0, _EPS)) + w1 * math.log(max(q1, _EPS)))
         return (w0 + w1) * xe if self.criterion == "entropy_sum" else xe
 
     def majority(self, S: np.ndarray) -> np.ndarray:
@@ -399,7 +405,8 @@ class SplitScorer:
                 L = np.cumsum(S_obs, axis=0)[:-1]
                 nL = np.cumsum(n_obs)[:-1]
             else:
-                L = subsets @ S_obs
+                # summed in a fixed order: a BLAS product's order depends on the processor
+                L = fixed_order_product(subsets, S_obs)
                 nL = (subsets @ n_obs).round().astype(np.int64)
             R = S_obs.sum(axis=0) - L
             nR = n_obs.sum() - nL

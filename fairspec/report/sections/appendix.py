@@ -81,15 +81,19 @@ def _training(model_doc: dict, metrics_doc: dict) -> TrainingView:
         reproducible_text = ("yes: the clock stopped no stage and could stop none (clock_cap false, set by "
                              "compile-and-train --no-clock-cap: the spec shown does not say it); the same spec, "
                              "data and seed, run with --no-clock-cap, give this model again under the same "
-                             "software (in the header)")
+                             "software (in the header), on any x86-64 processor")
     elif reproducible and (model_doc.get("model") or {}).get("family") == "baseline":
         reproducible_text = ("yes: this learner never looks at the clock; the same spec, data and seed give "
-                             "this model again under the same software (in the header)")
+                             "this model again under the same software (in the header)"
+                             + ("; on another processor its coefficients may differ in their last digits (about "
+                                "1e-12, from the linear algebra library)"
+                                if ((model_doc.get("model") or {}).get("params") or {}).get("learner") == "logistic"
+                                else ", on any x86-64 processor"))
     elif reproducible:
         reproducible_text = ("yes: the clock stopped no stage"
                              + ("" if clock_cap is not False else " and could stop none (clock_cap false)")
                              + "; the same spec, data and seed give this model again under the same software "
-                               "(in the header)")
+                               "(in the header), on any x86-64 processor")
     else:
         reproducible_text = ("not guaranteed: the time limit stopped " + ", ".join(cut)
                              + "; a faster or idle machine may give another model")

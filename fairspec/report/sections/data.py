@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from fairspec.errors import written_name
 from fairspec.report.format import UNDEFINED, fmt_count, fmt_number, fmt_rate, fmt_share, fmt_value
 from fairspec.report.labels import category_labels, labelled
-from fairspec.report.sections.groups import GroupRow
+from fairspec.report.sections.groups import GroupRow, group_label
 
 #: group columns per missing-values table: more make it wider than a printed page
 MISSING_GROUPS_PER_TABLE = 6
@@ -63,8 +63,6 @@ class DataView:
     missing_all_zero: bool = False
     #: "The positive class (...) is adverse ...": the spec's favourable/adverse statement
     outcome: str = ""
-    #: the readable name of each coded group (the spec's labels), in the groups table's order; () without
-    group_labels: tuple[str, ...] = ()
     reference: str = ""
 
 
@@ -130,11 +128,12 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
         cells = (fmt_count(g.get("count")), fmt_share(share), fmt_rate(g.get("base_rate")))
         if dropped is not None:
             cells += (_dropped_cell(dropped_by_group.get(str(name)), g.get("count")),)
-        groups.append(GroupRow(str(name), cells))
+        groups.append(GroupRow(str(name), cells, group_label(summary, name)))
     # a group every row of which was dropped has no row used: it still belongs in the table
     for name, n_dropped in dropped_by_group.items():
         if name not in {row.name for row in groups}:
-            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0))))
+            groups.append(GroupRow(name, (fmt_count(0), fmt_rate(0.0), UNDEFINED, _dropped_cell(n_dropped, 0)),
+                                   group_label(summary, name)))
     rows_split, rows_note = _rows_text(summary, metrics_doc.get("evaluation") or {})
 
     features = []
@@ -147,7 +146,9 @@ def _data(model_doc: dict, metrics_doc: dict) -> DataView:
                                    _categories(f.get("categories"), labels.get(str(f.get("name")))), role))
     for name in protected:
         if name not in feature_names:
-            features.append(FeatureRow(name, "categorical", "", "protected: defines the groups, not a model input"))
+            features.append(FeatureRow(name, "categorical", _group_categories(schema, name),
+                                       "protected: defines the groups, not a model input"
+                                       + _derived_from(schema, name)))
     privileged = schema.get("privileged") or []
     for f in privileged:
         features.append(FeatureRow(str(f.get("name")), str(f.get("kind")), _categories(f.get("categories")),
@@ -248,6 +249,32 @@ def _rows_text(summary: dict, evaluation: dict) -> tuple[str, str]:
     return split, "; ".join(notes)
 
 
+def _group_definition(schema: dict, name: str) -> dict:
+    """How protected attribute ``name``'s groups are read (model.json ``schema.groups``), or {}."""
+    return next((g for g in schema.get("groups") or [] if isinstance(g, dict) and g.get("name") == name), {})
+
+
+def _derived_from(schema: dict, name: str) -> str:
+    """"; bins of COLUMN ..." for a protected attribute whose groups are bins or merged values."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return f"; bins of {group.get('column')}, closed on the left"
+    if group.get("kind") == "merged":
+        return f"; values of {group.get('column')} merged into groups"
+    return ""
+
+
+def _group_categories(schema: dict, name: str) -> str:
+    """The groups of a derived protected attribute, as the features table lists categories."""
+    group = _group_definition(schema, name)
+    if group.get("kind") == "bins":
+        return _categories(group.get("groups"))
+    if group.get("kind") == "merged" and isinstance(group.get("groups"), dict):
+        return ", ".join(f"{label} ({', '.join(map(str, values))})" for label, values in group["groups"].items()
+                         if isinstance(values, list))
+    return ""
+
+
 def _categories(categories, labels: dict | None = None) -> str:
     if not categories:
         return ""
@@ -286,7 +313,5 @@ def build(model_doc: dict, metrics_doc: dict, outcome_statement: str = "") -> Da
     if isinstance(d, dict):
         reference = (f"\u201c{d.get('reference')}\u201d, "
                      + ("named in the spec" if d.get("reference_from") == "spec" else "the group with the most rows"))
-    readable = summary.get("group_labels") or {}
-    group_labels = tuple(str(readable.get(row.name, "")) for row in view.groups) if readable else ()
-    return DataView(**{**view.__dict__, "proxies": proxies, "proxy_threshold": threshold, "group_labels": group_labels,
+    return DataView(**{**view.__dict__, "proxies": proxies, "proxy_threshold": threshold,
                        "missing_all_zero": all_zero, "outcome": outcome_statement, "reference": reference})

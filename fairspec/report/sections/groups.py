@@ -29,6 +29,9 @@ AUC_OF_RANKING = "AUC (of a ranking score, not a probability)"
 class GroupRow:
     name: str
     cells: tuple[str, ...]  # aligned with the table's columns after the first
+    #: the group's readable name from the spec's ``labels`` (metrics.json
+    #: ``data_summary.group_labels``), shown beside ``name``; "" when it has none
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class RateRow:
     base_rate: str
     cells: tuple[RateCell, ...]  # one per RATES
     is_reference: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,7 @@ class CompareRow:
     cells: tuple[RateCell, ...]  # value: the difference, interval: the ratio
     four_fifths: str  # "" (passes), or why it is flagged
     is_reference: bool = False
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -133,9 +138,18 @@ def four_fifths_text(rule: dict | None) -> tuple[str, bool]:
     return said + f", at least {FOUR_FIFTHS:g}: the four-fifths rule does not flag it", False
 
 
-def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> SplitMetrics:
+def group_label(summary: dict, name) -> str:
+    """The readable name the spec's ``labels`` give group ``name`` ("" when none)."""
+    label = (summary.get("group_labels") or {}).get(str(name))
+    return str(label) if isinstance(label, str) else ""
+
+
+def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
+           summary: dict | None = None) -> SplitMetrics:
+    summary = summary or {}
     groups = tuple(
-        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS))
+        GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
+                 group_label(summary, name))
         for name, g in (block.get("groups") or {}).items())
     overall = (KeyValue("Accuracy", fmt_rate(block.get("accuracy"))),
                KeyValue("Balanced accuracy", _balanced_accuracy(block.get("balanced_accuracy"))),
@@ -153,7 +167,7 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
         rates.append(RateRow(name, fmt_count(sum(entry.get(k, 0) for k in ("tp", "fp", "fn", "tn"))),
                              fmt_rate((own.get(name) or {}).get("base_rate")),
                              tuple(RateCell(fmt_rate(entry.get(r)), fmt_rate_interval(entry.get(f"{r}_interval")))
-                                   for r in RATES), is_ref))
+                                   for r in RATES), is_ref, group_label(summary, name)))
         ratio = entry.get("selection_rate_ratio")
         flag = ""
         if four_fifths_flag(ratio):
@@ -161,8 +175,9 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None) -> S
                     else f"above {1 / FOUR_FIFTHS:g} ✗ (the reference is selected less)")
         compared.append(CompareRow(name, tuple(RateCell(fmt_signed(entry.get(f"{r}_difference")),
                                                         fmt_ratio(entry.get(f"{r}_ratio"))) for r in RATES),
-                                   "reference" if is_ref else (flag or "passes ✓"), is_ref))
-        counts.append(GroupRow(name, tuple(fmt_count(entry.get(k)) for k in ("tp", "fp", "fn", "tn"))))
+                                   "reference" if is_ref else (flag or "passes ✓"), is_ref, group_label(summary, name)))
+        counts.append(GroupRow(name, tuple(fmt_count(entry.get(k)) for k in ("tp", "fp", "fn", "tn")),
+                               group_label(summary, name)))
     rule, flagged = four_fifths_text(d.get("four_fifths"))
     level = d.get("level")
     return SplitMetrics(**{**split.__dict__, "rates": tuple(rates), "compared": tuple(compared), "counts": tuple(counts),
@@ -213,7 +228,8 @@ def build(docs: RunDocuments) -> GroupsView:
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
     # the rows the verdict is read on first
     blocks = [(key, metrics_doc[key]) for key in ("test", "train") if metrics_doc.get(key)]
-    splits = tuple(_split(key, block, docs.suffix, kind) for key, block in blocks)
+    splits = tuple(_split(key, block, docs.suffix, kind, metrics_doc.get("data_summary") or {})
+                   for key, block in blocks)
     intervals = (metrics_doc.get("test") or {}).get("gap_intervals")
     level = intervals.get("level") if intervals else None
     verdict_rows = next((s.title.lower() for s in splits if s.key == "test"), "")

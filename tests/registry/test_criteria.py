@@ -1,4 +1,4 @@
-"""Criterion.gap means what fairspec.metrics means by a gap (review of 2026-11-25)."""
+"""Criterion.gap (fairspec/registry/criteria.py) means what fairspec.metrics means by a gap."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +7,10 @@ import pytest
 from fairspec.metrics.groups import evaluate_predictions
 from fairspec.registry.criteria import CRITERIA, make_criterion
 
+
 Y = np.array([1, 1, 0, 0, 1, 0])
+
+
 PRED = np.array([1, 0, 1, 0, 1, 1])
 
 
