@@ -111,3 +111,19 @@ def test_the_plan_and_the_model_file_carry_the_statements(tmp_path):
     assert point.model_doc["schema"]["reference_group"] == "M" and point.model_doc["model_card"] == {"owner": "Jo"}
     assert point.metrics_doc["test"]["disparities"]["reference"] == "M"
     assert point.metrics_doc["test"]["disparities"]["reference_from"] == "spec"
+
+
+def test_a_reference_may_name_a_derived_group_or_a_group_by_its_label():
+    from fairspec.dsl.check_report import reference_key
+    from fairspec.dsl.groups import group_column
+
+    data = table()
+    text = spec('labels sex { "F" as "female" }', 'reference "female"')
+    doc = parse_spec(text, "t.fair")
+    assert problems(text, data) == []
+    columns = [group_column(doc.spec, "sex", data)]
+    assert reference_key(("female",), data, columns) == "F" and reference_key(("F",), data, columns) == "F"
+    binned = spec('reference "≥ 40"', protected="protected age bins [40]")
+    assert problems(binned, data) == []
+    (diag,) = problems(spec('reference "≥ 41"', protected="protected age bins [40]"), data)
+    assert diag.message == REFERENCE_UNKNOWN.format(label="≥ 41", count=2) and diag.hint == "did you mean '≥ 40'?"
