@@ -71,7 +71,8 @@ def disparity_problem(doc: dict) -> str | None:
         for name, entry in groups.items():
             counts = [entry.get(k) for k in COUNTS]
             if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counts):
-                return f"{json_place('metrics', (*place, 'disparities', 'groups', name))} needs whole counts tp, fp, fn, tn"
+                where_group = json_place("metrics", (*place, "disparities", "groups", name))
+                return f"{where_group} needs whole counts tp, fp, fn, tn"
             if own[name].get("count") is not None and own[name]["count"] != sum(counts):
                 return (f"{json_place('metrics', (*place, 'disparities', 'groups', name))}: tp + fp + fn + tn is "
                         f"{sum(counts)}, but the block's group has {own[name]['count']} rows")
@@ -81,8 +82,8 @@ def disparity_problem(doc: dict) -> str | None:
                 k, n = of(*counts)
                 wanted = None if n == 0 else k / n
                 if _differs(own[name][rate], wanted) if wanted is not None else own[name][rate] is not None:
-                    return (f"{json_place('metrics', (*place, 'groups', name, rate))} is {json.dumps(own[name][rate])}, "
-                            f"but the counts in {where} give {json.dumps(wanted)}")
+                    return (f"{json_place('metrics', (*place, 'groups', name, rate))} is "
+                            f"{json.dumps(own[name][rate])}, but the counts in {where} give {json.dumps(wanted)}")
         confusion = {g: {k: e[k] for k in COUNTS} for g, e in groups.items()}
         try:
             wanted = against_reference(confusion, d.get("reference"), d.get("reference_from", "largest group"),

@@ -127,7 +127,8 @@ def chosen_gap(runs, gap: str | None) -> tuple[str, str]:
                          + ", ".join(sorted(declared)) + "); choose the gap to compare them on with --gap NAME")
     if declared:
         return declared.pop(), "the criterion every run declares"
-    return "demographic_parity", "no run declares a criterion; the selection-rate gap is compared (choose another with --gap)"
+    return ("demographic_parity",
+            "no run declares a criterion; the selection-rate gap is compared (choose another with --gap)")
 
 
 def _setting(metrics_doc: dict) -> str:
@@ -204,7 +205,8 @@ def build_comparison(runs: list[tuple[str, list[tuple[dict, dict]]]], gap: str |
     if points:
         labelled = [FrontierPoint(p.label + STATE_MARKS.get(p.state, ""), p.gap, p.accuracy, p.gap_interval,
                                   p.accuracy_interval, p.state) for p in points]
-        svg = frontier_svg(labelled, name="compare", label=f"{words.accuracy} against the {gap} gap, every model compared",
+        svg = frontier_svg(labelled, name="compare",
+                           label=f"{words.accuracy} against the {gap} gap, every model compared",
                            x_label=f"{gap} gap on the {words.rows}", y_label=words.accuracy.lower(),
                            majority=majority_rate(first_metrics.get(key)))
         chart = FigureView("frontier", "Accuracy against the gap, every model", svg,
@@ -221,7 +223,8 @@ def build_comparison(runs: list[tuple[str, list[tuple[dict, dict]]]], gap: str |
         data_sha256=str((first_model.get("data") or {}).get("sha256") or UNDEFINED),
         split=_split_text(first_metrics), models=tuple(models), chart=chart,
         finding=_finding(measured, best, alternatives, tolerance, gap),
-        notes=tuple(f"{run}: its {gap} gap on the {words.rows} was not measured, so it is not drawn" for run in unmeasured))
+        notes=tuple(f"{run}: its {gap} gap on the {words.rows} was not measured, so it is not drawn"
+                    for run in unmeasured))
 
 
 def _split_text(metrics_doc: dict) -> str:
@@ -233,7 +236,8 @@ def _split_text(metrics_doc: dict) -> str:
         how = f"{e.get('folds')}-fold cross-validation, seed {e.get('seed')}"
     else:
         how = "no test rows"
-    return f"{fmt_count(s.get('rows'))} rows ({how}; training {fmt_count(s.get('rows_train'))}, test {fmt_count(s.get('rows_test'))})"
+    return (f"{fmt_count(s.get('rows'))} rows ({how}; training {fmt_count(s.get('rows_train'))}, "
+            f"test {fmt_count(s.get('rows_test'))})")
 
 
 def _finding(measured, best, alternatives, tolerance: float, gap: str) -> str:

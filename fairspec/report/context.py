@@ -118,8 +118,9 @@ def _run(model_doc: dict, metrics_doc: dict, anchor: str, title: str, outcome: O
     verdict_key = "test" if has_test else "train"
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
     rows = "training rows" if not has_test else ("out-of-fold rows" if kind == "cv" else "test rows")
-    found = summary_section.direction(metrics_doc.get(verdict_key), (metrics_doc.get("fairness") or {}).get("criterion"),
-                                      outcome, rows, (metrics_doc.get("data_summary") or {}).get("group_labels"))
+    criterion = (metrics_doc.get("fairness") or {}).get("criterion")
+    found = summary_section.direction(metrics_doc.get(verdict_key), criterion, outcome, rows,
+                                      (metrics_doc.get("data_summary") or {}).get("group_labels"))
     return RunView(anchor=anchor, title=title, fairness=run_fairness(metrics_doc),
                    direction=found.sentence if found else "",
                    sections=build_run_sections(docs, "main"), appendix=build_run_sections(docs, "appendix"),

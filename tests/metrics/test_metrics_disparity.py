@@ -15,7 +15,8 @@ from fairspec.metrics.disparity import FOUR_FIFTHS, RATES, against_reference, co
 
 def _data(seed: int, n: int = 900, groups=("a", "b", "c", "d")):
     rng = np.random.default_rng(seed)
-    g = rng.choice(np.asarray(groups, dtype=object), n, p=np.linspace(1, 2, len(groups)) / np.linspace(1, 2, len(groups)).sum())
+    weights = np.linspace(1, 2, len(groups))
+    g = rng.choice(np.asarray(groups, dtype=object), n, p=weights / weights.sum())
     y = (rng.random(n) < np.where(g == groups[0], 0.6, 0.35)).astype(int)
     score = np.clip(0.3 * y + 0.7 * rng.random(n), 0, 1)
     pred = (score > np.where(g == groups[-1], 0.45, 0.55)).astype(int)

@@ -249,7 +249,8 @@ def test_coded_groups_are_named_with_the_specs_labels():
     model_doc, metrics_doc = make_docs()
     metrics_doc["data_summary"]["group_labels"] = {GROUPS[0]: "Black"}
     context = build_context(model_doc, metrics_doc)
-    assert [g.label for g in context.data.groups] == ["Black" if g.name == GROUPS[0] else "" for g in context.data.groups]
+    labels = [g.label for g in context.data.groups]
+    assert labels == ["Black" if g.name == GROUPS[0] else "" for g in context.data.groups]
     page = render_report(context)
     # the data table, and the rates, comparison and counts tables of the test and the training rows
     assert page.count(f'Black <span class="group-code">({GROUPS[0]})</span>') == 7

@@ -28,7 +28,8 @@ INTERVAL_HOW = ("each group's rates (TPR, FPR, selection rate or accuracy, as th
                 "gap of 0 only 91 to 94 times in 100 at 95%")
 #: the three states of a verdict, said once for every evaluation
 VERDICT_STATES = ("A bound's verdict has three states: MET when the whole interval of the gap lies within the bound, "
-                  "NOT MET when it lies wholly above it, and INCONCLUSIVE when the interval crosses the bound: the rows "
+                  "NOT MET when it lies wholly above it, and INCONCLUSIVE when the interval crosses the bound: the "
+                  "rows "
                   "cannot tell on which side the gap on new data lies, whichever side the measured gap is on. ")
 VERDICT_NOTES = {
     "holdout":

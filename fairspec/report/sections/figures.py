@@ -15,7 +15,7 @@ import matplotlib
 import numpy as np
 
 from fairspec.metrics.intervals import jeffreys_interval
-from fairspec.report.figures import COLOURS, MARKERS, RC, new_figure, shown, short, svg_text
+from fairspec.report.figures import COLOURS, MARKERS, RC, new_figure, short, svg_text
 from fairspec.report.format import fmt_gap
 from fairspec.report.sections.base import RunDocuments
 from fairspec.report.words import RATE_HEADINGS

@@ -180,7 +180,8 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
                                group_label(summary, name)))
     rule, flagged = four_fifths_text(d.get("four_fifths"))
     level = d.get("level")
-    return SplitMetrics(**{**split.__dict__, "rates": tuple(rates), "compared": tuple(compared), "counts": tuple(counts),
+    return SplitMetrics(**{**split.__dict__, "rates": tuple(rates), "compared": tuple(compared),
+                           "counts": tuple(counts),
                            "reference": reference,
                            "reference_from": "named in the spec" if d.get("reference_from") == "spec"
                            else "the group with the most rows",

@@ -10,7 +10,6 @@ reading the text (missing values, unseen categories), the parameters and the imp
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass

@@ -75,7 +75,8 @@ def chart_caption(words, has_bounds: bool, left_out: list[str], unconstrained: b
     return text
 
 
-def frontier_point(metrics_doc: dict, label: str, state: str | None, unconstrained: bool = False) -> FrontierPoint | None:
+def frontier_point(metrics_doc: dict, label: str, state: str | None,
+                   unconstrained: bool = False) -> FrontierPoint | None:
     """A run's point on the chart: its gap on the verdict rows and accuracy, with intervals."""
     fairness = metrics_doc.get("fairness") or {}
     block = metrics_doc.get("test") or metrics_doc.get("train") or {}
