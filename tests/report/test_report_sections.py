@@ -254,3 +254,16 @@ def test_coded_groups_are_named_with_the_specs_labels():
     page = render_report(context)
     # the data table, and the rates, comparison and counts tables of the test and the training rows
     assert page.count(f'Black <span class="group-code">({GROUPS[0]})</span>') == 7
+
+
+def test_a_long_model_text_shows_its_first_lines_and_folds_the_rest_out_of_print():
+    from fairspec.report.sections.model import MODEL_LINES_SHOWN
+
+    model_doc, metrics_doc = make_docs()
+    model_doc["model"].update(family="tree", text=[f"x{i} < {i}" for i in range(MODEL_LINES_SHOWN + 25)])
+    model = build_context(model_doc, metrics_doc).runs[0].model
+    assert len(model.lines) == MODEL_LINES_SHOWN and len(model.rest) == 25
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert "The other 25 lines of the model's text (folded; not printed" in page
+    # the print style opens the folded tables and the appendix, not these lines
+    assert "details.model-rest > *:not(summary)" not in page

@@ -53,6 +53,14 @@ class ModelView:
     #: "3 branches that no training row reached are not shown ..." ("" when none)
     hidden_note: str = ""
     table: ModelTable | None = None
+    #: the lines past :data:`MODEL_LINES_SHOWN`, folded (a boosted ensemble's hundreds of trees)
+    rest: tuple[ModelLine, ...] = ()
+
+
+#: the lines of a model's text shown open; the rest are folded on screen and left out of print
+#: (model.json, whose SHA-256 the header gives, holds them): a 100-tree ensemble's 2,274 lines had
+#: made the report 64 screens and 44 printed pages
+MODEL_LINES_SHOWN = 80
 
 
 #: a leaf's row count in a tree's text: "leaf: 1  (p=0.56, n=0)"
@@ -347,4 +355,5 @@ def build(docs: RunDocuments) -> ModelView:
         note = (f"{hidden} branch{'es' if hidden > 1 else ''} that no training row reached (n=0 in every leaf below "
                 f"{'them' if hidden > 1 else 'it'}) {'are' if hidden > 1 else 'is'} not shown; model.json holds the "
                 "full text.")
-    return ModelView(**{**view.__dict__, "lines": lines, "hidden_note": note, "table": table})
+    return ModelView(**{**view.__dict__, "lines": lines[:MODEL_LINES_SHOWN], "rest": lines[MODEL_LINES_SHOWN:],
+                        "hidden_note": note, "table": table})
