@@ -4,7 +4,7 @@
 metrics.json section by section (:mod:`fairspec.report.sections`); ``render_report(context)``
 returns the HTML; ``write_report(path, context)`` writes it atomically.
 ``build_comparison(runs)`` and ``render_comparison(context)`` do the same for several runs on
-the same data and split (:mod:`fairspec.report.compare`).  docs/report.md says what each part
+the same data and split (:mod:`fairspec.report.compare`).  docs/REPORT.md says what each part
 of the page means.
 """
 from fairspec.report.compare import build_comparison, render_comparison
