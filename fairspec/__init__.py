@@ -38,13 +38,15 @@ def compile_spec(doc, table=None):
     return _compile(doc, table)
 
 
-def train(plan, progress=None, table=None):
+def train(plan, progress=None, table=None, *, n_jobs=1):
     """Train every point of ``plan``; returns a :class:`~fairspec.pipeline.train.TrainingResult`.
-    ``table``: the spec's data table when already read (it is read from ``plan`` otherwise)."""
+    ``table``: the spec's data table when already read (it is read from ``plan`` otherwise).
+    ``n_jobs``: local processes fitting the folds and sweep points side by side (within
+    :func:`fairspec.parallel.use_scheduler`, a Dask cluster's workers do)."""
     from fairspec.pipeline.progress import SILENT
     from fairspec.pipeline.train import train as _train
 
-    return _train(plan, progress or SILENT, table)
+    return _train(plan, progress or SILENT, table, n_jobs=n_jobs)
 
 
 def write_outputs(result, out_dir=None):

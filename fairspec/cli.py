@@ -199,9 +199,13 @@ def _compile_with_table(spec_path: str, err):
     """The plan and the data table it was checked against (read once, used for training too);
     the plan's warnings go to ``err``."""
     from fairspec import load_spec
+    from fairspec.data.table import CHECK_SECONDS, READ_SECONDS
     from fairspec.plan.compile import compile_with_table
 
+    started = time.perf_counter()
     plan, table = compile_with_table(load_spec(spec_path))
+    # the checks' share of the compile (metrics.json's timing); reading has its own
+    table.attrs[CHECK_SECONDS] = time.perf_counter() - started - table.attrs.get(READ_SECONDS, 0.0)
     if plan.warnings:
         # printed even under -q: -q silences progress, not what the user should know
         err.write(plan.warning_text() + "\n")
@@ -398,7 +402,9 @@ def run_summary(name: str, metrics_doc: dict) -> str:
         gap += f" ({'; '.join(notes)})" if notes else ""
     # as the report's verdict says it: "met" by a constant the clock left had read as the method's
     cut = clock_caveat(metrics_doc)
-    return f"{name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}"
+    constant = metrics_doc.get("constant_model")
+    said = f" [constant model: predicts {constant['predicts']} for every row]" if constant else ""
+    return f"{name}: {acc}{gap}{'' if cut is None else f' [{cut[0]}]'}{said}"
 
 
 def cmd_compile_and_train(args, out, err) -> int:
@@ -418,10 +424,24 @@ def cmd_compile_and_train(args, out, err) -> int:
     # a place the outputs cannot go is found now, not after a training run of minutes
     check_output_dir(out_dir, max(1, len(plan.fairness)),
                      inputs={"spec": plan.spec_path, "data": plan.data.path})
-    result = train(plan, progress, table)
+    from fairspec.parallel import use_scheduler
+
+    if args.jobs is not None and args.jobs == 0:
+        raise UsageError("fairspec compile-and-train: error: argument --jobs: 0: give 1 or more processes, or -1 "
+                         "for one per core")
+    with use_scheduler(args.scheduler):
+        result = train(plan, progress, table, n_jobs=args.jobs or 1)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:
+        constant = point.metrics_doc.get("constant_model")
+        if constant:
+            # never a plain success: the gaps of a constant model are 0 whatever it does to the groups
+            where = "" if point.criterion is None or not plan.is_sweep else f" under {point.criterion.label()}"
+            err.write(f"{plan.spec_filename}: warning: the model{where} is constant: it predicts {constant['predicts']} "
+                      f"({constant['class']}) for every one of its {constant['training_rows']} training rows, so its "
+                      f"gaps are 0 whatever it does to the groups (a bound too tight for the data, a penalty too "
+                      f"strong, or a time limit too short to find rules, may leave one)\n")
         out.write(run_summary(plan.name, point.metrics_doc) + "\n")
     out.write(f"wrote {', '.join(str(p) for p in written if p.name in ('report.html', 'model.json', 'metrics.json', 'sweep.json') and p.parent == out_dir)}\n")
     if result.failed:
@@ -468,10 +488,7 @@ def _prediction_destination(output: str) -> tuple[Path, bool]:
 
 
 def cmd_predict(args, out, err) -> int:
-    import pandas as pd
-
     from fairspec import load_model
-    from fairspec.data.table import read_table
     from fairspec.files import write_atomic
     from fairspec.pipeline.files import OutputError, cannot_write, check_writable_dir
 
@@ -505,34 +522,168 @@ def cmd_predict(args, out, err) -> int:
         if not in_place:
             check_writable_dir(destination.parent, [destination.name])
     model = load_model(args.model)
-    # a header with no rows is a batch with nothing in it today (a nightly export, a filter that
-    # kept no one): its predictions are the header alone, as a filter prints nothing for no input
-    frame = read_table(Path(args.data), allow_no_rows=True)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", UnseenCategoryWarning)
-        labels, scores = model.predict(frame, source=args.data)
-    for warning in caught:
-        if issubclass(warning.category, UnseenCategoryWarning):
-            err.write(f"{warning.message.source}: warning: {warning.message.detail}\n")
+    if args.chunk_rows is not None and args.chunk_rows < 1:
+        raise UsageError(f"fairspec predict: error: argument --chunk-rows: {args.chunk_rows}: give a number of "
+                         f"rows, 1 or more")
+    if args.metrics is not None:
+        _check_metrics_path(args, target if args.output else None)
+    # the file is scored in frames of --chunk-rows rows, its predictions written as they come
+    # into a temporary file (renamed into place, or copied to standard output, a device or a
+    # pipe at the end), so memory holds one frame whatever the file's size and nothing is
+    # half-written when a later row is refused; a header with no rows below it is a batch
+    # with nothing in it today: its predictions are the header alone
+    from fairspec.pipeline.scoring import CHUNK_ROWS, ScoredFile, prediction_text, score_chunks
+
+    summary = ScoredFile()
+    chunks = score_chunks(model, Path(args.data), source=args.data, chunk_rows=args.chunk_rows or CHUNK_ROWS,
+                          metrics=args.metrics is not None, summary=summary)
+    spool = _SpooledPredictions(destination if args.output and not in_place else None)
+    with spool as fh:
+        # every digit (the shortest text that reads back as the same float): six had differed from
+        # the Python API's scores by up to 5e-7 and made ties that change an AUC recomputed from the
+        # file, and could print 0.5 beside a prediction of 1 (found in review)
+        _spool_write(fh, args.output, PREDICTION_HEADER + "\n")
+        for labels, scores in chunks:
+            _spool_write(fh, args.output, prediction_text(labels, scores))
+        for warning in summary.warnings(model, args.data):
+            err.write(f"{warning.source}: warning: {warning.detail}\n")
+        metrics_text = None if args.metrics is None else _metrics_text(args, model, summary)
+        if args.output and not in_place:
+            spool.commit()
+        elif args.output:
+            try:
+                with open(destination, "w", encoding="utf-8", newline="\n") as target_fh:
+                    _copy_text(fh, target_fh.write)
+            except OSError as exc:
+                raise cannot_write(args.output, exc) from None
         else:
-            warnings.showwarning(warning.message, warning.category, warning.filename, warning.lineno)
-    # every digit (the shortest text that reads back as the same float): six had differed from
-    # the Python API's scores by up to 5e-7 and made ties that change an AUC recomputed from the
-    # file, and could print 0.5 beside a prediction of 1 (found in review)
-    text = pd.DataFrame(dict(zip(PREDICTION_COLUMNS, (labels, scores)))).to_csv(index=False)
-    if args.output:
+            _copy_text(fh, out.write)
+    if metrics_text is not None:
         try:
-            if in_place:
-                with open(destination, "w", encoding="utf-8", newline="\n") as fh:
-                    fh.write(text)
-            else:
-                write_atomic(destination, text)
+            write_atomic(Path(args.metrics), metrics_text)
         except OSError as exc:
-            raise cannot_write(args.output, exc) from None
-        err.write(f"wrote {len(labels)} predictions to {args.output}\n")
-    else:
-        out.write(text)
+            raise cannot_write(args.metrics, exc) from None
+        err.write(f"wrote the metrics of {summary.rows} predictions to {args.metrics}\n")
+    if args.output:
+        err.write(f"wrote {summary.rows} predictions to {args.output}\n")
     return EXIT_OK
+
+
+def _check_metrics_path(args, predictions) -> None:
+    """Refuse a ``--metrics`` path before scoring: empty, a directory, one of the inputs or the
+    predictions file, or an existing file that is not metrics ``fairspec predict`` wrote."""
+    path = args.metrics
+    if not path:
+        raise UsageError("fairspec predict: error: argument --metrics: empty path")
+    target = Path(path)
+    if os.path.isdir(target) or path.endswith(("/", os.sep)):
+        from fairspec.pipeline.files import OutputError
+
+        raise OutputError(f"{path}: error: cannot write (it names a directory; give a file name)")
+    model_file = Path(args.model) / "model.json" if os.path.isdir(args.model) else Path(args.model)
+    for name, source in [("the data", Path(args.data)), ("the model", model_file)]:
+        if os.path.exists(target) and os.path.exists(source) and os.path.samefile(target, source):
+            raise UsageError(f"fairspec predict: error: argument --metrics: {path} is {name} file {source}; it "
+                             f"would be overwritten")
+    if predictions is not None and os.path.abspath(target) == os.path.abspath(predictions):
+        raise UsageError(f"fairspec predict: error: argument --metrics: {path} is the predictions file (-o)")
+    if os.path.isfile(target) and not _replaceable(target, 64, lambda head: METRICS_FORMAT.encode() in head):
+        raise UsageError(f"fairspec predict: error: argument --metrics: {path} exists and is not a metrics file "
+                         f"fairspec predict wrote; it would be overwritten: give another path, or delete it first")
+    from fairspec.pipeline.files import check_writable_dir
+
+    check_writable_dir(target.parent, [target.name])
+
+
+#: the ``format`` of the file ``fairspec predict --metrics`` writes (its first bytes, which a
+#: later run checks before replacing the file)
+METRICS_FORMAT = "fairspec-predict-metrics"
+
+
+def _metrics_text(args, model, summary) -> str:
+    """The ``--metrics`` document: the predictions measured against the file's target and
+    groups, as a test split's block of metrics.json (its gap intervals drawn under the
+    model's training seed)."""
+    import json
+
+    from fairspec.data.table import file_sha256
+
+    if summary.rows == 0:
+        raise DataError(f"{args.data}: error: --metrics: the file has no rows to measure the predictions on")
+    schema = model.doc["schema"]
+    seed = (model.doc.get("training") or {}).get("seed")
+    block = summary.metrics.block(seed=seed if isinstance(seed, int) and not isinstance(seed, bool) else 0)
+    doc = {"format": METRICS_FORMAT, "format_version": 1,
+           "model": str(args.model), "data": str(args.data), "data_sha256": file_sha256(Path(args.data)),
+           "target": schema["target"], "protected": schema["protected"],
+           "fairness": model.doc.get("fairness"),
+           # the AUC and ABROCA need the table of distinct scores, dropped past a size (a model of
+           # continuous scores on many rows): then they are null, and this says why
+           "scores_dropped": summary.metrics.scores_dropped,
+           "test": block}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+class _SpooledPredictions:
+    """A temporary file the predictions are written to: beside ``destination`` (renamed over it
+    by :meth:`commit`), or in the temporary folder (copied out by the caller); removed on
+    leaving unless committed."""
+
+    def __init__(self, destination: Path | None):
+        self.destination = destination
+        self.name = None
+        self.committed = False
+
+    def __enter__(self):
+        from fairspec.pipeline.files import cannot_write
+
+        try:
+            if self.destination is not None:
+                fd, self.name = tempfile.mkstemp(prefix=f".{self.destination.name}.", suffix=".tmp",
+                                                 dir=self.destination.parent)
+                self.fh = os.fdopen(fd, "w+", encoding="utf-8", newline="\n")
+            else:
+                self.fh = tempfile.TemporaryFile("w+", encoding="utf-8", newline="\n")
+        except OSError as exc:
+            raise cannot_write(self.destination or "a temporary file", exc) from None
+        return self.fh
+
+    def commit(self) -> None:
+        from fairspec.files import new_file_mode
+        from fairspec.pipeline.files import cannot_write
+
+        try:
+            self.fh.flush()
+            os.fsync(self.fh.fileno())
+            os.chmod(self.name, new_file_mode(self.destination))
+            os.replace(self.name, self.destination)
+        except OSError as exc:
+            raise cannot_write(self.destination, exc) from None
+        self.committed = True
+
+    def __exit__(self, *exc_info):
+        self.fh.close()
+        if self.name is not None and not self.committed:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.name)
+        return False
+
+
+def _spool_write(fh, output, text: str) -> None:
+    from fairspec.pipeline.files import cannot_write
+
+    try:
+        fh.write(text)
+    except OSError as exc:
+        raise cannot_write(output or "a temporary file", exc) from None
+
+
+def _copy_text(fh, write, block: int = 1 << 24) -> None:
+    """The spooled text, from its start, through ``write`` in blocks."""
+    fh.flush()
+    fh.seek(0)
+    for text in iter(lambda: fh.read(block), ""):
+        write(text)
 
 
 def cmd_report(args, out, err) -> int:
@@ -617,6 +768,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-clock-cap", action="store_true",
                    help="train as if the spec said solver { clock_cap false }: only work limits stop the "
                         "stages, so a slower machine gives the same model, later (rule_set and tree)")
+    p.add_argument("--jobs", metavar="N", type=int, default=None,
+                   help="fit the cross-validation folds and sweep points in N local processes side by side "
+                        "(-1: one per core); the models are the serial run's")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="fit them on the Dask cluster whose scheduler is at ADDRESS (tcp://host:8786; default: "
+                        "the environment variable FAIRSPEC_SCHEDULER); needs pip install 'fairspec[dask]'")
     p = add("predict", cmd_predict, "score a CSV with a trained model: columns prediction (1 = the positive class) "
                                      "and score (0-1, higher for the positive class; a probability estimate only "
                                      "for the baseline and unrelabelled trees, see README)")
@@ -625,6 +782,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-o", "--output", metavar="OUT", action=_OutputOption,
                    help="CSV to write (default, or -: standard output)")
     p.set_defaults(output_spelling=None)
+    p.add_argument("--metrics", metavar="JSON",
+                   help="also measure the predictions against the file's target and protected columns, and write "
+                        "the metrics (a test block of metrics.json, with its gap intervals) to JSON")
+    p.add_argument("--chunk-rows", metavar="N", type=int, default=None,
+                   help="read and score the file N rows at a time (default 250000): memory holds one chunk")
     p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json; with several "
                                   "DIRs and -o FILE, compare the runs in one report")
     p.add_argument("dir", nargs="+", type=_path_argument("a run's directory"))

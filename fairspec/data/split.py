@@ -48,11 +48,39 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
     for by, labels in choices:
         cells, counts = np.unique(labels, return_counts=True)
         if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
-            train, test = train_test_split(np.arange(n), test_size=n_test, random_state=ev.seed,
-                                           stratify=labels)
-            return [(np.sort(train), np.sort(test))], by
+            return [_stratified_holdout(labels, n_test, ev.seed)], by
     train, test = train_test_split(np.arange(n), test_size=n_test, random_state=ev.seed)
     return [(np.sort(train), np.sort(test))], None
+
+
+def _stratified_holdout(labels: np.ndarray, n_test: int, seed) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted (train, test) rows of ``train_test_split(np.arange(n), test_size=n_test,
+    random_state=seed, stratify=labels)``: the same draws from the same random stream, each
+    class's rows taken as arrays.  scikit-learn gathers a million row numbers one by one into
+    Python lists and shuffles them once more (the order, which sorting discards), about two
+    seconds a split.  Its ``_approximate_mode`` (how many rows of each class each side gets) is
+    private: without it, or without a whole-number seed, scikit-learn's splitter runs."""
+    try:
+        from sklearn.utils.extmath import _approximate_mode
+    except ImportError:  # pragma: no cover - a scikit-learn that moved it
+        _approximate_mode = None
+    if _approximate_mode is None or not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        from sklearn.model_selection import train_test_split
+
+        train, test = train_test_split(np.arange(len(labels)), test_size=n_test, random_state=seed, stratify=labels)
+        return np.sort(train), np.sort(test)
+    _, class_of_row, class_counts = np.unique(labels, return_inverse=True, return_counts=True)
+    rows_of_class = np.split(np.argsort(class_of_row.reshape(-1), kind="stable"), np.cumsum(class_counts)[:-1])
+    rng = np.random.RandomState(seed)
+    n_train = len(labels) - n_test
+    train_counts = _approximate_mode(class_counts, n_train, rng)
+    test_counts = _approximate_mode(class_counts - train_counts, n_test, rng)
+    train, test = [], []
+    for rows, count, n_tr, n_te in zip(rows_of_class, class_counts, train_counts, test_counts):
+        drawn = rows.take(rng.permutation(count), mode="clip")
+        train.append(drawn[:n_tr])
+        test.append(drawn[n_tr:n_tr + n_te])
+    return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
 
 
 def _strata(y: np.ndarray, groups: np.ndarray) -> np.ndarray:

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import bz2
+import contextlib
 import csv
 import gzip
 import hashlib
 import io
 import lzma
 import re
+import time
 import unicodedata
 import zlib
 from pathlib import Path
@@ -33,7 +35,105 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
 
     A header with no rows below it is an error unless ``allow_no_rows`` (a file to score may
     hold no one; one to train on or to check a spec against may not)."""
+    started = time.perf_counter()
     path = Path(path)
+    digest = _refuse_unreadable(path)
+    # the fields of every record are counted first: pandas reads a record with one more field
+    # than the header (a delimiter at the end of each line) by making the first column the row
+    # index, so every column after it shifts one place, and pads a short record with missing values
+    header_line, lines, lone_cr = _record_lines(path)
+    if header_line is None:
+        # pandas' "No columns to parse from file" does not say that there is nothing to read
+        raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
+                        f"naming the columns)")
+    with _read_errors(path):
+        read_from = _with_line_feeds(path) if lone_cr else (lambda: path)
+        frame = pd.read_csv(read_from(), **_CSV_OPTIONS)
+        names = _header_names(read_from())
+        frame = _typed(frame, lambda columns: pd.read_csv(read_from(), dtype=str, usecols=columns, **_CSV_OPTIONS),
+                       lambda: _may_hold_leading_zero(path))
+    if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
+        raise DataError(f"{path}: error: the data file has no rows")
+    if len(lines) != len(frame):
+        raise _inconsistent(path, len(lines), len(frame))
+    if (lines != np.arange(len(frame)) + 2).any():
+        # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
+        # each record is one line and no line is blank; otherwise the index carries the line
+        frame.index = pd.Index(lines - 2)
+    frame = _named(frame, names, path, header_line)
+    # the file is read several times over (records counted, then parsed); hashed before and
+    # after, the hash is of the bytes every reading saw.  model.json records it as the data
+    # trained on: hashed again at training, it could name a file written in between (found in
+    # review: a model trained on 6,172 rows named the hash of the 3,172 left on disk)
+    _refuse_changed(path, digest)
+    frame.attrs[SHA256] = digest
+    frame.attrs[READ_SECONDS] = time.perf_counter() - started
+    return frame
+
+
+def read_table_chunks(path: Path, rows: int, allow_no_rows: bool = False):
+    """The table :func:`read_table` reads, as consecutive frames of at most ``rows`` rows, so
+    that a file larger than memory can be scored and audited (``fairspec predict``).
+
+    Each frame's cells are what :func:`read_table` gives, except that a column is typed by the
+    cells of its frame, not of the file: a column of numbers with one text cell is text in that
+    frame alone.  Every reader of a frame reads a cell by its own text (a category by
+    :func:`fairspec.data.prepare.category_text`, a number by :func:`numbers_of`), so the values,
+    and a row's prediction, are the same.  The index is the row's line - 2, as
+    :func:`read_table`'s, so errors name the file's line.  The file is checked as
+    :func:`read_table` checks it, before the first frame (its records counted on its bytes
+    without keeping them, for a plain file; a line number per record, 8 bytes each, for one
+    with quoted fields), and again after the last (its hash, and its row count).  A file with
+    lone carriage-return line ends (old Mac) is read whole, as :func:`read_table` reads it."""
+    path = Path(path)
+    digest = _refuse_unreadable(path)
+    counted = _plain_record_count(path)
+    header_line, lines, lone_cr = (1, None, False) if counted is not None else _record_lines(path)
+    if header_line is None:
+        raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
+                        f"naming the columns)")
+    if lone_cr:
+        yield read_table(path, allow_no_rows)
+        return
+    total = counted if counted is not None else len(lines)
+    with _read_errors(path):
+        names = _header_names(path)
+        texts = (pd.read_csv(path, dtype=str, chunksize=rows, **_CSV_OPTIONS) if _may_hold_leading_zero(path)
+                 else None)
+        start = 0
+        for frame in pd.read_csv(path, chunksize=rows, **_CSV_OPTIONS):
+            text = None if texts is None else next(texts)
+            # the text of this chunk's rows: from the text reader beside it, or (a whole number
+            # beyond 64 bits in a file where no field can lead with a zero) read for the columns
+            frame = _typed(frame, (lambda columns, text=text, at=start, n=len(frame): text[columns]
+                                   if text is not None else
+                                   pd.read_csv(path, dtype=str, usecols=columns, skiprows=range(1, at + 1), nrows=n,
+                                               **_CSV_OPTIONS)), lambda: texts is not None)
+            if frame.shape[1] == 0:
+                raise DataError(f"{path}: error: the data file has no rows")
+            if start + len(frame) > total:
+                raise _inconsistent(path, total, start + len(frame))
+            at = np.arange(start, start + len(frame))
+            frame.index = pd.Index(at if lines is None else lines[at] - 2)
+            yield _named(frame, names, path, header_line)
+            start += len(frame)
+    if start == 0 and not allow_no_rows:
+        raise DataError(f"{path}: error: the data file has no rows")
+    if start != total:
+        raise _inconsistent(path, total, start)
+    _refuse_changed(path, digest)
+
+
+#: how every reader of a data file reads its cells: only an empty cell is missing (as the
+#: README says).  pandas' default NA words ("NA", "None", "null", "nan", ...) can be real
+#: categories, which must not silently vanish; in a feature declared numeric they are text,
+#: and the checker says where.
+_CSV_OPTIONS = dict(skipinitialspace=True, keep_default_na=False, na_values=[""])
+
+
+def _refuse_unreadable(path: Path) -> str:
+    """A ``DataError`` for a path that is no readable CSV file (a folder, a pipe, a format
+    fairspec does not read, damaged compression, UTF-16); else the file's SHA-256."""
     if path.is_dir():
         # "not found" would send the user looking for a file that is there, as a folder
         raise DataError(f"{path}: error: this is a directory, not a data file: name the CSV file inside it")
@@ -69,56 +169,66 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         # the file ("line 402" of 401), or raw NUL bytes printed in "unknown column" hints
         raise DataError(f"{path}: error: the file is UTF-16 text, not UTF-8 (save it as UTF-8; spreadsheets call "
                         f"UTF-16 \"Unicode text\")")
-    # the fields of every record are counted first: pandas reads a record with one more field
-    # than the header (a delimiter at the end of each line) by making the first column the row
-    # index, so every column after it shifts one place, and pads a short record with missing values
-    header_line, lines, lone_cr = _record_lines(path)
-    if header_line is None:
-        # pandas' "No columns to parse from file" does not say that there is nothing to read
-        raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
-                        f"naming the columns)")
+    return digest
+
+
+@contextlib.contextmanager
+def _read_errors(path: Path):
+    """pandas' and the decompressors' failures as a ``DataError`` naming the file."""
     try:
-        # Only an empty cell is missing (as the README says): pandas' default NA words ("NA",
-        # "None", "null", "nan", ...) can be real categories, which must not silently vanish;
-        # in a feature declared numeric they are text, and the checker says where.
-        options = dict(skipinitialspace=True, keep_default_na=False, na_values=[""])
-        read_from = _with_line_feeds(path) if lone_cr else (lambda: path)
-        frame = pd.read_csv(read_from(), **options)
-        names = pd.read_csv(read_from(), nrows=1, header=None, dtype=str, **options).iloc[0].tolist()
-        coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
-                 and not pd.api.types.is_bool_dtype(frame[c])]
-        wide = [c for c in frame.columns if _holds_wide_integers(frame[c])]
-        if coded or wide:
-            text = pd.read_csv(read_from(), dtype=str, usecols=coded + wide, **options)
-            for column in coded:
-                # codes written with a leading zero ("01", "007": zones, zip codes) are text: read as
-                # numbers they would become "1" and "7", and a file holding no other text would read
-                # its codes differently from one that does, so a row's category, and its prediction,
-                # would depend on the other rows of the file
-                if holds_leading_zero(text[column]):
-                    frame[column] = text[column]
-            for column in wide:
-                frame[column] = _numbers_or_text(_empty_as_missing(text[column]))
-        for column in frame.columns:
-            if pd.api.types.is_string_dtype(frame[column]) and column not in wide:
-                frame[column] = _numbers_or_text(_empty_as_missing(frame[column]))
+        yield
     except UnicodeDecodeError:
         raise DataError(f"{path}: error: line {_first_non_utf8_line(path)}: the file is not UTF-8 text "
                         "(save it as UTF-8)") from None
     except (pd.errors.ParserError, OSError, EOFError, ValueError, lzma.LZMAError, zlib.error) as exc:
         raise _unreadable(path, exc) from None
-    if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
-        raise DataError(f"{path}: error: the data file has no rows")
-    if len(lines) != len(frame):
-        # the two readers disagree: rows would not line up with the file's records (a scored
-        # file's predictions with its rows), and every line an error named would be wrong
-        raise DataError(f"{path}: error: cannot read the data as CSV consistently: the file holds {len(lines)} "
-                        f"record(s) below its header, but pandas read {len(frame)} row(s); save it again as "
-                        f"plain CSV, one record per line")
-    if (lines != np.arange(len(frame)) + 2).any():
-        # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
-        # each record is one line and no line is blank; otherwise the index carries the line
-        frame.index = pd.Index(lines - 2)
+
+
+def _header_names(source) -> list:
+    """The header's names as the file writes them (NaN for an empty one)."""
+    return pd.read_csv(source, nrows=1, header=None, dtype=str, **_CSV_OPTIONS).iloc[0].tolist()
+
+
+def _typed(frame: pd.DataFrame, text_of, may_lead_with_zero) -> pd.DataFrame:
+    """``frame`` (as pandas typed it) with the columns read again as text where pandas' types
+    would lose what the cells say; ``text_of(columns)`` reads those columns of the same rows
+    as text, and ``may_lead_with_zero()`` says whether a field of the file may begin with a
+    leading zero (:func:`_may_hold_leading_zero`; when not, the numeric columns are not read
+    again)."""
+    coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
+             and not pd.api.types.is_bool_dtype(frame[c])]
+    if coded and not may_lead_with_zero():
+        coded = []
+    wide = [c for c in frame.columns if _holds_wide_integers(frame[c])]
+    if coded or wide:
+        text = text_of(coded + wide)
+        text.index = frame.index  # the same rows (a chunk's text may be numbered from 0)
+        for column in coded:
+            # codes written with a leading zero ("01", "007": zones, zip codes) are text: read as
+            # numbers they would become "1" and "7", and a file holding no other text would read
+            # its codes differently from one that does, so a row's category, and its prediction,
+            # would depend on the other rows of the file
+            if holds_leading_zero(text[column]):
+                frame[column] = text[column]
+        for column in wide:
+            frame[column] = _numbers_or_text(_empty_as_missing(text[column]))
+    for column in frame.columns:
+        if pd.api.types.is_string_dtype(frame[column]) and column not in wide:
+            frame[column] = _numbers_or_text(_empty_as_missing(frame[column]))
+    return frame
+
+
+def _inconsistent(path: Path, records: int, rows: int) -> DataError:
+    # the two readers disagree: rows would not line up with the file's records (a scored
+    # file's predictions with its rows), and every line an error named would be wrong
+    return DataError(f"{path}: error: cannot read the data as CSV consistently: the file holds {records} "
+                     f"record(s) below its header, but pandas read {rows} row(s); save it again as "
+                     f"plain CSV, one record per line")
+
+
+def _named(frame: pd.DataFrame, names: list, path: Path, header_line: int) -> pd.DataFrame:
+    """``frame`` with its names and text cells in one spelling (NFC), refused when the header
+    names a column twice, and with :data:`UNNAMED`."""
     # one spelling per text: a header or cell saved on macOS may spell "ç" as "c" and a
     # combining cedilla (NFD), which looks the same as the spec's "ç" (NFC) but is not equal to
     # it, so the column was "unknown", with the hint "did you mean 'raçe'?" (parse_spec
@@ -142,21 +252,23 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     # the names pandas made up for empty ones, which a message listing the columns must not
     # present as the file's ("the data has the columns: age, Unnamed: 1, ...")
     frame.attrs[UNNAMED] = {c: i + 1 for i, (c, n) in enumerate(zip(frame.columns, names)) if not isinstance(n, str)}
-    # the file is read several times over (records counted, then parsed); hashed before and
-    # after, the hash is of the bytes every reading saw.  model.json records it as the data
-    # trained on: hashed again at training, it could name a file written in between (found in
-    # review: a model trained on 6,172 rows named the hash of the 3,172 left on disk)
+    return frame
+
+
+def _refuse_changed(path: Path, digest: str) -> None:
     if file_sha256(path) != digest:
         raise DataError(f"{path}: error: the file changed while it was read; read it again once nothing is "
                         f"writing it")
-    frame.attrs[SHA256] = digest
-    return frame
 
 
 #: ``DataFrame.attrs`` key of :func:`read_table`'s columns whose header is empty, by position (from 1)
 UNNAMED = "fairspec_unnamed_columns"
 #: ``DataFrame.attrs`` key of the SHA-256 of the bytes :func:`read_table` read
 SHA256 = "fairspec_sha256"
+#: ``DataFrame.attrs`` keys of the seconds :func:`read_table` took, and those the spec's checks
+#: against the table took (set by whoever ran them): metrics.json's timing counts them
+READ_SECONDS = "fairspec_read_seconds"
+CHECK_SECONDS = "fairspec_check_seconds"
 
 
 #: a whole number as a cell writes one
@@ -176,7 +288,9 @@ def holds_leading_zero(text: pd.Series) -> bool:
     The pattern is matched only on the cells whose first three characters could begin such a
     code: matched on every cell, one by one in Python, it had taken half the time of reading a
     file of a million rows (every numeric column is checked)."""
-    cells = text.dropna().to_numpy(dtype=object)
+    # its distinct cells: a column holds few of them, and each says the same wherever it is
+    cells = text.dropna().unique()
+    cells = cells.to_numpy(dtype=object) if hasattr(cells, "to_numpy") else np.asarray(cells, dtype=object)
     if len(cells) == 0:
         return False
     heads = cells.astype("U3").view(np.uint32).reshape(len(cells), 3)  # code points, 0 past a cell's end
@@ -296,6 +410,9 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray, bool]:
     record's line (and, for a record that runs over several lines, the double quote that made
     it do so: a stray one swallows the lines up to the next).
     """
+    plain = _plain_record_lines(path)
+    if plain is not None:
+        return 1, plain, False
     opener = _OPENERS.get(path.suffix.lower(), open)
     starts, width = [], None
     # the csv module refuses a field over 128 KiB ("field larger than field limit"), which pandas
@@ -333,6 +450,85 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray, bool]:
 #: the csv module's field size limit while counting records: larger than any cell of a table
 #: (it must fit a C long, 32 bits on Windows)
 _FIELD_LIMIT = 2**31 - 1
+
+
+#: bytes read at a time by :func:`_plain_record_lines` and :func:`_may_hold_leading_zero`
+_SCAN_BLOCK = 1 << 22
+_LF, _CR, _COMMA = (ord(c) for c in "\n\r,")
+
+
+def _line_blocks(path: Path):
+    """The (decompressed) bytes of ``path`` in blocks of whole lines (the last may lack its end)."""
+    carry = b""
+    with _OPENERS.get(path.suffix.lower(), open)(path, "rb") as fh:
+        while True:
+            block = fh.read(_SCAN_BLOCK)
+            data = carry + block
+            end = data.rfind(b"\n") + 1 if block else len(data)
+            if end:
+                yield data[:end]
+            carry = data[end:]
+            if not block:
+                return
+
+
+def _plain_record_lines(path: Path) -> np.ndarray | None:
+    """:func:`_record_lines`'s record lines for a plain file, found with array operations on its
+    bytes, or None when the file is not plain and the csv reader must read it.
+
+    Plain: no double quote, no NUL byte, no carriage return but in a CRLF line end, and every
+    line (the header's too) holding the same number of commas, at least one.  In such a file
+    each line is one record, none is blank, and every record has the header's fields: the
+    header is line 1 and record i starts on line i + 2, which the csv reader counts record by
+    record (half the time of reading a file of a million rows).  Anything else, a field-count
+    error included, is left to the csv reader, whose messages name the line."""
+    records = _plain_record_count(path)
+    return None if records is None else np.arange(2, records + 2, dtype=np.int64)
+
+
+def _plain_record_count(path: Path) -> int | None:
+    """The number of records below the header of a plain file (:func:`_plain_record_lines`),
+    or None for any other."""
+    lines, width = 0, None
+    try:
+        for body in _line_blocks(path):
+            if b'"' in body or b"\x00" in body or body.count(b"\r") != body.count(b"\r\n"):
+                return None
+            codes = np.frombuffer(body, dtype=np.uint8)
+            ends = np.flatnonzero(codes == _LF)
+            if len(ends) == 0 or ends[-1] != len(codes) - 1:
+                ends = np.append(ends, len(codes))  # the last line, without a line end
+            commas = np.diff(np.searchsorted(np.flatnonzero(codes == _COMMA), ends), prepend=0)
+            width = commas[0] if width is None else width
+            if width == 0 or (commas != width).any():
+                return None
+            lines += len(commas)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
+        return None  # the csv reader meets it again and says what it is
+    return lines - 1 if lines >= 2 else None
+
+
+def _may_hold_leading_zero(path: Path) -> bool:
+    """False only when no field of the file can begin as :data:`LEADING_ZERO` does: after each
+    comma and line end (and at the start), no ``0`` before a digit or a byte past ASCII, with
+    or without a sign, and no space, tab or quote that could come before one.  A superset of
+    the cells :func:`holds_leading_zero` looks for, found on the bytes: matched on a million
+    cells per numeric column, read a second time as text, it had taken a third of reading the
+    file."""
+    space, tab, quote = (ord(c) for c in ' \t"')
+    try:
+        for body in _line_blocks(path):
+            codes = np.frombuffer(body + b"\n\n\n", dtype=np.uint8)
+            starts = np.flatnonzero((codes[:-3] == _COMMA) | (codes[:-3] == _LF) | (codes[:-3] == _CR)) + 1
+            starts = np.concatenate(([0], starts))
+            first, second, third = codes[starts], codes[starts + 1], codes[starts + 2]
+            signed = (first == _PLUS) | (first == _MINUS)
+            if (((first == _ZERO) & _may_be_digit(second)) | (signed & (second == _ZERO) & _may_be_digit(third))
+                    | (first == space) | (first == tab) | (first == quote)).any():
+                return True
+    except (OSError, EOFError, lzma.LZMAError, zlib.error):
+        return True
+    return False
 
 
 class _LastLine:
@@ -663,4 +859,8 @@ def apply_filters(frame: pd.DataFrame, filters: Sequence[tuple[str, str, Sequenc
         if column not in frame.columns:
             raise DataError(f"error: filter on unknown column {column!r}")
         mask &= value_mask(frame[column], op, values)
+    if mask.all():
+        # every row kept: a shallow copy (pandas copies a column on its first write), where
+        # .loc copied every column of a table that can be gigabytes, once per check
+        return frame.copy(deep=False)
     return frame.loc[mask]

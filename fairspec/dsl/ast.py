@@ -169,12 +169,15 @@ class Missing:
 
 @dataclass(frozen=True)
 class Fairness:
-    """``fairness C <= eps`` / ``<= [e1, e2]`` (sweep) / ``penalty lam`` / ``penalty [..]`` / just ``C``."""
+    """``fairness C <= eps`` / ``<= [e1, e2]`` (sweep) / ``penalty lam`` / ``penalty [..]`` / just ``C``;
+    a bound followed by ``on train`` holds on the training rows only."""
 
     criterion: Name
     bounds: tuple[float, ...] = ()
     penalties: tuple[float, ...] = ()
     span: Span | None = _span()
+    #: ``on train``: the bound holds on the training rows only (otherwise on unseen rows)
+    on_train: bool = False
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,9 @@ INFERRED_CODES = ("feature '{column}' has no type and is taken as categorical, i
 HINT_INFERRED_CODES = ("declare it numeric to read them as numbers (030 as 30), or categorical if they are codes "
                        "(zones, zip codes) to silence this")
 UNKNOWN_CRITERION = "unknown fairness criterion '{name}'"
+ON_TRAIN_WITHOUT_BOUND = ("`on train` says where a bound holds, and this fairness line has {form}: there is no bound "
+                          "for it to place")
+HINT_ON_TRAIN = "write a bound before it (`fairness equal_opportunity <= 0.05 on train`), or leave `on train` out"
 HINT_CRITERIA = "the criteria are: {criteria}"
 HINT_CRITERION_ALIAS = "'{name}' is called '{ours}' here"
 #: other names the literature gives the criteria; a spelling hint would point elsewhere
@@ -566,6 +569,9 @@ class _Checker:
                     self.add(SWEEP_VALUE_REPEATED.format(form=form, value=written_number(value)),
                              self.loc((f"fairness.{form}", i), fairness.span))
         form = "bound" if fairness.bounds else "penalty" if fairness.penalties else "audit"
+        if fairness.on_train and form != "bound":
+            self.add(ON_TRAIN_WITHOUT_BOUND.format(form="a penalty" if form == "penalty" else "no bound"),
+                     self.loc(("fairness.on_train",), fairness.span), HINT_ON_TRAIN)
         family = self.family
         if not known or family is None or family.can_enforce(name, form):
             return

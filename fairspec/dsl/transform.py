@@ -382,8 +382,12 @@ class SpecTransformer(Transformer):
     def penalty(self, meta, children):
         return "penalty", children[0]
 
+    def on_train(self, meta, children):
+        self.locations[("fairness.on_train",)] = span_of(meta)
+        return True
+
     def fairness_stmt(self, meta, children):
-        criterion, form = self._name(children[0]), children[1]
+        criterion, form, on_train = self._name(children[0]), children[1], bool(children[2])
         self.locations[("fairness.criterion",)] = criterion.span
         bounds, penalties = (), ()
         if form is not None:
@@ -395,7 +399,7 @@ class SpecTransformer(Transformer):
                 bounds = numbers
             else:
                 penalties = numbers
-        return "fairness", ast.Fairness(criterion, bounds, penalties, span_of(meta)), meta
+        return "fairness", ast.Fairness(criterion, bounds, penalties, span_of(meta), on_train), meta
 
     # ---- blocks -----------------------------------------------------------------------------------
     def nested_block(self, meta, children):

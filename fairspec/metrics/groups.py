@@ -202,7 +202,30 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
 
     c = GroupCounts.of(y_true, y_pred, labels)
     positive = y_true == 1
+    both_classes = 0 < int(positive.sum()) < n
+    auc = None
+    if score is not None and both_classes:
+        auc = _json_float(roc_auc_score(y_true, score))
+    if both_classes:
+        balanced = float(balanced_accuracy_score(y_true, y_pred))
+    else:
+        # one class only: balanced accuracy is the recall of that class (sklearn warns here)
+        balanced = float(np.mean(y_pred == y_true))
+    return block_of_counts(
+        c, accuracy=float(np.mean(y_pred == y_true)), balanced_accuracy=balanced, auc=auc,
+        abroca=None if score is None else _json_float(abroca(y_true, score, labels)),
+        # a model whose scores are its own 0/1 labels (a tree whose leaves were relabelled for
+        # a fairness bound) has a one-point ROC curve: its AUC is its balanced accuracy, and
+        # ABROCA compares single points, so the report says so beside them
+        scores_are_labels=None if score is None else bool(np.isin(score, (0.0, 1.0)).all()))
 
+
+def block_of_counts(c: GroupCounts, *, accuracy: float, balanced_accuracy: float, auc: float | None,
+                    abroca: float | None, scores_are_labels: bool | None) -> dict:
+    """:func:`evaluate_predictions`'s block from the per-group counts and the measures that are
+    not sums of counts (the score-based ones, and the two accuracies, given so that they are
+    computed as scikit-learn computes them): what :mod:`fairspec.metrics.streaming` merges
+    chunk by chunk builds the same block."""
     tpr = _ratio(c.true_positives, c.positives)
     rates = {
         "base_rate": _ratio(c.positives, c.rows),
@@ -217,25 +240,13 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
         for i, name in enumerate(c.names)
     }
     gaps = gaps_from_rates(rates)
-    both_classes = 0 < int(positive.sum()) < n
-    gaps["abroca"] = None if score is None else _json_float(abroca(y_true, score, labels))
-    auc = None
-    if score is not None and both_classes:
-        auc = _json_float(roc_auc_score(y_true, score))
-    if both_classes:
-        balanced = float(balanced_accuracy_score(y_true, y_pred))
-    else:
-        # one class only: balanced accuracy is the recall of that class (sklearn warns here)
-        balanced = float(np.mean(y_pred == y_true))
+    gaps["abroca"] = abroca
     return {
-        "n": int(n),
-        "accuracy": float(np.mean(y_pred == y_true)),
-        "balanced_accuracy": balanced,
+        "n": int(c.rows.sum()),
+        "accuracy": accuracy,
+        "balanced_accuracy": balanced_accuracy,
         "auc": auc,
-        # a model whose scores are its own 0/1 labels (a tree whose leaves were relabelled for
-        # a fairness bound) has a one-point ROC curve: its AUC is its balanced accuracy, and
-        # ABROCA compares single points, so the report says so beside them
-        "scores_are_labels": None if score is None else bool(np.isin(score, (0.0, 1.0)).all()),
+        "scores_are_labels": scores_are_labels,
         "groups": group_table,
         "gaps": gaps,
     }

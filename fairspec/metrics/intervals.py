@@ -246,7 +246,15 @@ def gap_intervals(y_true, y_pred, groups, *, seed: int = 0, level: float = LEVEL
     if not 0 < level < 1:
         raise ValueError("level must be between 0 and 1")
     y_true, y_pred = zero_one_labels(y_true, "y_true"), zero_one_labels(y_pred, "y_pred")
-    counts = GroupCounts.of(y_true, y_pred, group_labels(groups))
+    return gap_intervals_of_counts(GroupCounts.of(y_true, y_pred, group_labels(groups)), seed=seed, level=level,
+                                   draws=draws)
+
+
+def gap_intervals_of_counts(counts: GroupCounts, *, seed: int = 0, level: float = LEVEL, draws: int = DRAWS) -> dict:
+    """:func:`gap_intervals` from the per-group counts alone, which is all it reads (so counts
+    merged chunk by chunk give the same intervals)."""
+    if not 0 < level < 1:
+        raise ValueError("level must be between 0 and 1")
     sizes = {gap: n_pairs(counts, gap) for gap in GAP_RATES}
     few_pairs = any(p is not None and p <= MAX_PAIRS for p in sizes.values())
     draws_of = difference_draws(counts, draws=draws, seed=seed) if few_pairs else {}

@@ -34,13 +34,13 @@ import numpy as np
 from sklearn.metrics import roc_curve
 
 
-def roc_points(y_true: np.ndarray, y_score: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def roc_points(y_true: np.ndarray, y_score: np.ndarray, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
     """The empirical ROC curve ``(fpr, tpr)``, fpr non-decreasing, from (0, 0) to (1, 1).
 
     ``y_true`` must hold both classes.  Consecutive points with the same FPR form a
     vertical jump; they stay in order of increasing TPR.
     """
-    fpr, tpr, _ = roc_curve(y_true, y_score, drop_intermediate=False)
+    fpr, tpr, _ = roc_curve(y_true, y_score, sample_weight=sample_weight, drop_intermediate=False)
     return fpr.astype(float), tpr.astype(float)
 
 
@@ -97,20 +97,24 @@ def _group_masks(groups: np.ndarray):
             yield groups == g
 
 
-def abroca(y_true, y_score, groups) -> float | None:
+def abroca(y_true, y_score, groups, sample_weight=None) -> float | None:
     """ABROCA between the groups; with more than two groups, the largest pairwise value.
 
     A group whose rows hold only one class has no ROC curve and is left out (the same rule
-    as for the rate gaps); ``None`` when fewer than two groups have a curve.
+    as for the rate gaps); ``None`` when fewer than two groups have a curve.  ``sample_weight``
+    (whole numbers) counts each row that many times: rows of equal group, class and score
+    merged into one with their count give the same curves, exactly (each curve's points are
+    cumulative counts divided by the totals).
     """
     y_true = np.asarray(y_true).astype(int)
     y_score = np.asarray(y_score, dtype=float)
     groups = np.asarray(groups)
+    weight = np.ones(len(y_true)) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     curves = []
     for mask in _group_masks(groups):
-        positives = int(y_true[mask].sum())
-        if 0 < positives < int(mask.sum()):
-            curves.append(roc_points(y_true[mask], y_score[mask]))
+        positives = float((y_true[mask] * weight[mask]).sum())
+        if 0 < positives < float(weight[mask].sum()):
+            curves.append(roc_points(y_true[mask], y_score[mask], None if sample_weight is None else weight[mask]))
     if len(curves) < 2:
         return None
     return max(area_between_curves(a, b) for a, b in combinations(curves, 2))

@@ -75,7 +75,7 @@ def _without_fit_timings(value):
 
 def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: FeatureEncoder,
                    imputer: Imputer | None, estimator, criterion,
-                   class_names: tuple[str, str] = ("0", "1")) -> dict:
+                   class_names: tuple[str, str] = ("0", "1"), calibration: dict | None = None) -> dict:
     """The ``model.json`` document of one fitted model (see docs/ARTIFACTS.md); the text names
     the classes by ``class_names`` (negative, positive), as the data spells them."""
     labels = {column: {category_text(value): text for value, text in pairs} for column, pairs in plan.data.labels}
@@ -117,7 +117,11 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
             "imputer": None if imputer is None else imputer.to_json(),
         },
         "fairness": None if criterion is None else
-        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty},
+        {"criterion": criterion.name, "bound": criterion.bound, "penalty": criterion.penalty,
+         # where the bound holds, and what the calibration chose (ε′ and its inner out-of-fold gap)
+         **({} if criterion.bound is None else
+            {"holds_on": "train" if calibration is None else "unseen",
+             "calibration": None if calibration is None else without_timings(calibration)})},
         "model": {"family": plan.model.family, "params": plan.model.params, "estimator": _without_fit_timings(estimator.to_json()),
                   # under drop no missing value reaches the model either (predict refuses such a row), so
                   # the text must not say where one goes, as it must not for an imputed model
@@ -163,6 +167,15 @@ class FittedPipeline:
         return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
 
 
+def unseen_category_warning(source: str, column: str, rows: int, values: list) -> UnseenCategoryWarning:
+    """The warning for ``rows`` rows of ``column`` holding categories training never saw
+    (``values``, in order of first appearance)."""
+    shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
+    return UnseenCategoryWarning(
+        source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
+                f"seen in training ({shown}); the model reads it as a missing value")
+
+
 @dataclass
 class LoadedModel(FittedPipeline):
     """A model read back from ``model.json``, ready to predict on a table."""
@@ -176,10 +189,7 @@ class LoadedModel(FittedPipeline):
         and a caller of the API had not been told (``fairspec predict`` printed it alone)."""
         scored = super().predict(frame, source)
         for column, (rows, values) in self.encoder.unseen_categories(frame).items():
-            shown = ", ".join(repr(v) for v in values[:5]) + (f" and {len(values) - 5} more" if len(values) > 5 else "")
-            warnings.warn(UnseenCategoryWarning(
-                source, f"column {column!r}: {rows} {'row holds' if rows == 1 else 'rows hold'} a category never "
-                        f"seen in training ({shown}); the model reads it as a missing value"), stacklevel=2)
+            warnings.warn(unseen_category_warning(source, column, rows, values), stacklevel=2)
         return scored
 
     @classmethod

@@ -13,10 +13,11 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from fairspec.calibration import CalibratedFairClassifier
 from fairspec.data.groups import derived_group_labels, readable_group_labels
 from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
-from fairspec.data.table import SHA256, apply_filters, file_sha256, read_table
+from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.audit import audit_measures, data_measures, reference_group
@@ -79,7 +80,70 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
     estimator = family_module(plan.model.family).build_estimator(
         recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
+    if plan.calibrates and criterion is not None and criterion.bound is not None:
+        # the bound is to hold on unseen rows: an internal bound chosen on held-out training rows
+        estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed)
     return encoder, imputer, estimator, X
+
+
+def family_estimator(estimator):
+    """The family's fitted estimator: the one a calibrated fit refitted at its internal bound,
+    or ``estimator`` itself (what model.json holds and ``fairspec predict`` rebuilds)."""
+    return estimator.estimator_ if isinstance(estimator, CalibratedFairClassifier) else estimator
+
+
+def calibration_record(estimator) -> dict | None:
+    """What a calibrated fit chose and measured (:attr:`CalibratedFairClassifier.calibration_`), or
+    ``None`` for a fit whose bound holds on the training rows (or that has no bound)."""
+    return getattr(estimator, "calibration_", None) if isinstance(estimator, CalibratedFairClassifier) else None
+
+
+def _fit_task(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
+              train_idx: np.ndarray, test_idx: np.ndarray | None, fold: int | None):
+    """One independent fit, as :func:`fairspec.parallel.run_tasks` runs it (here or in a worker):
+    the model fitted on ``train_idx`` and, for a cross-validation fold, its predictions on the
+    scorable rows of ``test_idx``.  Returns plain data, ``(fitted, scored rows, labels, scores,
+    seconds)``, or the error a user is told: returned, not raised, so that the other fits'
+    results still come back in task order and the first error in that order is raised, as a
+    serial run raises it."""
+    started = time.perf_counter()
+    try:
+        fitted = _fit(plan, frame.iloc[train_idx], y[train_idx], groups[train_idx], criterion, fold=fold)
+    except (DataError, NoUsableModelError) as exc:
+        return exc
+    if test_idx is None:
+        return fitted, None, None, None, time.perf_counter() - started
+    scored = _scorable(plan, fitted, frame, test_idx)
+    labels, scores = fitted.predict(frame.iloc[scored])
+    return fitted, scored, labels, scores, time.perf_counter() - started
+
+
+def _point_tasks(plan: Plan, data: "PreparedData", criterion: Criterion | None) -> list[tuple]:
+    """The fits of one fairness point, as :func:`_fit_task` arguments after the shared data:
+    each cross-validation fold's, then the kept model's."""
+    tasks = []
+    if plan.evaluation.kind == "cv":
+        tasks = [(criterion, tr, te, k + 1) for k, (tr, te) in enumerate(data.splits)]
+    return tasks + [(criterion, kept_model_rows(plan, data.splits), None, None)]
+
+
+def _all_fits(plan: Plan, data: "PreparedData", criteria: list, n_jobs: int | None) -> list[list | None]:
+    """Every point's fit results, computed together through :func:`fairspec.parallel.run_tasks`
+    when fits run side by side (``n_jobs`` > 1, or a Dask scheduler named): the folds of every
+    point at once, so that all workers are busy.  Serially, None per point: each point fits its
+    own, in order, with a progress line per fold and a stop at its first error, as before."""
+    from fairspec.parallel import run_tasks, scheduler_address
+
+    if scheduler_address() is None and (n_jobs is None or int(n_jobs) == 1):
+        return [None] * len(criteria)
+    per_point = [_point_tasks(plan, data, criterion) for criterion in criteria]
+    results = run_tasks(_fit_task, [task for tasks in per_point for task in tasks], n_jobs=n_jobs,
+                        shared=(plan, data.frame, data.y, data.groups))
+    out, at = [], 0
+    for tasks in per_point:
+        out.append(results[at:at + len(tasks)])
+        at += len(tasks)
+    return out
 
 
 def _privileged_kinds(plan: Plan) -> dict:
@@ -218,6 +282,21 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
                         class_names(frame[plan.data.target], y_all, plan.data.positive))
 
 
+def constant_model(train_block: dict, class_names: tuple[str, str]) -> dict | None:
+    """metrics.json's ``constant_model``: the class the kept model predicts for every one of its
+    training rows, or None when it predicts both.  Such a model (the empty rule set, the
+    all-positive one, a tree whose leaves all say one class) gives every group the same rates,
+    so its gaps are 0 whatever it does to the groups: a fit that ends there is said to have
+    (the run's warning, the summary line, the report's verdict), never shown as a plain success
+    (a rule set on a million rows had returned the empty set as "bound met", exit 0)."""
+    rates = [g["selection_rate"] for g in train_block["groups"].values()]
+    if not rates or any(r is None for r in rates) or not (all(r == 0 for r in rates) or all(r == 1 for r in rates)):
+        return None
+    positive = rates[0] == 1
+    return {"predicts": "positive" if positive else "negative", "class": str(class_names[int(positive)]),
+            "training_rows": int(train_block["n"])}
+
+
 def kept_model_rows(plan: Plan, splits) -> np.ndarray:
     """The rows the model that is kept trains on: the hold-out's training side, or every row
     (cv refits on all rows after the folds; none has no test side)."""
@@ -229,23 +308,48 @@ def training_matrix(plan: Plan, data: PreparedData, criterion: Criterion | None 
     (:func:`kept_model_rows`), the estimator not yet fitted."""
     train_idx = kept_model_rows(plan, data.splits)
     frame = data.frame.iloc[train_idx]
-    return _prepare(plan, frame, criterion) + (data.y[train_idx], data.groups[train_idx])
+    encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
+    # the family's own problem at the bound as written (a calibrated fit solves it at the ε′ it
+    # chooses on held-out rows, which only training finds)
+    if isinstance(estimator, CalibratedFairClassifier):
+        estimator = estimator.estimator
+    return encoder, imputer, estimator, X, data.y[train_idx], data.groups[train_idx]
 
 
-def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None) -> TrainingResult:
+def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None, *,
+          n_jobs: int | None = 1) -> TrainingResult:
     """Fit one model per fairness point of ``plan`` and measure each on train and test rows;
     ``table`` is the data file's table when the caller has read it already (see
-    :func:`fairspec.plan.compile.compile_with_table`)."""
+    :func:`fairspec.plan.compile.compile_with_table`).  Each fit (a point's folds and its kept
+    model) is an independent task of :func:`fairspec.parallel.run_tasks`: with ``n_jobs`` > 1,
+    or a Dask scheduler named (:func:`fairspec.parallel.use_scheduler`), they run side by
+    side, and the result is the serial run's."""
     t_start = time.perf_counter()
+    # the stages before this one (reading the file and checking the spec, when the caller did
+    # both: the command line does), so that metrics.json's timing covers the whole run
+    earlier = {} if table is None else {name: table.attrs[key] for name, key in
+                                        (("read_seconds", READ_SECONDS), ("check_seconds", CHECK_SECONDS))
+                                        if key in table.attrs}
+    t_start -= sum(earlier.values())
     data = prepare_data(plan, progress, table)
-    load_seconds = time.perf_counter() - t_start
+    load_seconds = time.perf_counter() - t_start - sum(earlier.values())
+    earlier["load_seconds"] = load_seconds
 
     points: list[PointResult] = []
     failed: list[PointFailure] = []
     criteria = list(plan.fairness) or [None]
+    from fairspec.parallel import scheduler_address
+
+    if scheduler_address() is not None or (n_jobs is not None and int(n_jobs) != 1):
+        where = scheduler_address() or f"{n_jobs} local processes"
+        progress.step(f"fitting {len(criteria) * len(training_sides(plan.evaluation, data.splits))} models on {where}")
+    t_fits = time.perf_counter()
+    fits = _all_fits(plan, data, criteria, n_jobs)
+    if fits[0] is not None:  # side by side: the time of all the fits together, before the first point's
+        earlier["parallel_fits_seconds"] = time.perf_counter() - t_fits
     for i, criterion in enumerate(criteria):
         try:
-            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, load_seconds, t_start))
+            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, earlier, t_start, fits[i]))
         except NoUsableModelError as exc:
             # a sweep keeps the points that trained: one bound no model can meet (or none
             # found in time) had discarded the others, minutes of work a reviewer then lacked
@@ -279,35 +383,48 @@ def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, load_seco
 
 
 def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i: int, n_points: int,
-                 progress: Progress, load_seconds: float, t_start: float) -> PointResult:
-    """Fit the model of one fairness point and measure it on train and test rows."""
+                 progress: Progress, earlier: dict, t_start: float, fits: list | None = None) -> PointResult:
+    """Fit the model of one fairness point and measure it on train and test rows.  ``earlier``
+    is the seconds of the run's stages before the fits (``<stage>_seconds``, in their order);
+    ``fits`` the point's :func:`_fit_task` results when they were computed side by side
+    (their ``fit_seconds`` is then the sum of the fits' own times)."""
     frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
     data_sha, summary = data.data_sha256, data.summary
     label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
     t_fit = time.perf_counter()
     unscored = 0
     fold_fits: list[dict] = []
+    tasks = _point_tasks(plan, data, criterion)
+    shared = (plan, frame, y_all, groups_all)
+
+    def result(k: int, step: str, at: int, of: int):
+        """Fit ``k`` of the point: computed already, or now (serially, with its progress line)."""
+        if fits is None:
+            progress.step(step, at, of)
+        done = fits[k] if fits is not None else _fit_task(*shared, *tasks[k])
+        if isinstance(done, Exception):
+            raise done
+        return done
+
     if plan.evaluation.kind == "cv":
         pred = np.zeros(len(y_all), dtype=int)
         score = np.zeros(len(y_all))
         scored = np.zeros(len(y_all), dtype=bool)
-        for k, (tr, te) in enumerate(splits):
-            progress.step(f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
-            fold = _fit(plan, frame.iloc[tr], y_all[tr], groups_all[tr], criterion, fold=k + 1)
+        for k in range(len(splits)):
+            fold, te, pred_te, score_te, _ = result(k, f"{label}, fold {k + 1}", k + 1, len(splits) + 1)
             fold_fits.append(_fold_fit(k + 1, fold))
-            te = _scorable(plan, fold, frame, te)
-            pred[te], score[te] = fold.predict(frame.iloc[te])
+            pred[te], score[te] = pred_te, score_te
             scored[te] = True
-        progress.step(f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
+        fitted, *_ = result(len(splits), f"{label}, final model on all rows", len(splits) + 1, len(splits) + 1)
         train_idx = kept_model_rows(plan, splits)
         test_eval = (y_all[scored], pred[scored], score[scored], groups_all[scored])
         unscored = int((~scored).sum())
     else:
-        progress.step(label, i + 1, n_points)
         train_idx, test_idx = splits[0]
         test_eval = None
-    fitted = _fit(plan, frame.iloc[train_idx], y_all[train_idx], groups_all[train_idx], criterion)
-    fit_seconds = time.perf_counter() - t_fit
+        fitted, *_ = result(0, label, i + 1, n_points)
+    fit_seconds = (time.perf_counter() - t_fit if fits is None
+                   else sum(done[-1] for done in fits if not isinstance(done, Exception)))
     t_eval = time.perf_counter()
     tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
     train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
@@ -330,11 +447,20 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
         test_block.update(audit_measures(te_y, te_pred, te_score, te_groups, curves=True, **audit))
     fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
+    calibration = calibration_record(fitted.estimator)
+    fairness = fairness_summary(criterion, train_block, test_block)
+    if criterion is not None and criterion.bound is not None:
+        fairness["holds_on"] = "train" if calibration is None else "unseen"
+        fairness["calibration"] = calibration
     metrics_doc = {
+        "constant_model": constant_model(train_block, data.class_names),
         "train": train_block,
         "test": test_block,
-        "fairness": fairness_summary(criterion, train_block, test_block),
-        "timing": {"load_seconds": round(load_seconds, 3), "fit_seconds": round(fit_seconds, 3),
+        "fairness": fairness,
+        # one "<stage>_seconds" per stage, in the order they ran (a stage added to the run adds
+        # its key; the report lists every key); total counts from the start of reading
+        "timing": {**{name: round(seconds, 3) for name, seconds in earlier.items()},
+                   "fit_seconds": round(fit_seconds, 3),
                    "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
                    "total_seconds": round(time.perf_counter() - t_start, 3)},
         "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
@@ -348,6 +474,6 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "training_log": fit_log,
     }
     model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                               imputer=fitted.imputer, estimator=fitted.estimator, criterion=criterion,
-                               class_names=data.class_names)
+                               imputer=fitted.imputer, estimator=family_estimator(fitted.estimator),
+                               criterion=criterion, class_names=data.class_names, calibration=calibration)
     return PointResult(criterion, model_doc, metrics_doc, fitted.estimator)

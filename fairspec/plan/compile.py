@@ -139,7 +139,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
-                defaults=defaults, model_card=model_card_fields(spec.model_card))
+                defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train),
+                model_card=model_card_fields(spec.model_card))
 
 
 def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> frozenset[str]:

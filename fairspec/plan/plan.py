@@ -12,8 +12,9 @@ from pathlib import Path
 from fairspec.data.groups import GroupColumn
 from fairspec.dsl.ast import written_value
 from fairspec.errors import Diagnostic, render_diagnostic, written_number
+from fairspec.plan.boosting import boosting_plan_lines
 from fairspec.registry.families import FAMILIES
-from fairspec.registry.criteria import Criterion
+from fairspec.registry.criteria import CALIBRATION_FOLDS, Criterion
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,16 @@ class Plan:
     #: ``solver.<setting>``, ``missing``, ``evaluation.<setting>``; :meth:`describe` marks them,
     #: so a reviewer reading the plan tells the spec's choices from the tool's
     defaults: frozenset[str] = field(default_factory=frozenset)
+    #: ``fairness ... on train``: a bound holds on the training rows only; otherwise it is
+    #: calibrated to hold on unseen rows (:mod:`fairspec.calibration`)
+    fairness_on_train: bool = False
     #: the spec's model_card: field -> text (``limitations`` a list); None without one
     model_card: dict | None = field(default=None, hash=False)
+
+    @property
+    def calibrates(self) -> bool:
+        """Whether the fits calibrate their bound on held-out rows (a bound, not ``on train``)."""
+        return not self.fairness_on_train and any(c.bound is not None for c in self.fairness)
 
     def warning_text(self) -> str:
         """The warnings as the command line prints them (``FILE:LINE:COL: warning: ...``)."""
@@ -191,6 +200,9 @@ class Plan:
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "
                              "mip_gap act on nothing)")
+        elif self.model.family == "mp_boost":
+            lines.append(f"    seed        {s.seed}{mark('solver.seed')} (no solver and no clock: the boosting "
+                         "rounds below draw every minipatch from it)")
         else:
             what = ("no solver and no clock: it draws the held-out rows, and the rounds fix the work"
                     if self.model.family == "privileged_boost" else "no solver: the learner runs to convergence")
@@ -200,10 +212,12 @@ class Plan:
         for i, c in enumerate(self.fairness):
             prefix = f"    fairness[{i}] " if self.is_sweep else "    fairness    "
             lines.append(prefix + c.label())
-        if self.model.family == "privileged_boost":
-            from fairspec.plan.boosting import privileged_boost_lines
-
-            lines += privileged_boost_lines(self)
+        if any(c.bound is not None for c in self.fairness):
+            lines.append("    holds on    " + (
+                "the training rows (on train)" if self.fairness_on_train else
+                f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
+                "on the training rows)"))
+        lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")
         stratified = (f" (stratified{mark('evaluation.stratify')} by target and group where the data allow)"

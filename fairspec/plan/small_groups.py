@@ -29,6 +29,7 @@ from fairspec.dsl.groups import regroup_examples
 from fairspec.dsl.load import SpecDocument
 from fairspec.errors import Diagnostic
 from fairspec.plan.plan import Plan
+from fairspec.registry.criteria import held_out_gap_noise
 
 #: which rows each rate of a criterion is a share of
 RATE_ROWS = {"tpr": "positive", "fpr": "negative", "selection_rate": "", "accuracy": ""}
@@ -166,7 +167,8 @@ def look_alike_group_warnings(doc: SpecDocument, plan: Plan, table: pd.DataFrame
             continue  # bins are numbers; merged values are named one by one in the spec
         name = group.column
         values = frame[name].dropna()
-        texts = sorted(set(values.astype(str))) if values.dtype.kind not in "fiub" else []
+        # the texts of the distinct values (each row's text, built in Python, took seconds on a million rows)
+        texts = sorted(set(values.astype(str).unique())) if values.dtype.kind not in "fiub" else []
         alike: dict[str, list[str]] = {}
         for text in texts:
             alike.setdefault(_alike_key(text), []).append(text)
@@ -225,7 +227,62 @@ def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> lis
         return []
     y, groups = kept_rows(plan, table)
     filters = _filter_examples(doc, plan, table)
-    return small_group_warnings(doc, plan, y, groups, filters) + split_errors(doc, plan, y, groups, filters)
+    return (small_group_warnings(doc, plan, y, groups, filters)
+            + unchecked_bound_warnings(doc, plan, y, groups, filters)
+            + split_errors(doc, plan, y, groups, filters))
+
+
+UNCHECKED_BOUND = ("the {rows} cannot check the bound {bound:g}: with {counts}, a gap measured there is uncertain by "
+                   "up to ±{noise:.3f} (one standard error, from the group sizes), more than the bound itself, so "
+                   "a gap of {bound:g} and one of 0 look alike; the smallest bound these rows can check is about "
+                   "{smallest}")
+UNCHECKED_BOUND_HINT = ("loosen the bound to at least {smallest}, test on more rows (a larger hold-out, or "
+                        "`evaluate {{ cv 10 }}`, which tests on every row), or merge small groups ({filters})")
+
+
+def held_out_share(plan: Plan) -> tuple[float, str]:
+    """The share of the kept rows a bound is checked on, and what they are called: the hold-out's
+    test rows; every row under cv (the pooled out-of-fold predictions); without a test side the
+    training rows, which the calibration's inner folds hold out in turn."""
+    if plan.evaluation.kind == "holdout":
+        return plan.evaluation.test_size, "hold-out's test rows"
+    if plan.evaluation.kind == "cv":
+        return 1.0, "cross-validation's pooled out-of-fold rows"
+    return 1.0, "training rows held out in turn by the calibration"
+
+
+def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,
+                             filters: str) -> list[Diagnostic]:
+    """A warning, at the finest bound, when the rows that check it are too few: the expected noise
+    of the held-out gap (:func:`fairspec.registry.criteria.held_out_gap_noise`, the standard
+    error at rates of 1/2 for the two smallest groups) exceeds ε.  It names the smallest ε those
+    rows can check, that noise rounded up to two significant digits."""
+    bounds = [c.bound for c in plan.fairness]
+    positive = [b for b in bounds if b is not None and b > 0]
+    if not positive:
+        return []
+    bound = min(positive)
+    criterion = plan.fairness[bounds.index(bound)]
+    share, rows = held_out_share(plan)
+    noise = held_out_gap_noise(criterion, y, groups, share)
+    if noise is None or noise <= bound:
+        return []
+    step = 10.0 ** (math.floor(math.log10(noise)) - 1)  # noise rounded up to two significant digits
+    smallest = f"{math.ceil(noise / step - 1e-9) * step:.2g}"
+    names, index = np.unique(groups, return_inverse=True)
+    label = {"tpr": y == 1, "fpr": y == 0}
+    parts = []
+    for rate in criterion.rates:
+        has = label.get(rate, np.ones(len(y), dtype=bool))
+        counts = sorted((int(round(float(has[groups == g].sum()) * share)), str(g)) for g in names)
+        kind = RATE_ROWS[rate] + " rows" if RATE_ROWS[rate] else "rows"
+        parts.append(", ".join(f"about {n} {kind.removesuffix('s') if n == 1 else kind} of '{g}'"
+                               for n, g in counts[:2]))
+    where = doc.locations.get(("fairness.bound", bounds.index(bound)), doc.spec.fairness.span)
+    return [Diagnostic(UNCHECKED_BOUND.format(rows=rows, bound=bound, counts="; ".join(parts), noise=noise,
+                                              smallest=smallest),
+                       where, UNCHECKED_BOUND_HINT.format(smallest=smallest, filters=filters),
+                       severity="warning")]
 
 
 def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,

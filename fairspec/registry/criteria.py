@@ -61,6 +61,13 @@ def group_rate(rate: str, y_true: np.ndarray, y_pred: np.ndarray, mask: np.ndarr
     return float((w[rows] * value[rows]).sum() / total)
 
 
+#: Where a bound holds.  ``fairness C <= ε`` aims at rows the model never saw: the fit chooses
+#: an internal bound ε′ <= ε by inner cross-validation over this many folds of its training
+#: rows (:mod:`fairspec.calibration`); ``fairness C <= ε on train`` holds ε on the training
+#: rows only.  Three folds keep a calibrated fit within about five times the family's own fit
+#: (benchmarks/README.md, "Fairness that holds").
+CALIBRATION_FOLDS = 3
+
 #: float noise allowed when a gap is compared with its bound.  Rates are shares of a group's
 #: rows, so a gap exactly equal to ε (9/10 against 10/10 at ε = 0.1) is common with round
 #: bounds, and its float difference may land a few ulps either side of ε; it meets the bound.
@@ -201,6 +208,27 @@ class EqualizedOdds(Criterion):
 class AccuracyParity(Criterion):
     name: ClassVar[str] = "accuracy_parity"
     rates: ClassVar[tuple[str, ...]] = ("accuracy",)
+
+
+def held_out_gap_noise(criterion: Criterion, y, groups, share: float = 1.0) -> float | None:
+    """The largest standard error a gap of ``criterion`` measured on ``share`` of these rows can
+    have: every rate at 1/2, ``max over rates of sqrt(1/(4n₁) + 1/(4n₂))`` for the two smallest
+    groups among the rate's rows (two independent binomial shares; a rate away from 1/2 has a
+    smaller one).  Group counts alone decide it, so it is known before any fit: a bound finer
+    than it cannot be told apart from 0 on rows of that size.  ``None`` with fewer than two
+    groups."""
+    y = np.asarray(y).astype(int)
+    groups = np.asarray(groups)
+    worst = None
+    for rate in criterion.rates:
+        cond = {"tpr": y == 1, "fpr": y == 0}.get(rate, np.ones(len(y), dtype=bool))
+        counts = sorted(float((cond & (groups == g)).sum()) * share for g in np.unique(groups))
+        counts = [c for c in counts if c > 0]
+        if len(counts) < 2:
+            continue
+        se = float(np.sqrt(0.25 / counts[0] + 0.25 / counts[1]))
+        worst = se if worst is None else max(worst, se)
+    return worst
 
 
 CRITERIA: dict[str, type[Criterion]] = {

@@ -136,7 +136,42 @@ FAMILIES: dict[str, Family] = {
         name="mip_forest", implemented=False, solver_backed=True,
         doc="fair MIP trees/forests with missing values routed inside the MIP (Fair MIP Forest)",
     ),
-    "mp_boost": Family(name="mp_boost", implemented=False, doc="fair minipatch boosting (Fair MP-Boost)"),
+    "mp_boost": Family(
+        name="mp_boost",
+        implemented=True,
+        doc="fair minipatch boosting (Fair MP-Boost): small missing-aware trees on adaptive minipatches of rows and "
+            "features",
+        params=(
+            Param("rounds", "int", 200, low=1, high=100000, doc="boosting rounds at most, one tree each"),
+            Param("depth", "int", 2, low=1, high=30, doc="maximum depth of each round's tree"),
+            Param("patch_rows", "int", 0, low=0, doc="rows per minipatch (0: the square root of the training rows)"),
+            Param("patch_features", "int", 0, low=0,
+                  doc="features per minipatch (0: the square root of the features)"),
+            Param("learning_rate", "float", 0.2, low=1e-6, high=1.0,
+                  doc="μ: the weight of each tree in the score and of each round in the feature probabilities"),
+            Param("patience", "int", 0, low=0,
+                  doc="rounds without a better out-of-patch accuracy before stopping early (0: run and keep every "
+                      "round)"),
+            Param("burn_in", "int", 20, low=0,
+                  doc="first rounds left out of the averaged row and feature probabilities"),
+            Param("adversary", "choice", "logistic", choices=("logistic", "group_rates"),
+                  doc="how the group is predicted from a tree's output: logistic regression (the paper's) or the "
+                      "group shares of each output value"),
+            Param("criterion", "choice", "gini", choices=("gini", "entropy"), doc="impurity used to score splits"),
+            Param("min_samples_leaf", "int", 1, low=1, doc="minimum minipatch rows in a leaf"),
+            Param("middle_growth", "choice", "observed", choices=("observed", "full"),
+                  doc="trinary: grow the third child only where minipatch rows miss the split feature (observed), "
+                      "or always (full)",
+                  only_with_missing=("trinary", "trinary_mia")),
+        ),
+        enforces={"bound": frozenset({"demographic_parity", "equal_opportunity"}),
+                  "penalty": frozenset({"demographic_parity", "equal_opportunity"})},
+        missing=NATIVE_TREE_STRATEGIES | IMPUTE_OR_DROP,
+        default_missing="mia",
+        # no solver and no clock: the rounds are fixed by the data, the settings and the seed
+        solver_settings=frozenset({"seed"}),
+        module="fairspec.models.mp_boost",
+    ),
     "privileged_boost": Family(
         name="privileged_boost",
         implemented=True,
@@ -168,6 +203,18 @@ FAMILIES: dict[str, Family] = {
         module="fairspec.models.privileged_boost",
     ),
 }
+
+
+#: the trade-offs α Fair MP-Boost fits under a bound, each with its own threshold (the most
+#: accurate is kept); the plan prints them and the estimator defaults to them
+MP_BOOST_BOUND_ALPHAS = (0.0, 0.5, 0.9)
+
+
+def mp_boost_alpha(penalty: float) -> float:
+    """Fair MP-Boost's trade-off α for a spec's ``penalty λ``: ``α = λ / (1 + λ)``, so that its row
+    and feature probabilities weigh accuracy and fairness ``1 : λ`` (λ = 9 is the paper's
+    α = 0.9).  Here, below the stages, because the plan prints it and the model uses it."""
+    return float(penalty) / (1.0 + float(penalty))
 
 
 def implemented_with(capability: str) -> str:

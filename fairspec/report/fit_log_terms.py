@@ -5,12 +5,14 @@ Every estimator leaves a ``fit_log_`` dict after ``fit`` (metrics.json writes it
 (``relabel_bound``, ``ip_checkpoints``, ``tilts_skipped``, ...), which say nothing to a
 compliance reviewer.  :data:`FIT_LOG_TERMS` gives each top-level key that any estimator can
 write (:class:`~fairspec.models.rule_set.FairRuleSetClassifier`, the missing-aware trees,
-forest and regressor of :mod:`fairspec.models.tree.estimators`, and
+forest and regressor of :mod:`fairspec.models.tree.estimators`,
+:class:`~fairspec.models.mp_boost.FairMPBoostClassifier` and
 :class:`~fairspec.models.baseline.BaselineClassifier`) one sentence saying what the value is and
 in which unit.  :data:`FIT_LOG_RECORD_TERMS` does the same for the keys *inside* the nested
 records the report shows as table columns or inline: each record of the rule set's ``phases``
-list (:class:`~fairspec.models.rule_set.column_generation.PhaseLog`) and the rule set's
-``refine`` dict.  Some of those keys share a name with a top-level key (``seconds``,
+list (:class:`~fairspec.models.rule_set.column_generation.PhaseLog`), the rule set's
+``refine`` dict, and Fair MP-Boost's ``bound_search``, ``row_probability_summary`` and
+``influential_rows`` lists.  Some of those keys share a name with a top-level key (``seconds``,
 ``rounds``, ``cut_by_clock``) but not its meaning, so a record's keys are looked up in
 :data:`FIT_LOG_RECORD_TERMS` only.
 
@@ -178,7 +180,9 @@ FIT_LOG_TERMS: dict[str, str] = {
     "candidates": (
         "Number of candidate rule sets compared when choosing the returned one (the integer program's, "
         "the local search's, rounded LP solutions, the empty and all-positive sets, the refinements)."),
-    "train_accuracy": "Share of training rows the returned rule set classifies correctly, from 0 to 1.",
+    "train_accuracy": (
+        "Share of training rows the returned model (rule set, boosted model) classifies correctly, from 0 to "
+        "1."),
     "bound_met_on_train": (
         "Whether the returned model's training fairness gap is within the bound (empty when no bound was "
         "enforced)."),
@@ -189,12 +193,15 @@ FIT_LOG_TERMS: dict[str, str] = {
 
     # ---------------------------------------------------------------- trees and forests
     "algorithm": (
-        "How the model was grown: greedy tree, greedy regression tree, bagged greedy trees (a forest), or "
-        "histogram gradient boosting, guided by a privileged model (KBPIB or JPIB) when one was grown."),
+        "How the model was grown: greedy tree, greedy regression tree, bagged greedy trees (a forest), "
+        "histogram gradient boosting, guided by a privileged model (KBPIB or JPIB) when one was grown, or Fair "
+        "MP-Boost (small trees boosted on minipatches of rows and features)."),
     "missing": (
         "The rule the tree or trees used for missing values (mia, trinary, trinary_mia, majority, fractional, "
         "or none when missing values were imputed or dropped before training)."),
-    "nodes": "Number of nodes (splits and leaves) of the tree, summed over all trees for a forest.",
+    "nodes": (
+        "Number of nodes (splits and leaves) of the tree, summed over all trees for a forest or a boosted "
+        "model."),
     "leaves": "Number of leaves of the tree.",
     "trees": (
         "Number of trees in the forest, or of a boosted model's trees that score a row (privileged_boost: the "
@@ -284,6 +291,55 @@ FIT_LOG_TERMS: dict[str, str] = {
     "relabel_descent_seconds": (
         "Seconds the whole tree-by-tree descent took (relabelling each tree alone and both descents)."),
 
+    # ---------------------------------------------------------------- Fair MP-Boost
+    "alpha_from": (
+        "Where alpha came from: parameter (given to the estimator), penalty (the spec's penalty as "
+        "alpha = penalty / (1 + penalty)), bound search (the most accurate candidate once each met the bound "
+        "by its threshold) or none (no enforced fairness, alpha 0)."),
+    "adversary": (
+        "How each round predicted the rows' group from its tree's output (logistic regression, or the group "
+        "shares of each output value), empty when alpha is 0 and no adversary ran."),
+    "patch_rows": "Number of training rows in each minipatch (by default the square root of the training rows).",
+    "patch_features": "Number of features in each minipatch (by default the square root of the features).",
+    "rounds_run": (
+        "Number of boosting rounds run, one tree each, before the round limit or early stopping ended the fit."),
+    "rounds_kept": (
+        "Number of rounds (trees) the model keeps: up to the latest round whose out-of-patch accuracy is "
+        "within one standard error of the best, or every round run when there is no early stopping."),
+    "stopped_by": (
+        "What ended the rounds: rounds (the limit) or patience (that many rounds without a better "
+        "out-of-patch accuracy)."),
+    "best_round": "The round whose out-of-patch accuracy was the best.",
+    "out_of_patch_accuracy": (
+        "Share of training rows the kept rounds classify correctly when each row is scored only by the trees "
+        "whose minipatch did not hold it, from 0 to 1."),
+    "best_out_of_patch_accuracy": "The best out-of-patch accuracy of any round, from 0 to 1.",
+    "out_of_patch_gap": (
+        "The fairness gap, from 0 to 1, of the kept rounds' out-of-patch predictions (each row scored only by "
+        "trees that did not see it), empty when the rows' groups were not given."),
+    "threshold_from": (
+        "How the threshold was set: default (0) or bound (the most accurate threshold whose training gap "
+        "meets the bound)."),
+    "feature_probabilities": (
+        "The averaged feature sampling probabilities, one per feature in the order of the model's features, "
+        "summing to 1: Fair MP-Boost's feature importance."),
+    "averaged_rounds": (
+        "Number of rounds the averaged row and feature probabilities are taken over (the kept rounds after "
+        "the burn-in, or all kept rounds when there are no more)."),
+    "influential_rows": (
+        "The training rows drawn most often on average (the highest averaged row probabilities), by position "
+        "among the rows the model was fitted on."),
+    "row_probability_summary": (
+        "For each class (and group, when the groups were given): its training rows, their share of the "
+        "averaged row probability, and that share over their share of the rows (above 1: drawn more often "
+        "than uniformly)."),
+    "row_probability_concentration": (
+        "How unevenly the rows were drawn: for the most-drawn 1, 5, 10, 25 and 50 % of the training rows, "
+        "their share of the averaged row probability (under uniform draws each share equals its rows)."),
+    "bound_search": (
+        "One record per alpha tried under the bound: the threshold that met it on the training rows, the "
+        "training accuracy and gap there, and the rounds kept; the most accurate candidate was returned."),
+
     # ---------------------------------------------------------------- baseline
     "learner": "The scikit-learn learner of the baseline: tree (a decision tree) or logistic (L2 logistic regression).",
 
@@ -292,8 +348,10 @@ FIT_LOG_TERMS: dict[str, str] = {
         "The privileged-information boosting variant: kbpib (the privileged model is boosted first, then "
         "guides the usable model) or jpib (one tree of each in turn, each model pulled towards the other)."),
     "alpha": (
-        "The weight of the Kullback-Leibler divergence from the privileged model's probabilities to the usable "
-        "model's in the usable model's loss (0 = plain boosting)."),
+        "The trade-off weight the fit used: for privileged_boost, the weight of the Kullback-Leibler divergence "
+        "from the privileged model's probabilities to the usable model's in the usable model's loss (0 = plain "
+        "boosting); for Fair MP-Boost, the weight of fairness, from 0 to 1, in the row and feature sampling "
+        "probabilities (0 = plain MP-Boost, 1 = fairness only)."),
     "privileged_columns": (
         "Number of privileged columns given to the fit, read while training only and never at prediction."),
     "privileged_model_used": (
@@ -320,8 +378,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "The usable model's loss on the held-out rows at the number of trees kept: the mean log loss, plus "
         "the penalty times the gap of probabilities under a fairness penalty (empty without held-out rows)."),
     "threshold": (
-        "The decision threshold: the model predicts the positive class where its probability exceeds it (0.5 "
-        "unless a fairness bound moved it)."),
+        "The decision threshold: the model predicts the positive class where its probability (privileged_boost; "
+        "0.5 unless a fairness bound moved it) or its score (Fair MP-Boost; 0 unless a bound moved it) exceeds "
+        "it."),
     "threshold_gap_at_half": (
         "The fairness gap on the training rows at the decision threshold 0.5, before a threshold was chosen "
         "for the bound, as a fraction from 0 to 1."),
@@ -357,6 +416,26 @@ FIT_LOG_RECORD_TERMS: dict[str, str] = {
     "cut_by_clock": (
         "Whether the wall clock stopped this step (a column-generation phase or its certifier, or in the "
         "refine record the refinement's hill-climb) rather than its work limit or convergence."),
+    # ---------------------------------------------------------------- Fair MP-Boost bound_search
+    "alpha": "The trade-off alpha of this candidate, from 0 to 1.",
+    "threshold": "The score threshold chosen for this candidate on the training rows.",
+    "train_accuracy": "Share of training rows this candidate classifies correctly at its threshold, from 0 to 1.",
+    "train_gap": "This candidate's fairness gap on the training rows at its threshold, from 0 to 1.",
+    "rounds_kept": "Number of rounds (trees) this candidate keeps.",
+    # ---------------------------------------------------------------- Fair MP-Boost row_probability_summary
+    "label": "The class: 1 the positive class, 0 the other.",
+    "group": "The group of the protected attribute.",
+    "rows": "Number of training rows of this class (and group).",
+    "share_of_draws": "These rows' share of the averaged row sampling probability, from 0 to 1.",
+    "draws_per_uniform": (
+        "That share divided by the rows' share of all training rows (1 = drawn as often as under uniform "
+        "sampling)."),
+    # ---------------------------------------------------------------- Fair MP-Boost influential_rows
+    "row": "Position of the row among the training rows the model was fitted on, from 0.",
+    "probability": "The row's averaged sampling probability (the training rows' probabilities sum to 1).",
+    # ---------------------------------------------------------------- Fair MP-Boost row_probability_concentration
+    "rows_share": "A share of the training rows, the most-drawn first, from 0 to 1.",
+    "draws_share": "Those rows' share of the averaged row sampling probability, from 0 to 1.",
     # ---------------------------------------------------------------- refine
     "complexity_before": (
         "Complexity (each rule 1 plus its conditions) of the chosen rule set before refinement."),

@@ -56,6 +56,36 @@ class FairnessView:
     test_gap: str = "test gap"
     #: the verdict on the bound (MET, NOT_MET, INCONCLUSIVE), None when there is none to give
     state: str | None = None
+    #: where a bound holds ("unseen rows: ..." or "the training rows (`on train`)"); "" without a
+    #: bound or in a file written before issue 43
+    holds_on: str = ""
+    #: the calibration's inner out-of-fold gap at its internal bound, with its interval; "" without one
+    inner_gap: str = ""
+
+
+def calibration_words(fairness: dict) -> tuple[str, str]:
+    """(where the bound holds, the inner out-of-fold gap) as the report prints them beside the
+    test result, from metrics.json's ``fairness.holds_on`` and ``fairness.calibration``."""
+    holds_on, calibration = fairness.get("holds_on"), fairness.get("calibration")
+    if holds_on == "train":
+        return "the training rows only (`on train`)", ""
+    if holds_on != "unseen" or not isinstance(calibration, dict):
+        return "", ""
+    eps_prime = calibration.get("internal_bound")
+    how = (f"{calibration.get('folds')}-fold" if calibration.get("method") == "inner cross-validation"
+           else "a single")
+    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {fmt_number(eps_prime)}, chosen by "
+             f"{how} inner cross-validation on the training rows")
+    if calibration.get("met") is False:
+        where += "; no internal bound met the bound on the inner held-out rows, so the tightest was taken"
+    gap = calibration.get("inner_gap")
+    interval = calibration.get("inner_gap_interval")
+    level = calibration.get("inner_gap_interval_level")
+    inner = "" if gap is None else fmt_gap_against(gap, fairness.get("bound"))
+    if inner and interval:
+        inner += (f" (interval {fmt_interval(interval, fairness.get('bound'))}"
+                  + (f", {level:.0%}" if isinstance(level, (int, float)) else "") + ")")
+    return where, inner
 
 
 def _met(value, bound, stated):
@@ -141,8 +171,9 @@ def _constant_sentence(constant: str | None, rows: str, interval: bool = False) 
     gaps are 0" beside an interval of 0 to 0.446 as a contradiction)."""
     if constant is None:
         return ""
-    said = (f" Every one of the {rows} is predicted {constant}: a constant prediction gives every group the same "
-            f"selection rate, TPR and FPR, so their gaps on these rows are 0 however the groups differ.")
+    said = (f" Every one of the {rows} is predicted {constant} (a constant model): a constant prediction gives "
+            f"every group the same selection rate, TPR and FPR, so their gaps on these rows are 0 however the "
+            f"groups differ.")
     if interval:
         said += (f" The interval reaches above 0 because it is about new data, where the model need not predict "
                  f"{constant} for every row.")
@@ -162,7 +193,8 @@ def fairness_view(fairness: dict | None, has_test: bool, level: float | None = N
         return view
     interval = fairness.get("interval_test") if fairness and level is not None and has_test else None
     wide = bool(interval) and all(v is not None for v in interval) and max(float(v) for v in interval) > 0
-    return _with_note(view, _constant_sentence(constant, words.rows, wide), f"every row predicted {constant}")
+    return _with_note(view, _constant_sentence(constant, words.rows, wide),
+                      f"constant model: every row predicted {constant}")
 
 
 def _with_note(view: FairnessView, sentence: str, caveat: str) -> FairnessView:
@@ -243,7 +275,9 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
         form = "audit"
         badge = Badge("AUDITED, NOT ENFORCED", "neutral",
                       "The criterion is measured and reported; training did not constrain it.")
+    holds_on, inner_gap = calibration_words(fairness) if bound is not None else ("", "")
     return FairnessView(
+        holds_on=holds_on, inner_gap=inner_gap,
         criterion=str(name), form=form, setting=setting,
         achieved_train=fmt_gap_against(a_train, bound),
         achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,
@@ -325,14 +359,21 @@ def _with_kept_model_caveat(view: FairnessView, metrics_doc: dict) -> FairnessVi
     The verdict and the summary read the fold models; a penalty strong enough to flatten the kept
     model had left it looking like them (a review found a tree of 16 leaves, every one 0, under an
     out-of-fold accuracy of 0.782)."""
-    if (metrics_doc.get("evaluation") or {}).get("kind") != "cv" or constant_prediction(metrics_doc.get("test")):
-        return view
-    kept = constant_prediction(metrics_doc.get("train"))
+    kind = (metrics_doc.get("evaluation") or {}).get("kind")
+    if kind == "none" or not metrics_doc.get("test") or constant_prediction(metrics_doc.get("test")):
+        return view  # the verdict's own rows say it (fairness_view)
+    kept = (metrics_doc.get("constant_model") or {}).get("predicts") or (
+        constant_prediction(metrics_doc.get("train")) if kind == "cv" else None)
     if kept is None:
         return view
-    sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them: the out-of-fold "
-                f"numbers are of the fold models, which do not, so they say little of the model kept.")
-    return _with_note(view, sentence, f"model kept predicts {kept} for every row")
+    if kind == "cv":
+        sentence = (f" The model kept, fitted on every row, predicts {kept} for every one of them (a constant "
+                    f"model): the out-of-fold numbers are of the fold models, which do not, so they say little of "
+                    f"the model kept.")
+    else:
+        sentence = (f" The model predicts {kept} for every one of its training rows (a constant model), though not "
+                    f"for every test row: its gaps say little of what it does to the groups.")
+    return _with_note(view, sentence, f"constant model kept: predicts {kept} for every training row")
 
 
 

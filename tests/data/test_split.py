@@ -52,3 +52,20 @@ def test_a_stratified_split_draws_the_rows_the_text_strata_draw(kind, monkeypatc
     for (train, test), (train_ref, test_ref) in zip(splits, expected, strict=True):
         np.testing.assert_array_equal(train, train_ref)
         np.testing.assert_array_equal(test, test_ref)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 12345])
+def test_a_stratified_holdout_draws_the_rows_scikit_learn_draws(seed):
+    from sklearn.model_selection import train_test_split
+
+    from fairspec.data import split
+
+    rng = np.random.default_rng(seed)
+    for n, cells in ((10, 2), (97, 3), (1000, 7), (5000, 12)):
+        labels = rng.integers(0, cells, n)
+        labels[:2 * cells] = np.repeat(np.arange(cells), 2)  # every cell has two rows
+        for n_test in (cells, n // 3, n - cells):
+            train, test = split._stratified_holdout(labels, n_test, seed)
+            ref_train, ref_test = train_test_split(np.arange(n), test_size=n_test, random_state=seed, stratify=labels)
+            np.testing.assert_array_equal(train, np.sort(ref_train))
+            np.testing.assert_array_equal(test, np.sort(ref_test))

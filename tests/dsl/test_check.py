@@ -259,7 +259,7 @@ def test_unenforceable_criterion_says_what_the_family_supports():
     assert diag.message == ("model family 'baseline' cannot enforce equal_opportunity as a bound; "
                             "'baseline' enforces no criterion (it can only audit one)")
     assert diag.hint == ("write `fairness equal_opportunity` alone to measure it without enforcing it; "
-                         "families that enforce it as a bound: tree, rule_set, privileged_boost")
+                         "families that enforce it as a bound: tree, rule_set, mp_boost, privileged_boost")
 
 
 @pytest.mark.parametrize("model, expected", [

@@ -36,7 +36,8 @@ def spec_text(path, fairness, evaluate="holdout 0.3", model="tree { depth 2 }"):
 def warnings_of(path, *args, **kwargs):
     plan = compile_spec(parse_spec(spec_text(path, *args, **kwargs), "t.fair"))
     assert plan.spec_filename == "t.fair"
-    return plan, plan.warnings
+    # the warning that the test rows cannot check a bound (tests/calibration) is not these tests'
+    return plan, tuple(w for w in plan.warnings if "cannot check the bound" not in w.message)
 
 
 def expected(rate_rows: dict[str, int], share: float, bound: float) -> set[str]:
@@ -97,9 +98,18 @@ def test_no_warning_without_a_bound_finer_than_a_row(data, fairness):
 
 
 def test_the_bundled_specs_compile_without_warnings(root):
+    # but two, whose test rows cannot check their bound (tests/calibration), which their readers
+    # should know: the sweep's finest bound 0.02 on compas's 30 % hold-out (noise 0.039), and the
+    # tutorial's 0.1 between German-credit groups of 15 test rows
+    unchecked = {"compas_tree_sweep.fair": "the hold-out's test rows cannot check the bound 0.02",
+                 "german_tutorial.fair": "the hold-out's test rows cannot check the bound 0.1"}
     for path in sorted((root / "specs").glob("*.fair")):
         from fairspec import load_spec
-        assert compile_spec(load_spec(path)).warnings == (), path
+        warnings = compile_spec(load_spec(path)).warnings
+        if path.name in unchecked:
+            assert [w.message.split(":")[0] for w in warnings] == [unchecked[path.name]], path
+        else:
+            assert warnings == (), path
 
 
 def test_the_warning_reaches_stderr_under_quiet_the_model_file_and_the_report(data, tmp_path, capsys):
@@ -175,6 +185,8 @@ def test_warnings_come_in_the_order_of_the_spec_lines(tmp_path):
     # look-alike groups (the protected line, 4), a bound finer than a row (fairness, 6) and a
     # hold-out under 100 rows (evaluate, 8): found in another order than the lines'
     _, warnings = warnings_of(path, "equal_opportunity <= 0.05")
+    assert any("cannot check the bound" in w.message for w in compile_spec(parse_spec(
+        spec_text(path, "equal_opportunity <= 0.05"), "t.fair")).warnings)  # also on line 6
     lines = [w.span.line for w in warnings]
     assert lines == [4, 6, 8]
 

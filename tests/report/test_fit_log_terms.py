@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.mp_boost import FairMPBoostClassifier
 from fairspec.models.privileged_boost import PrivilegedBoostClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
 from fairspec.models.rule_set.column_generation import PhaseLog
@@ -33,7 +34,10 @@ REPORTS = ROOT / "reports"
 WRITERS = ("fairspec/models/rule_set/estimator.py", "fairspec/models/tree/estimators.py",
            "fairspec/models/tree/relabel.py", "fairspec/models/tree/forest_relabel.py",
            "fairspec/models/baseline.py", "fairspec/models/privileged_boost/estimator.py",
-           "fairspec/models/privileged_boost/threshold.py")
+           "fairspec/models/privileged_boost/threshold.py", "fairspec/models/mp_boost/estimator.py")
+#: functions that build the records of a list a fit log holds under one key (Fair MP-Boost's):
+#: every key of a dict they write is a record key
+RECORD_LIST_WRITERS = {"_row_summary", "_influential_rows", "_bound_search_records", "_concentration"}
 #: functions whose log becomes a nested record of the fit log (the rule set's ``refine``)
 RECORD_WRITERS = {"_refine"}
 #: dicts named like a log that never reach the fit log under their own keys: the local
@@ -125,6 +129,11 @@ def fitted_logs() -> dict[str, dict]:
         "forest, joint MIP": (MissingAwareForestClassifier(n_estimators=4, max_depth=3,
                                                            fairness=make_criterion("equalized_odds", 0.0),
                                                            time_limit=0.0001), X, y, g),
+        "mp_boost, penalty": (FairMPBoostClassifier(n_rounds=15, fairness=make_criterion("demographic_parity",
+                                                                                       penalty=2.0)), X, y, g),
+        # the bound search's records
+        "mp_boost, bound": (FairMPBoostClassifier(n_rounds=15, fairness=make_criterion("equal_opportunity", 0.05)),
+                            X, y, g),
         "baseline tree": (BaselineClassifier(learner="tree", depth=3), np.nan_to_num(X), y, None),
         "baseline logistic": (BaselineClassifier(learner="logistic"), np.nan_to_num(X), y, None),
         "boosting, bound": (PrivilegedBoostClassifier(n_rounds=10, fairness=eo(0.01)), X, y, g),
@@ -148,7 +157,7 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
             "train_gap_before_relabel", "note", "learner", "trees", "threshold_chosen_for_bound",
-            "privileged_model_rounds"} <= seen
+            "privileged_model_rounds", "bound_search", "row_probability_summary"} <= seen
 
 
 def test_every_phase_record_field_has_a_meaning():
@@ -205,8 +214,24 @@ def _source_keys() -> tuple[set[str], set[str]]:
         tree = ast.parse((ROOT / rel).read_text(), filename=rel)
         for func in ast.walk(tree):
             if isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                (records if func.name in RECORD_WRITERS else top).update(_written_keys(func))
+                if func.name in RECORD_LIST_WRITERS:
+                    records.update(_record_keys(func))
+                else:
+                    (records if func.name in RECORD_WRITERS else top).update(_written_keys(func))
     return top, records
+
+
+def _record_keys(func: ast.AST) -> set[str]:
+    """Keys of every dict ``func`` writes: ``{...}`` displays and ``record["k"] = ...``."""
+    keys = set()
+    for node in ast.walk(func):
+        keys |= _dict_keys(node)
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if (isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant)
+                        and isinstance(target.slice.value, str)):
+                    keys.add(target.slice.value)
+    return keys
 
 
 def test_every_key_in_the_estimator_sources_has_a_meaning():
@@ -214,7 +239,8 @@ def test_every_key_in_the_estimator_sources_has_a_meaning():
     # the scan finds the keys it should: not vacuous
     assert {"ip_not_run_because", "relabel_bound", "relabel_descent_sweeps", "learner", "note",
             "tilts_skipped", "reproducible"} <= top
-    assert {"complexity_before", "complexity_climbed", "cut_by_clock"} <= records
+    assert {"complexity_before", "complexity_climbed", "cut_by_clock", "draws_per_uniform", "group", "row",
+            "rounds_kept"} <= records
     assert not _missing(top, FIT_LOG_TERMS), f"no meaning for {_missing(top, FIT_LOG_TERMS)}"
     assert not _missing(records, FIT_LOG_RECORD_TERMS), \
         f"no meaning for the record keys {_missing(records, FIT_LOG_RECORD_TERMS)}"

@@ -206,6 +206,10 @@ class PhaseLog:
     certified: bool = False
     #: the wall clock, not the round limit or convergence, ended the phase (or its certifier)
     cut_by_clock: bool = False
+    #: the phase's work limit (cells, :meth:`ColumnGenerator.round_cells`) ended it
+    work_limit: bool = False
+    #: the work it did, in cells
+    cells: int = 0
     #: the certifying pricing IP's HiGHS status and seconds, when it ran
     certifier: str | None = None
     certifier_seconds: float | None = None
@@ -215,8 +219,9 @@ class PhaseLog:
 class ColumnGenerator:
     """Runs the phases of the module docstring.
 
-    A phase ends when pricing finds no column or after its round limit; both are the same on
-    every run.  Its ``deadline`` is a cap: a phase the clock ends is logged ``cut_by_clock``.
+    A phase ends when pricing finds no column, after its round limit, or when its work limit
+    (``cells``) is spent; all three are the same on every run.  Its ``deadline`` is a cap: a
+    phase the clock ends is logged ``cut_by_clock``.
     """
 
     def __init__(self, problem: MasterProblem, pool: RulePool, *, max_conditions: int, beam_width: int,
@@ -247,12 +252,28 @@ class ColumnGenerator:
         self.session = HighsSession(time_limit=60.0, threads=threads, seed=seed)
         self.lp = MasterLP(problem, pool, self.session)
 
-    def run_phase(self, name: str, deadline: float, *, certify: bool, max_rounds: int | None = None) -> PhaseLog:
+    def round_cells(self) -> int:
+        """The work of one round, counted in cells, the same on every machine: the master LP's
+        coverage matrix (patterns x columns, which the simplex re-solves from its basis), the
+        beam search's scoring (pricing patterns x literals x beam width x conditions) and the
+        exact reduced costs of the columns it returns (patterns x columns per round).  The
+        phases' work limits (and so ``time_limit`` under ``clock_cap false``) are in these
+        cells; the rate a machine does them at is measured in benchmarks/README.md."""
+        n_patterns = len(self.problem.patterns.y)
+        return int(n_patterns * (len(self.pool.rules) + self.columns_per_round)
+                   + len(self._sub) * self._sub_literals.shape[1] * self.beam_width * self.max_conditions)
+
+    def run_phase(self, name: str, deadline: float, *, certify: bool, max_rounds: int | None = None,
+                  cells: float = np.inf) -> PhaseLog:
         log = PhaseLog(name)
         start = time.perf_counter()
         pats = self.problem.patterns
         max_rounds = self.max_rounds if max_rounds is None else max_rounds
         while log.rounds < max_rounds:
+            if log.cells >= cells:
+                log.work_limit = True
+                break
+            log.cells += self.round_cells()
             remaining = deadline - time.perf_counter()
             if remaining <= 0:
                 log.cut_by_clock = True

@@ -38,9 +38,11 @@ Time and work.  Every stage stops by a *work* limit, counted the same way on eve
 the same data, parameters and seed give the same rule set on any machine; the wall clock is
 only a cap:
 
-* column generation: the paper's phase ends when pricing finds nothing or after
-  ``max_rounds`` rounds; the tilted phases share ``tilt_rounds`` rounds.  Cap:
-  ``cg_fraction`` of ``time_limit``;
+* column generation: the paper's phase ends when pricing finds nothing, after ``max_rounds``
+  rounds, or when its share of the work limit is spent; the tilted phases share ``tilt_rounds``
+  rounds and what the first phase left of the work.  The work is counted in cells per round
+  (:meth:`.ColumnGenerator.round_cells`), ``cg_fraction`` of ``time_limit`` at
+  :data:`CG_CELLS_PER_SECOND`.  Cap: ``cg_fraction`` of ``time_limit``;
 * the local search: ``search_cells`` scored (pattern, candidate) cells, by default
   ``SEARCH_SHARE`` of ``time_limit`` at ``SEARCH_CELLS_PER_SECOND`` (the rate measured here on
   fair problems), and at most ``search_iterations`` kicks.  Cap: all but ``IP_CLOCK_SHARE`` of
@@ -49,9 +51,10 @@ only a cap:
   default ``IP_SHARE`` of ``time_limit`` at ``IP_CHECKPOINTS_PER_SECOND``.  Cap: what is left
   of ``time_limit`` less a small reserve for re-measuring.
 
-So ``time_limit`` sizes the work of the search and the IP, and bounds the wall clock of every
-stage; column generation's rounds do not grow or shrink with it, so under ``clock_cap=False``
-a large problem can take several times the limit there.  The set-up
+So ``time_limit`` sizes the work of every stage and bounds the wall clock of each; under
+``clock_cap=False`` a stage ends by its work limit, near the time its share of the limit
+gives on an idle core (column generation's rounds alone had run to several times the limit
+on a large problem before its work was counted).  The set-up
 before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
 HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and a
 time limit shorter than it is overrun by it (every stage then stops at once, cut by the
@@ -113,6 +116,11 @@ IP_CHECKPOINTS_PER_SECOND = 0.25
 #: fewest checkpoints of the final IP: its presolve, root LP and first cut rounds
 MIN_IP_CHECKPOINTS = 3
 IP_CLOCK_SHARE = 0.1
+
+
+#: column generation's speed in cells (:meth:`.ColumnGenerator.round_cells`) per second, measured
+#: here (benchmarks/README.md, "Scale"): what sizes its work limit from ``time_limit``
+CG_CELLS_PER_SECOND = 9.0e6
 
 
 def clock_reserve(time_limit: float) -> float:
@@ -378,8 +386,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             if not certify:
                 log["certifier_skipped"] = (f"the time limit is under {CERTIFIER_MIN_TIME_LIMIT:g} s: column generation "
                                             f"ends when the beam search finds no column, uncertified")
+            cg_cells = self._cg_cells()
+            log["cg_cells_limit"] = cg_cells
             main = generator.run_phase("fair_master" if criterion is not None else "master",
-                                       now + (cg_end - now) * (0.6 if tilts else 1.0), certify=certify)
+                                       now + (cg_end - now) * (0.6 if tilts else 1.0), certify=certify,
+                                       cells=cg_cells * (0.6 if tilts else 1.0))
             generator.lp_bound = main.lp_objective
             if tilts and self._bound_slack(generator, pool, problem):
                 log["tilts_skipped"] = "bound slack"
@@ -387,14 +398,17 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             if tilts:
                 generator.lp.set_fairness_active(False)
                 rounds = _share(int(self.tilt_rounds), len(tilts))
-                for n_rounds, (name, pos_cost, neg_cost) in zip(rounds, tilts):
+                for t, (n_rounds, (name, pos_cost, neg_cost)) in enumerate(zip(rounds, tilts)):
                     generator.lp.set_costs(pool, pos_cost, neg_cost)
-                    generator.run_phase(name, cg_end, certify=False, max_rounds=n_rounds)
+                    # what the earlier phases left of the work, shared by the tilted ones still to run
+                    left = max(cg_cells - sum(p.cells for p in generator.phases), 0)
+                    generator.run_phase(name, cg_end, certify=False, max_rounds=n_rounds, cells=left / (len(tilts) - t))
             for w in generator.lp_solutions:
                 chosen = tuple(int(k) for k in np.flatnonzero(w >= 0.5))
                 if chosen and sum(pool.complexities(chosen)) <= self.max_complexity:
                     candidates.append((chosen, "lp_rounding"))
         log["cg_seconds"] = round(time.perf_counter() - start, 3)
+        log["cg_cells"] = 0 if generator is None else int(sum(p.cells for p in generator.phases))
         cut_by_clock = [] if generator is None else [p.name for p in generator.phases if p.cut_by_clock]
 
         exact_negatives = any(r.rate == "fpr" for r in problem.fairness)
@@ -524,6 +538,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         if self.search_cells is not None:
             return int(self.search_cells)
         return int(SEARCH_SHARE * float(self.time_limit) * SEARCH_CELLS_PER_SECOND)
+
+    def _cg_cells(self) -> int:
+        """Column generation's work limit in cells (:meth:`.ColumnGenerator.round_cells`):
+        ``cg_fraction`` of ``time_limit`` at :data:`CG_CELLS_PER_SECOND`, so that the limit
+        sizes this stage's work as it does the search's and the IP's, and ``clock_cap false``
+        changes what stops it, not how long it takes (its rounds alone had taken 59 s of a 12 s
+        limit on law).  At least one round of the first phase always runs."""
+        return max(1, int(float(self.cg_fraction) * float(self.time_limit) * CG_CELLS_PER_SECOND))
 
     def _ip_checkpoints(self) -> int:
         if self.ip_checkpoints is not None:

@@ -37,12 +37,12 @@ from fairspec.models.model_file import (class_labels, feature_indices, feature_n
                                         params_at_fit, record_params, restore_feature_names)
 from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
-from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
-from fairspec.models.tree.relabel import VOTE_TOL, relabel_leaves
-from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, EncodedFeatures, SplitScorer, Task
+from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, VOTE_TOL, EncodedFeatures, SplitScorer, Task
 from fairspec.parallel import run_tasks
 from fairspec.registry.criteria import Criterion, make_criterion
-from fairspec.solvers.highs import stopped_by_clock
+
+# The relabelling MIPs (forest_relabel, relabel) and the solver module import Pyomo and HiGHS
+# where they are used: scoring a file with a saved tree (fairspec predict) needs neither.
 
 FORMAT_VERSION = 1
 #: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
@@ -179,6 +179,9 @@ class _TreeParams:
         descent (:mod:`.forest_relabel`), whose labels are kept when they meet the bound; the
         joint MIP over every tree's leaves runs only when they do not (forest_relabel's module
         docstring says why it is not run after a descent that met the bound)."""
+        from fairspec.models.tree.forest_relabel import TreeRoutes, tree_by_tree_labels
+        from fairspec.models.tree.relabel import relabel_leaves
+
         fairness = self.fairness
         routes, offsets = TreeRoutes.of(trees, X)
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
@@ -258,6 +261,28 @@ class _TreeParams:
             int((t.leaf_labels()[t.leaves()] != (np.asarray(t.value)[t.leaves()] > 0.5 + VOTE_TOL)).sum())
             for t in trees))
 
+    def fit_bound_path(self, X, y, bounds, sensitive_features=None) -> list:
+        """One fitted copy of this classifier per bound of ``bounds``, from one growth.
+
+        Under a bound the splits do not depend on ε (it acts only through the leaf relabelling,
+        and a bound has no split penalty), so a fit at ε′ is the tree(s) grown once with their
+        leaves relabelled at ε′: each copy is exactly what ``fit`` with ``fairness`` at that
+        bound returns, at the cost of one growth and ``len(bounds)`` relabelling MIPs.  This is
+        the path :mod:`fairspec.calibration` reads its candidates from."""
+        if self.fairness is None or self.fairness.bound is None:
+            raise ValueError("fit_bound_path needs a fairness criterion with a bound")
+        start = time.perf_counter()
+        grown_from = copy.deepcopy(self)
+        X, y_num, groups, log = grown_from._grow(X, y, sensitive_features)
+        grown_seconds = time.perf_counter() - start
+        fitted = []
+        for bound in bounds:
+            est = copy.deepcopy(grown_from)
+            est.fairness = type(self.fairness)(bound=float(bound))
+            est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds)
+            fitted.append(est)
+        return fitted
+
     def _finish_fit(self, trees: list[TreeStructure], X, y_num, groups, log: dict, start: float) -> None:
         """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
         bound (a penalty already acted in the split score; its train gap is logged), then the
@@ -302,6 +327,8 @@ def _log_reproducibility(log: dict, clock_cap: bool) -> None:
     stopped by its work limit (``relabel_checkpoints``) returns the same one again.
     """
     cut = ["relabel_descent"] if log.get("relabel_descent_cut_by_clock") else []
+    from fairspec.solvers.highs import stopped_by_clock
+
     if stopped_by_clock(str(log.get("relabel_status", ""))):
         cut.append("relabel_mip")
     log.update(reproducible=not cut, cut_by_clock=cut, clock_cap=bool(clock_cap))
@@ -347,6 +374,12 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
+        grown = self._grow(X, y, sensitive_features)
+        self._finish_fit(self._trees(), *grown, start)
+        return self
+
+    def _grow(self, X, y, sensitive_features):
+        """Grow ``tree_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
@@ -354,8 +387,10 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
                                groups=groups if task.n_groups else None)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
                "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
-        self._finish_fit([self.tree_], X, y_num, groups, log, start)
-        return self
+        return X, y_num, groups, log
+
+    def _trees(self) -> list[TreeStructure]:
+        return [self.tree_]
 
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
@@ -497,6 +532,15 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
         start = time.perf_counter()
+        grown = self._grow(X, y, sensitive_features)
+        self._finish_fit(self._trees(), *grown, start)
+        return self
+
+    def _trees(self) -> list[TreeStructure]:
+        return self.trees_
+
+    def _grow(self, X, y, sensitive_features):
+        """Grow ``trees_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
         task, scorer = self._task_and_scorer(group_names)
         enc = EncodedFeatures.encode(X, cat)
@@ -509,8 +553,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
                                             for s in seeds], n_jobs=self.n_jobs)
         log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
                "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
-        self._finish_fit(self.trees_, X, y_num, groups, log, start)
-        return self
+        return X, y_num, groups, log
 
     def predict_proba(self, X):
         check_is_fitted(self, "trees_")

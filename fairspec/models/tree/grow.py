@@ -352,10 +352,11 @@ def grow_tree(enc: EncodedFeatures, y: np.ndarray, weights: np.ndarray, task: Ta
         if (depth >= settings.max_depth or len(idx) < settings.min_samples_split
                 or len(idx) < 2 * settings.min_samples_leaf or W <= 0):
             continue
-        node_score = scorer.node_score(S_node)
-        if task.loss(S_node) <= 1e-12 * W and fair is None:
+        loss_node = task.loss(S_node)
+        node_score = scorer.node_score(S_node, loss_node)
+        if loss_node <= 1e-12 * W and fair is None:
             continue  # pure node: no split can lower the loss
-        features = np.flatnonzero(~blocked)
+        features = (~blocked).nonzero()[0]
         if settings.max_features is not None and len(features) > settings.max_features:
             features = np.sort(rng.choice(features, settings.max_features, replace=False))
         best = None

@@ -194,7 +194,7 @@ class Task:
         middle subtree is grown on all its parent's rows but reached only by the missing ones).
         """
         if self.kind == "classification":
-            codes = codes.astype(np.int64)
+            codes = codes.astype(np.int64, copy=False)
             a = np.bincount(codes * 2 + rd["ycol"], weights=w, minlength=n_bins * 2).reshape(n_bins, 2)
             if not self.n_groups:
                 return a
@@ -322,6 +322,18 @@ class FairState:
             self.num[rate] = self._num_after(rate, parent, children)
 
 
+class _heavier_side:
+    """The route of a missing value met only at prediction, per cut: the side with more
+    training weight (ties: left).  Indexed like an array of routes, it weighs the two sides of
+    the one cut that is read, not of every cut."""
+
+    def __init__(self, task: Task, L: np.ndarray, R: np.ndarray):
+        self.task, self.L, self.R = task, L, R
+
+    def __getitem__(self, cut: int) -> int:
+        return LEFT if self.task.weight(self.L[cut]) >= self.task.weight(self.R[cut]) else RIGHT
+
+
 class SplitScorer:
     """Scores every candidate split of a node for one strategy."""
 
@@ -350,15 +362,16 @@ class SplitScorer:
         if self.fair is not None:
             self.fair.start(S_root, float(self.task.majority(S_root)))
 
-    def node_score(self, S_node: np.ndarray) -> float:
+    def node_score(self, S_node: np.ndarray, loss: float | None = None) -> float:
         """The node's score as a leaf; also fixes the node the candidates are scored against.
+        ``loss``: ``task.loss(S_node)`` when the caller has it already.
 
         With a penalty λ, scores are in units of the node's mean loss:
         ``loss/W_t + λ·(N/W_t)·gap(tree)``, i.e. the tree's objective ``loss/N + λ·gap``
         (mean impurity over all ``N`` training rows plus λ times the gap) scaled by ``N/W_t``.
         """
         W = float(self.task.weight(S_node))
-        score = float(self.task.loss(S_node)) / W
+        score = float(self.task.loss(S_node) if loss is None else loss) / W
         if self.fair is not None:
             self._parent = (S_node, self.task.majority(S_node))
             score += self.penalty * self.total_weight / W * self.fair.gap_now()
@@ -375,7 +388,7 @@ class SplitScorer:
         task = self.task
         U = len(values)
         M, nM = stats[U], int(counts[U])
-        obs = np.flatnonzero(counts[:U] > 0)
+        obs = (counts[:U] > 0).nonzero()[0]
         if len(obs) < 2:
             if not (self.strategy in ("mia", "trinary_mia") and self.mia_missing_split and len(obs) >= 1 and nM > 0):
                 return None
@@ -402,33 +415,37 @@ class SplitScorer:
         cand_scores = []  # list of (scores (C,), route, present_vs_missing)
         if len(obs) >= 2:
             if subsets is None:
-                L = np.cumsum(S_obs, axis=0)[:-1]
-                nL = np.cumsum(n_obs)[:-1]
+                L = S_obs.cumsum(axis=0)[:-1]
+                nL = n_obs.cumsum()[:-1]
             else:
                 # summed in a fixed order: a BLAS product's order depends on the processor
                 L = fixed_order_product(subsets, S_obs)
                 nL = (subsets @ n_obs).round().astype(np.int64)
             R = S_obs.sum(axis=0) - L
             nR = n_obs.sum() - nL
-            lossL, lossR = task.loss(L), task.loss(R)
             C = len(nL)
+            # one pass over both sides (elementwise, so each value is what task.loss(L) and
+            # task.loss(R) give)
+            lossLR = task.loss(np.concatenate((L, R)))
+            lossL, lossR = lossLR[:C], lossLR[C:]
             s = self.strategy
             inf = np.inf
             if s in ("mia", "trinary_mia"):
-                sc_left = task.loss(L + M) + lossR
-                sc_right = lossL + task.loss(R + M)
-                ok_left = (nL + nM >= self.msl) & (nR >= self.msl)
-                ok_right = (nL >= self.msl) & (nR + nM >= self.msl)
                 if nM == 0:
                     # no training row is missing here: one candidate; missing values met at
-                    # prediction go to the side with more training weight
-                    bigger_left = task.weight(L) >= task.weight(R)
-                    sc = np.where(ok_left, self._penalise(sc_left, W, self._kids(L, R)), inf)
-                    if s == "mia":
-                        cand_scores.append((sc, np.where(bigger_left, LEFT, RIGHT), False))
+                    # prediction go to the side with more training weight.  (With M all zeros,
+                    # L + M is L bit for bit, so its loss is lossL: not computed twice.)
+                    ok_left = (nL >= self.msl) & (nR >= self.msl)
+                    sc = np.where(ok_left, self._penalise(lossL + lossR, W, self._kids(L, R)), inf)
+                    if s == "mia":  # the heavier side, read for the chosen cut only
+                        cand_scores.append((sc, _heavier_side(task, L, R), False))
                     else:
                         cand_scores.append((sc, np.full(C, MIDDLE), False))
                 else:
+                    sc_left = task.loss(L + M) + lossR
+                    sc_right = lossL + task.loss(R + M)
+                    ok_left = (nL + nM >= self.msl) & (nR >= self.msl)
+                    ok_right = (nL >= self.msl) & (nR + nM >= self.msl)
                     sl = np.where(ok_left, self._penalise(sc_left, W, self._kids(L + M, R)), inf)
                     sr = np.where(ok_right, self._penalise(sc_right, W, self._kids(L, R + M)), inf)
                     if s == "trinary_mia":
@@ -436,6 +453,13 @@ class SplitScorer:
                         cand_scores.append((np.stack([sl, sm, sr], 1), np.array([LEFT, MIDDLE, RIGHT]), False))
                     else:
                         cand_scores.append((np.stack([sl, sr], 1), np.array([LEFT, RIGHT]), False))
+            elif s in ("majority", "none", "fractional") and nM == 0:
+                # no missing row: every rule is the plain split (L + 0·M is L bit for bit); where
+                # a missing value met at prediction goes is the rule's, as below
+                ok = (nL >= self.msl) & (nR >= self.msl)
+                sc = self._penalise(lossL + lossR, W, self._kids(L, R))
+                routes = np.full(C, FRACTIONAL) if s == "fractional" else _heavier_side(task, L, R)
+                cand_scores.append((np.where(ok, sc, inf), routes, False))
             elif s in ("majority", "none"):
                 left_bigger = task.weight(L) >= task.weight(R)
                 Lm = np.where(left_bigger[:, None], L + M, L)
@@ -465,10 +489,10 @@ class SplitScorer:
         best = None  # (score, kind, cut index, route)
         for scores, routes, _ in cand_scores:
             flat = scores.ravel()
-            if not np.isfinite(flat).any():
-                continue
             m = flat.min()
-            k = int(np.flatnonzero(flat <= m + TIE_TOL * max(1.0, abs(m)))[0])
+            if not np.isfinite(m):  # every candidate refused (scores are never NaN)
+                continue
+            k = int((flat <= m + TIE_TOL * max(1.0, abs(m))).nonzero()[0][0])
             if scores.ndim == 2:
                 cut, opt = divmod(k, scores.shape[1])
                 route = int(routes[opt])
@@ -490,15 +514,16 @@ class SplitScorer:
                                   left_codes=values.copy() if categorical else None,
                                   right_codes=np.empty(0) if categorical else None,
                                   left_bins=obs.copy(), missing_fraction_left=0.0)
-        if subsets is None:
-            in_left = np.arange(len(obs)) <= cut
+        if subsets is None:  # the scan's cuts are prefixes of the ordered bins
+            in_left, in_right = slice(None, cut + 1), slice(cut + 1, None)
         else:
             in_left = subsets[cut] > 0
-        left_bins, right_bins = obs[in_left], obs[~in_left]
+            in_right = ~in_left
+        left_bins, right_bins = obs[in_left], obs[in_right]
         frac = 0.0
         if route == FRACTIONAL:
             wl = float(task.weight(S_obs[in_left].sum(axis=0)))
-            wr = float(task.weight(S_obs[~in_left].sum(axis=0)))
+            wr = float(task.weight(S_obs[in_right].sum(axis=0)))
             frac = wl / (wl + wr)
         if categorical:
             return SplitCandidate(feature=j, score=score, route=route, present_vs_missing=False, threshold=None,

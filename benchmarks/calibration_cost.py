@@ -1,0 +1,81 @@
+"""What a calibrated fit costs against the family's own fit (``on train``), in CPU seconds.
+
+CPU time (``time.process_time``) of single-threaded fits, so the ratio does not depend on how
+busy the shared machine is; each pair is fitted side by side in one process, ``--repeat``
+times, and the medians are compared.
+
+    python benchmarks/calibration_cost.py --datasets compas law
+    python benchmarks/calibration_cost.py --synthetic 1000000      # the scale case (depth 5)
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from fairness_holds import load  # noqa: E402
+from fairspec.calibration import CalibratedFairClassifier  # noqa: E402
+from fairspec.models.missing_tree import MissingAwareTreeClassifier  # noqa: E402
+from fairspec.models.rule_set import FairRuleSetClassifier  # noqa: E402
+from fairspec.registry.criteria import make_criterion  # noqa: E402
+
+
+def synthetic(n, seed=0):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 10))
+    X[:, 0] += 0.5 * g
+    y = (X[:, 0] + X[:, 1] + rng.normal(size=n) > 0.5).astype(int)
+    return X, y, g.astype(str), []
+
+
+def family(name, categorical, depth, bound):
+    crit = make_criterion("equal_opportunity", bound=bound)
+    if name == "tree":
+        return MissingAwareTreeClassifier(max_depth=depth, categorical_features=tuple(categorical), fairness=crit,
+                                          clock_cap=False)
+    return FairRuleSetClassifier(max_complexity=30, max_conditions=3, categorical_features=tuple(categorical),
+                                 criterion=crit, time_limit=5.0, clock_cap=False)
+
+
+def cpu(fn):
+    start = time.process_time()
+    fn()
+    return time.process_time() - start
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--datasets", nargs="*", default=["compas", "law"])
+    ap.add_argument("--families", nargs="+", default=["tree"])
+    ap.add_argument("--synthetic", type=int, default=0, help="rows of a synthetic data set instead")
+    ap.add_argument("--depth", type=int, default=4)
+    ap.add_argument("--bound", type=float, default=0.05)
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args(argv)
+    cases = [(f"synthetic {args.synthetic:,}", synthetic(args.synthetic))] if args.synthetic else \
+        [(d, load(d)) for d in args.datasets]
+    print("| data | family | on train CPU s | calibrated CPU s | ratio | inner folds fitted |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, (X, y, g, cat) in cases:
+        for fam in args.families:
+            own, cal, folds = [], [], None
+            for _ in range(args.repeat):
+                own.append(cpu(lambda: family(fam, cat, args.depth, args.bound).fit(X, y, sensitive_features=g)))
+                est = CalibratedFairClassifier(family(fam, cat, args.depth, args.bound))
+                cal.append(cpu(lambda: est.fit(X, y, sensitive_features=g)))
+                folds = est.calibration_["inner_folds_fitted"]
+            a, b = statistics.median(own), statistics.median(cal)
+            print(f"| {name} | {fam} | {a:.2f} | {b:.2f} | {b / a:.1f} | {folds} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

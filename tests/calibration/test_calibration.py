@@ -1,0 +1,127 @@
+"""The calibrated bound: it holds on rows the fit never saw, and the inner folds never see the
+rows they are measured on."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from fairspec.calibration import CalibratedFairClassifier
+from fairspec.calibration.estimator import choose_bound, rows_of
+from fairspec.models.missing_tree import MissingAwareTreeClassifier
+from fairspec.registry.criteria import EqualOpportunity, held_out_gap_noise, make_criterion
+
+
+def population(n, seed):
+    """Two groups whose TPRs differ under any threshold of x0, and eight noise features: a deep
+    tree can relabel its leaves to a training gap of ε through the noise, which new rows do not
+    share."""
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    x0 = rng.normal(size=n) + 0.8 * g
+    y = (x0 + 0.8 * rng.normal(size=n) > 0.4).astype(int)
+    return np.column_stack([x0, rng.normal(size=(n, 8))]), y, g
+
+
+def test_calibrated_gap_holds_on_new_rows_where_the_training_only_gap_does_not():
+    X, y, g = population(1500, 1)
+    Xp, yp, gp = population(60_000, 2)
+    crit = make_criterion("equal_opportunity", bound=0.02)
+
+    def tree():
+        return MissingAwareTreeClassifier(max_depth=6, min_samples_leaf=5, fairness=crit)
+
+    on_train = tree().fit(X, y, sensitive_features=g)
+    calibrated = CalibratedFairClassifier(tree(), candidates=(1.0, 0.5, 0.0)).fit(X, y, sensitive_features=g)
+    # both meet ε on their training rows; only the calibrated one near it on the population
+    assert crit.gap(y, on_train.predict(X), g) <= 0.02 + 1e-9
+    assert crit.gap(y, calibrated.predict(X), g) <= 0.02 + 1e-9
+    margin = 0.02
+    assert crit.gap(yp, on_train.predict(Xp), gp) > 0.02 + margin
+    assert crit.gap(yp, calibrated.predict(Xp), gp) <= 0.02 + margin
+    assert calibrated.bound_ < 0.02
+    record = calibrated.calibration_
+    assert record["internal_bound"] == calibrated.bound_
+    assert [c["bound"] for c in record["candidates"]] == [0.02, 0.01, 0.0]
+
+
+class RowSpy(ClassifierMixin, BaseEstimator):
+    """A family stand-in that records the row ids (column 0) it is fitted on and predicts on, and
+    the per-row extra fit argument it receives."""
+
+    log: list = []
+
+    def __init__(self, criterion=None):
+        self.criterion = criterion
+
+    def fit(self, X, y, sensitive_features=None, privileged=None):
+        self.classes_ = np.unique(y)
+        RowSpy.log.append(("fit", set(np.asarray(X)[:, 0].astype(int)), None if privileged is None
+                           else set(np.asarray(privileged).astype(int))))
+        return self
+
+    def predict(self, X):
+        RowSpy.log.append(("predict", set(np.asarray(X)[:, 0].astype(int)), None))
+        return np.zeros(len(X), dtype=int)
+
+
+def test_inner_folds_never_see_their_held_out_rows_and_per_row_arguments_follow_the_fold():
+    n = 300
+    rng = np.random.default_rng(0)
+    X = np.column_stack([np.arange(n), rng.normal(size=n)])
+    y = rng.integers(0, 2, n)
+    g = rng.integers(0, 2, n)
+    RowSpy.log = []
+    CalibratedFairClassifier(RowSpy(EqualOpportunity(bound=0.05)), folds=3, candidates=(1.0, 0.5)).fit(
+        X, y, sensitive_features=g, privileged=np.arange(n))
+    fits = [(rows, priv) for kind, rows, priv in RowSpy.log if kind == "fit"]
+    predicts = [rows for kind, rows, _ in RowSpy.log if kind == "predict"]
+    # 3 folds x 2 candidates, then the refit on every row
+    assert len(fits) == 7 and fits[-1][0] == set(range(n))
+    held_out = []
+    for i, (rows, privileged) in enumerate(fits[:-1]):
+        test = predicts[i]
+        assert rows.isdisjoint(test), "an inner fit saw a row it was measured on"
+        assert rows | test == set(range(n))
+        assert privileged == rows  # the per-row argument was cut by the same fold
+        held_out.append(frozenset(test))
+    # every training row is held out exactly once (each fold's two candidates share it)
+    folds = sorted(set(held_out), key=min)
+    assert len(folds) == 3 and sum(len(f) for f in folds) == n
+
+
+def test_rows_of_cuts_only_per_row_arguments():
+    idx = np.array([0, 2])
+    out = rows_of({"w": np.array([1.0, 2.0, 3.0]), "k": 3, "names": ["a", "b"], "none": None}, 3, idx)
+    assert out["w"].tolist() == [1.0, 3.0] and out["k"] == 3 and out["names"] == ["a", "b"] and out["none"] is None
+
+
+def test_choice_interpolates_between_the_last_feasible_and_the_first_infeasible_candidate():
+    # gap 0.02 at ε′ 0, 0.04 at 0.025, 0.08 at 0.05: the limit 0.05 is crossed a quarter of the
+    # way from 0.025 to 0.05
+    chosen, at, met = choose_bound([0.05, 0.025, 0.0], [0.08, 0.04, 0.02], [0.0, 0.0, 0.0], 0.05, 0.0)
+    assert met and at == 1 and chosen == pytest.approx(0.03125)
+    # a margin of one SE (0.01) moves the limit to 0.04: exactly the candidate 0.025
+    chosen, _, _ = choose_bound([0.05, 0.025, 0.0], [0.08, 0.04, 0.02], [0.01, 0.01, 0.01], 0.05, 1.0)
+    assert chosen == pytest.approx(0.025)
+    # nothing feasible: the tightest candidate, and the record says the inner estimate misses
+    chosen, at, met = choose_bound([0.05, 0.0], [0.2, 0.1], [0.0, 0.0], 0.05, 0.0)
+    assert (chosen, at, met) == (0.0, 1, False)
+
+
+def test_a_penalty_or_an_audit_is_fitted_as_it_is():
+    X, y, g = population(400, 3)
+    est = MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity", penalty=0.5))
+    wrapped = CalibratedFairClassifier(est).fit(X, y, sensitive_features=g)
+    plain = MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity", penalty=0.5)).fit(
+        X, y, sensitive_features=g)
+    assert wrapped.bound_ is None and wrapped.calibration_ is None
+    assert np.array_equal(wrapped.predict(X), plain.predict(X))
+
+
+def test_held_out_gap_noise_is_the_worst_case_standard_error_of_the_two_smallest_groups():
+    y = np.array([1] * 100 + [1] * 25 + [1] * 400 + [0] * 10)
+    g = np.array(["a"] * 100 + ["b"] * 25 + ["c"] * 400 + ["a"] * 10)
+    noise = held_out_gap_noise(EqualOpportunity(bound=0.05), y, g)
+    assert noise == pytest.approx(np.sqrt(0.25 / 25 + 0.25 / 100))
+    assert held_out_gap_noise(EqualOpportunity(bound=0.05), y, g, share=0.25) == pytest.approx(2 * noise)
