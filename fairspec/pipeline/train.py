@@ -361,20 +361,20 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     if not points:  # every setting: say why for each, not the first alone
         raise NoUsableModelError("\n".join(f.message for f in failed))
     if any(c is not None and c.enforced for c in criteria):
-        unconstrained = _unconstrained(plan, data, progress, load_seconds, t_start)
+        unconstrained = _unconstrained(plan, data, progress, earlier, t_start)
         for point in points:
             point.metrics_doc["unconstrained"] = unconstrained
     return TrainingResult(plan, points, failed)
 
 
-def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, load_seconds: float, t_start: float) -> dict:
+def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: dict, t_start: float) -> dict:
     """metrics.json's ``unconstrained``: the same family, data, split and seed with no fairness
     criterion, measured the same way, so the report can say what meeting the criterion cost (the
     accuracy given up) and what it bought (the gap closed).  Its train and test blocks, or, when
     no usable model came out of it, why."""
     progress.step("fitting the same model without the fairness criterion, for comparison")
     try:
-        doc = _train_point(plan, data, None, 0, 1, SILENT, load_seconds, t_start).metrics_doc
+        doc = _train_point(plan, data, None, 0, 1, SILENT, earlier, t_start).metrics_doc
     except NoUsableModelError as exc:
         return {"train": None, "test": None, "error": str(exc)}
     log = doc["training_log"]

@@ -109,6 +109,12 @@ FIT_LOG_TERMS: dict[str, str] = {
     "cg_seconds": (
         "Seconds from the start of the fit to the end of column generation (pricing new rules and "
         "re-solving the master LP), so setup_seconds is included."),
+    "cg_cells": (
+        "Column generation's work, counted as scored (training pattern, candidate rule) pairs over "
+        "all its phases, the unit of its fixed work limit cg_cells_limit."),
+    "cg_cells_limit": (
+        "Column generation's work limit in scored (pattern, rule) pairs: cg_fraction of the time "
+        "limit at a fixed rate, so the same spec does the same work on a fast or a slow machine."),
     "local_search_iterations": (
         "Number of kicks the iterated local search made after its first hill-climbs (each kick drops "
         "and adds random rules, then climbs again)."),
@@ -391,6 +397,11 @@ FIT_LOG_TERMS: dict[str, str] = {
 
 #: key of a nested record (a rule set's ``phases`` records, its ``refine`` dict) -> meaning
 FIT_LOG_RECORD_TERMS: dict[str, str] = {
+    "work_limit": (
+        "True when the phase ended because its work limit (cells) was spent, the same on every "
+        "machine, rather than by convergence or the clock."),
+    "cells": (
+        "The work the phase did, counted as scored (training pattern, candidate rule) pairs."),
     # ---------------------------------------------------------------- phases (PhaseLog)
     "name": (
         "The column-generation phase: master (no fairness bound) or fair_master (the paper's fair master "

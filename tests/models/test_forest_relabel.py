@@ -187,7 +187,7 @@ def test_with_no_time_left_the_mip_is_not_built_and_the_best_labelling_at_hand_i
 
 
 def test_a_forest_whose_descent_used_up_the_time_says_the_joint_mip_was_not_run(monkeypatch):
-    from fairspec.models.tree import estimators
+    from fairspec.models.tree import estimators, forest_relabel
     rng = np.random.default_rng(4)
     n = 400
     g = rng.integers(0, 2, n)
@@ -198,7 +198,7 @@ def test_a_forest_whose_descent_used_up_the_time_says_the_joint_mip_was_not_run(
     def descent_out_of_time(routes, labels, *a, deadline, **k):
         time.sleep(max(0.0, deadline - time.perf_counter()) + 0.01)
         return labels, {"relabel_descent_meets_bound": False, "relabel_descent_cut_by_clock": True}
-    monkeypatch.setattr(estimators, "tree_by_tree_labels", descent_out_of_time)
+    monkeypatch.setattr(forest_relabel, "tree_by_tree_labels", descent_out_of_time)
     model = MissingAwareForestClassifier(n_estimators=4, max_depth=3, random_state=0, time_limit=0.5,
                                          fairness=crit).fit(X, y, sensitive_features=g)
     log = model.fit_log_

@@ -119,7 +119,7 @@ def test_growing_the_trees_does_not_use_up_the_relabelling_time(monkeypatch):
     # relabelling was left 0.01 s: the fit failed where one worker took 1 s (found in review)
     import time as clock
 
-    from fairspec.models.tree import estimators
+    from fairspec.models.tree import estimators, forest_relabel
 
     real_grow = estimators._grow_one
 
@@ -159,7 +159,7 @@ def test_infeasible_bound_raises_and_feasible_matches():
 
 
 def test_a_forest_is_relabelled_by_its_descent_and_by_the_joint_mip_when_that_falls_short(monkeypatch):
-    from fairspec.models.tree import estimators
+    from fairspec.models.tree import estimators, forest_relabel
 
     X, y, g = _data(7, n=120)
     crit = make_criterion("demographic_parity", bound=0.03)
@@ -175,8 +175,8 @@ def test_a_forest_is_relabelled_by_its_descent_and_by_the_joint_mip_when_that_fa
         _, log = real_descent(routes, labels, *args, **kwargs)
         return np.asarray(labels, float).copy(), {**log, "relabel_descent_meets_bound": False}
 
-    real_descent = estimators.tree_by_tree_labels
-    monkeypatch.setattr(estimators, "tree_by_tree_labels", short_of_the_bound)
+    real_descent = forest_relabel.tree_by_tree_labels
+    monkeypatch.setattr(forest_relabel, "tree_by_tree_labels", short_of_the_bound)
     model = MissingAwareForestClassifier(**params, fairness=crit).fit(X, y, sensitive_features=g)
     pred = model.predict(X)
     assert (pred == y).mean() == pytest.approx(expected, abs=1e-9)
@@ -345,11 +345,11 @@ def test_a_vacuous_bound_changes_no_prediction_not_even_in_leaves_no_training_ro
 @pytest.mark.slow
 @pytest.mark.parametrize("joint_mip", [False, True])
 def test_a_fair_forest_keeps_the_labels_of_leaves_no_training_row_reaches(monkeypatch, joint_mip):
-    from fairspec.models.tree import estimators
+    from fairspec.models.tree import estimators, forest_relabel
 
     if joint_mip:  # a descent short of the bound hands over to the joint MIP, which labels every leaf id
-        real_descent = estimators.tree_by_tree_labels
-        monkeypatch.setattr(estimators, "tree_by_tree_labels", lambda routes, labels, *a, **k: (
+        real_descent = forest_relabel.tree_by_tree_labels
+        monkeypatch.setattr(forest_relabel, "tree_by_tree_labels", lambda routes, labels, *a, **k: (
             np.asarray(labels, float).copy(),
             {**real_descent(routes, labels, *a, **k)[1], "relabel_descent_meets_bound": False}))
     X, y, g, _ = _unreached_leaf_data()
