@@ -5,8 +5,11 @@ written and wrapped with a hanging indent, never cut off; branches that no train
 (every leaf under them with n=0: a trinary tree's third child where no row missed the feature)
 are left out, with a note saying how many.  A family can show a table in place of its text
 through :data:`MODEL_VIEWS`: the logistic baseline its coefficients per standard deviation,
-sorted by effect; the rule set its rules with their coverage and precision.  Then the notes on
-reading the text (missing values, unseen categories), the parameters and the imputed values.
+sorted by effect; the rule set its rules with their coverage and precision.  A family can add a
+figure through :data:`MODEL_FIGURES`: Fair MP-Boost its averaged feature sampling probabilities
+and how often each class and group's rows were drawn (its fit log's ``feature_probabilities``
+and ``row_probability_summary``).  Then the notes on reading the text (missing values, unseen
+categories), the parameters and the imputed values.
 """
 from __future__ import annotations
 
@@ -14,9 +17,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import matplotlib
+
+from fairspec.report.figures import COLOURS, RC, new_figure, short, svg_text
 from fairspec.report.format import UNDEFINED, KeyValue, fmt_count, fmt_rate, fmt_sig, fmt_value, key_value
 from fairspec.report.labels import category_labels, labelled
 from fairspec.report.sections.base import RunDocuments
+from fairspec.report.sections.figures import FigureView
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,8 @@ class ModelView:
     table: ModelTable | None = None
     #: the lines past :data:`MODEL_LINES_SHOWN`, folded (a boosted ensemble's hundreds of trees)
     rest: tuple[ModelLine, ...] = ()
+    #: a family's figure (:data:`MODEL_FIGURES`), None for the others
+    figure: FigureView | None = None
 
 
 #: the lines of a model's text shown open; the rest are folded on screen and left out of print
@@ -343,11 +352,107 @@ MODEL_VIEWS: dict[str, Callable[[dict, dict], ModelTable | None]] = {
 }
 
 
+# --------------------------------------------------------------------------- family figures
+
+def _mp_boost_feature_probabilities(model_doc: dict, metrics_doc: dict) -> list[float] | None:
+    """The averaged feature probabilities q: the model file's (whose SHA-256 the header gives),
+    else the fit log's in metrics.json (rounded to 6 decimals)."""
+    estimator = (model_doc.get("model") or {}).get("estimator") or {}
+    for q in (estimator.get("feature_probabilities"),
+              (metrics_doc.get("training_log") or {}).get("feature_probabilities")):
+        if isinstance(q, list) and q and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in q):
+            return [float(v) for v in q]
+    return None
+
+
+def _model_feature_names(model_doc: dict, n: int) -> list[str]:
+    """The names of the model's ``n`` input columns: the spec's features in the order the encoder
+    wrote them (one column each), else ``x0``, ``x1``, ..."""
+    encoder = (model_doc.get("preprocessing") or {}).get("encoder") or {}
+    for names in (encoder.get("names"), [f.get("name") for f in _feature_names(model_doc)]):
+        if isinstance(names, list) and len(names) == n:
+            return [str(name) for name in names]
+    return [f"x{j}" for j in range(n)]
+
+
+def mp_boost_figure(model_doc: dict, metrics_doc: dict, suffix: str = "") -> FigureView | None:
+    """Fair MP-Boost's fit log as a figure: each feature's averaged sampling probability q (its
+    feature importance; the dashed line is 1/p, what uniform draws over the p features give),
+    and, when the log has it, how often each class (and group) was drawn against its share of the
+    rows (``draws_per_uniform``: 1 = as often as uniform draws).  Adaptive probabilities are the
+    method (Toghani and Allen, MP-Boost, Algorithm 1; Little, Halder Lina and Allen, Fair MP-Boost,
+    arXiv 2404.01521): a reviewer sees where the fairness
+    weight alpha moved the draws, which the model text lists only as numbers."""
+    q = _mp_boost_feature_probabilities(model_doc, metrics_doc)
+    if q is None:
+        return None
+    names = _model_feature_names(model_doc, len(q))
+    order = sorted(range(len(q)), key=lambda j: (-q[j], names[j]))
+    summary = [r for r in ((metrics_doc.get("training_log") or {}).get("row_probability_summary") or [])
+               if isinstance(r, dict) and isinstance(r.get("draws_per_uniform"), (int, float))]
+    classes = (model_doc.get("model") or {}).get("class_names") or ["0", "1"]
+    with matplotlib.rc_context(RC):
+        height = 0.9 + 0.24 * len(q) + (0.9 + 0.24 * len(summary) if summary else 0)
+        fig = new_figure(height)
+        grid = fig.add_gridspec(2 if summary else 1, 1,
+                                height_ratios=[len(q) + 2, len(summary) + 2] if summary else None)
+        ax = fig.add_subplot(grid[0])
+        ys = list(range(len(order)))[::-1]
+        ax.barh(ys, [q[j] for j in order], color=COLOURS[0], height=0.6)
+        ax.set_yticks(ys, [short(names[j], 28) for j in order])
+        ax.axvline(1 / len(q), color="#5c6670", linestyle=(0, (5, 3)), linewidth=1,
+                   label=f"uniform draws, 1/{len(q)} = {1 / len(q):.3f}")
+        ax.set_xlim(0, max(max(q), 1 / len(q)) * 1.12)
+        ax.set_xlabel("averaged feature sampling probability q (feature importance)")
+        ax.grid(True, axis="x", color="#e6eaee", linewidth=0.6)
+        ax.legend(loc="lower right", frameon=False, fontsize=7.5)
+        if summary:
+            bx = fig.add_subplot(grid[1])
+            labels = []
+            for r in summary:
+                label = r.get("label")
+                cls = classes[int(label)] if label in (0, 1) and len(classes) == 2 else str(label)
+                labels.append(short(f"{cls}" + (f", {r['group']}" if r.get("group") is not None else ""), 36))
+            ys = list(range(len(summary)))[::-1]
+            bx.barh(ys, [float(r["draws_per_uniform"]) for r in summary], color=COLOURS[1], height=0.6)
+            bx.set_yticks(ys, labels)
+            bx.axvline(1.0, color="#5c6670", linestyle=(0, (5, 3)), linewidth=1, label="as often as uniform draws")
+            bx.set_xlim(0, max([1.0] + [float(r["draws_per_uniform"]) for r in summary]) * 1.12)
+            bx.set_xlabel("draws of the class (and group) per uniform draw")
+            bx.grid(True, axis="x", color="#e6eaee", linewidth=0.6)
+            bx.legend(loc="lower right", frameon=False, fontsize=7.5)
+        svg = svg_text(fig, f"mp-boost{suffix}", "Fair MP-Boost: each feature's averaged sampling probability"
+                                                  + (" and each class and group's draws" if summary else ""))
+    log = metrics_doc.get("training_log") or {}
+    caption = ("Fair MP-Boost draws each round's minipatch of features and rows by adaptive probabilities. Top: each "
+               "feature's sampling probability averaged over the "
+               + (f"{log['averaged_rounds']} " if isinstance(log.get("averaged_rounds"), int) else "")
+               + "kept rounds after the burn-in, the method's feature importance; the dashed line is what uniform "
+                 "draws would give. ")
+    if summary:
+        caption += ("Bottom: each class (and group) of training rows, its share of the averaged row probability over "
+                    "its share of the rows: above 1, its rows were drawn more often than uniform draws would draw "
+                    "them. ")
+    alpha = log.get("alpha")
+    if isinstance(alpha, (int, float)):
+        caption += (f"Fairness weight alpha = {fmt_sig(alpha)} (0: accuracy alone, 1: fairness alone). "
+                    "The numbers are in the fit log (appendix).")
+    return FigureView("mp-boost", "Fair MP-Boost: what the fit drew", svg, caption.strip())
+
+
+#: family -> a function giving a figure shown with the model (None: no figure)
+MODEL_FIGURES: dict[str, Callable[[dict, dict, str], FigureView | None]] = {
+    "mp_boost": mp_boost_figure,
+}
+
+
 def build(docs: RunDocuments) -> ModelView:
     view = _model(docs.model_doc)
     family = (docs.model_doc.get("model") or {}).get("family")
     maker = MODEL_VIEWS.get(str(family))
     table = maker(docs.model_doc, docs.metrics_doc) if maker else None
+    drawer = MODEL_FIGURES.get(str(family))
+    figure = drawer(docs.model_doc, docs.metrics_doc, docs.suffix) if drawer else None
     text = (docs.model_doc.get("model") or {}).get("text") or []
     lines, hidden = shown_lines([text] if isinstance(text, str) else list(text))
     note = ""
@@ -356,4 +461,4 @@ def build(docs: RunDocuments) -> ModelView:
                 f"{'them' if hidden > 1 else 'it'}) {'are' if hidden > 1 else 'is'} not shown; model.json holds the "
                 "full text.")
     return ModelView(**{**view.__dict__, "lines": lines[:MODEL_LINES_SHOWN], "rest": lines[MODEL_LINES_SHOWN:],
-                        "hidden_note": note, "table": table})
+                        "hidden_note": note, "table": table, "figure": figure})
