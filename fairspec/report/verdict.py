@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, measurable_part
-from fairspec.report.format import UNDEFINED, _group_list, fmt_gap_against, fmt_interval, fmt_number, fmt_sig
+from fairspec.report.format import UNDEFINED, _group_list, fmt_gap_against, fmt_interval, fmt_number
 from fairspec.report.words import EVALUATION_WORDS, EvaluationWords, evaluation_words
 
 #: the three states of a verdict on a bound, and each one's badge
@@ -63,6 +63,11 @@ class FairnessView:
     inner_gap: str = ""
 
 
+def _short(value) -> str:
+    """An internal bound as a person writes it: 0.05, 0.003822, 0 (four significant digits)."""
+    return UNDEFINED if not isinstance(value, (int, float)) else f"{float(value):.4g}"
+
+
 def calibration_words(fairness: dict) -> tuple[str, str]:
     """(where the bound applies, the inner out-of-fold gap) as the report prints them beside the
     test result, from metrics.json's ``fairness.holds_on`` and ``fairness.calibration``
@@ -82,7 +87,7 @@ def calibration_words(fairness: dict) -> tuple[str, str]:
     eps_prime = calibration.get("internal_bound")
     how = (f"{calibration.get('folds')}-fold inner cross-validation" if calibration.get("method") ==
            "inner cross-validation" else "a single inner split")
-    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {fmt_sig(eps_prime, 4)}, chosen by "
+    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {_short(eps_prime)}, chosen by "
              f"{how} on the training rows so that the expected gap on new rows is at most {fmt_number(bound)}")
     if calibration.get("met") is False:
         where += "; no internal bound met the bound on the inner held-out rows, so the tightest was taken"
@@ -93,7 +98,7 @@ def calibration_words(fairness: dict) -> tuple[str, str]:
     measured, candidate = calibration.get("inner_gap_measured"), calibration.get("inner_gap_candidate")
     smoothed = calibration.get("inner_gap")
     if measured is not None and candidate is not None:
-        inner = f"{fmt_gap_against(measured, bound)} at the candidate ε′ = {fmt_sig(candidate, 4)}{within}"
+        inner = f"{fmt_gap_against(measured, bound)} at the candidate ε′ = {_short(candidate)}{within}"
         if smoothed is not None:
             inner += f"; smoothed over the candidates, at the chosen ε′: {fmt_gap_against(smoothed, bound)}"
     elif smoothed is not None:  # a file without the measured value: the smoothed one, with no interval

@@ -435,7 +435,7 @@ def mp_boost_figure(model_doc: dict, metrics_doc: dict, suffix: str = "") -> Fig
                     "them. ")
     alpha = log.get("alpha")
     if isinstance(alpha, (int, float)):
-        caption += (f"Fairness weight alpha = {fmt_sig(alpha)} (0: accuracy alone, 1: fairness alone). "
+        caption += (f"Fairness weight alpha = {float(alpha):.3g} (0: accuracy alone, 1: fairness alone). "
                     "The numbers are in the fit log (appendix).")
     return FigureView("mp-boost", "Fair MP-Boost: what the fit drew", svg, caption.strip())
 
