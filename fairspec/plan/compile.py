@@ -28,7 +28,7 @@ from fairspec.dsl.groups import group_column, many_values_warnings
 from fairspec.dsl.check_report import model_card_fields, reference_key
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
-from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
+from fairspec.plan.small_groups import (KeptRows, class_split_errors, filter_look_alike_warnings, group_diagnostics,
                                        look_alike_group_warnings, small_test_warning)
 from fairspec.registry.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
@@ -224,10 +224,11 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
+    kept = KeptRows(plan, table)  # the kept rows' target, groups and split, computed once for the checks below
     found = in_spec_order(inference_warnings(doc, table) + empty_feature_warnings(doc, table)
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
-                          + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
-                          + group_diagnostics(doc, plan, table)
+                          + small_test_warning(doc, plan, table, kept) + class_split_errors(doc, plan, table, kept)
+                          + group_diagnostics(doc, plan, table, kept)
                           + many_values_warnings(doc, table, apply_filters(table, plan.data.filters))
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
