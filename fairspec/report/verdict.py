@@ -80,17 +80,18 @@ def calibration_words(fairness: dict) -> tuple[str, str]:
     outside its own interval of 0 to 0.0040 (compas_tree_sweep, ≤ 0.02)."""
     holds_on, calibration = fairness.get("holds_on"), fairness.get("calibration")
     if holds_on == "train":
-        return "the training rows only (`on train`): nothing is promised about new rows", ""
+        return "the training rows only (`on train`; nothing is promised about new rows)", ""
     if holds_on != "unseen" or not isinstance(calibration, dict):
         return "", ""
     bound = fairness.get("bound")
     eps_prime = calibration.get("internal_bound")
     how = (f"{calibration.get('folds')}-fold inner cross-validation" if calibration.get("method") ==
            "inner cross-validation" else "a single inner split")
-    where = (f"unseen rows: the model was fitted at the internal bound ε′ = {_short(eps_prime)}, chosen by "
+    where = (f"unseen rows (the model was fitted at the internal bound ε′ = {_short(eps_prime)}, chosen by "
              f"{how} on the training rows so that the expected gap on new rows is at most {fmt_number(bound)}")
     if calibration.get("met") is False:
         where += "; no internal bound met the bound on the inner held-out rows, so the tightest was taken"
+    where += ")"
     interval = calibration.get("inner_gap_interval")
     level = calibration.get("inner_gap_interval_level")
     within = ("" if not interval else f" (interval {fmt_interval(interval, bound)}"

@@ -19,7 +19,8 @@ SWEEP_POINT = {"criterion": "demographic_parity", "bound": 0.02, "holds_on": "un
 
 def test_the_inner_gap_is_printed_beside_its_own_interval():
     where, inner = calibration_words(SWEEP_POINT)
-    assert where.startswith("unseen rows: the model was fitted at the internal bound ε′ = 0.003822,")
+    assert where.startswith("unseen rows (the model was fitted at the internal bound ε′ = 0.003822,")
+    assert where.endswith("at most 0.02)")
     assert "3-fold inner cross-validation" in where and "at most 0.02" in where
     # the measured gap (0) comes with the interval (0 to 0.0040); the smoothed 0.02 comes after,
     # named as such, never inside the interval's sentence
@@ -30,16 +31,16 @@ def test_the_inner_gap_is_printed_beside_its_own_interval():
 
 def test_a_bound_on_train_says_nothing_is_promised_about_new_rows():
     where, inner = calibration_words({"bound": 0.05, "holds_on": "train"})
-    assert where.startswith("the training rows only (`on train`)") and "new rows" in where
+    assert where == "the training rows only (`on train`; nothing is promised about new rows)"
     assert inner == ""
     assert calibration_words({"bound": 0.05}) == ("", "")  # a file written before calibration
 
 
-def test_the_summary_says_what_the_bound_is_set_for_not_that_it_holds():
+def test_the_summary_says_where_the_bound_holds_and_how_it_was_chosen():
     model_doc, metrics_doc = make_docs()
     metrics_doc = copy.deepcopy(metrics_doc)
     metrics_doc["fairness"].update(holds_on="unseen", calibration=dict(SWEEP_POINT["calibration"], folds=5))
     page = render_report(build_context(model_doc, metrics_doc))
-    assert "The bound is set for unseen rows: the model was fitted at the internal bound" in page
+    assert "Where the bound holds: unseen rows (the model was fitted at the internal bound" in page
     assert "5-fold inner cross-validation" in page
     assert "The bound holds on" not in page
