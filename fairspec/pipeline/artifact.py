@@ -98,8 +98,9 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "data": {"path": str(plan.data.path), "sha256": data_sha256,
                  "filters": [[c, op, list(v)] for c, op, v in plan.data.filters], "rows_used": rows_used},
         "schema": {
-            "target": {"name": plan.data.target, "positive": plan.data.positive},
+            "target": {"name": plan.data.target, "positive": plan.data.positive, "outcome": plan.data.outcome},
             "protected": list(plan.data.protected),
+            "reference_group": plan.data.reference,
             "features": [{"name": n, "kind": k, "categories": c}
                          for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
             "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
@@ -128,6 +129,8 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
                                              imputed=imputer is not None or plan.missing.strategy == "drop"),
                   # the labels the text gives the classes, negative then positive
                   "class_names": list(class_names)},
+        # what the report's model card shows (the spec's model_card statement), or null
+        "model_card": plan.model_card,
         "training": {"seed": plan.solver.seed, "fit_log": fit_log,
                      # the spec shown does not say clock_cap false: rerun it with the flag
                      "no_clock_cap_flag": plan.solver.clock_cap_from_command_line},

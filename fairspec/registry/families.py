@@ -57,6 +57,10 @@ class Family:
     #: every stage of the fit stops by a work limit, so the clock can be left out
     #: (``solver { clock_cap false }``) and the model is the same on any machine
     work_limited: bool = False
+    #: what the family's score (predict_proba's positive column) is, for the report: "probability"
+    #: (an estimate of P(y = 1), so its calibration is drawn) or "ranking" (it orders the rows, and
+    #: only its ROC curve and AUC mean something)
+    score: str = "probability"
     module: str = ""
 
     def param(self, name: str) -> Param | None:
@@ -125,6 +129,7 @@ FAMILIES: dict[str, Family] = {
         default_missing="mia",
         solver_backed=True,
         work_limited=True,
+        score="ranking",
         module="fairspec.models.rule_set",
     ),
     "mip_forest": Family(
