@@ -27,14 +27,21 @@ def test_the_readme_spec_is_the_bundled_example():
 def test_the_screenshot_caption_quotes_the_committed_report():
     caption = re.search(r"\*The top of `reports/compas_rules/report\.html`.*?\*", README, re.S).group(0)
     caption = " ".join(caption.split())
-    train, bound, test, low, high = (float(x) for x in re.search(
-        r"training rows \(([\d.]+) ≤ ([\d.]+)\) but not on the test rows \(([\d.]+), 95% interval ([\d.]+) to "
-        r"([\d.]+)\)", caption).groups())
-    fairness = json.loads((ROOT / "reports" / "compas_rules" / "metrics.json").read_text())["fairness"]
-    assert bound == fairness["bound"]
-    assert train == round(fairness["achieved_train"], 3) and fairness["met_train"] is True
-    assert test == round(fairness["achieved_test"], 3) and fairness["met_test"] is False
+    train, bound, rows, test, low, high = re.search(
+        r"training rows \(([\d.]+) ≤ ([\d.]+)\).*?on the ([\d,]+) test rows it is ([\d.]+), 95% interval ([\d.]+) to "
+        r"([\d.]+)", caption).groups()
+    metrics = json.loads((ROOT / "reports" / "compas_rules" / "metrics.json").read_text())
+    fairness = metrics["fairness"]
+    assert float(bound) == fairness["bound"] and fairness["holds_on"] == "unseen"
+    assert float(train) == round(fairness["achieved_train"], 3) and fairness["met_train"] is True
+    assert int(rows.replace(",", "")) == metrics["test"]["n"]
+    assert float(test) == round(fairness["achieved_test"], 3)
+    low, high = float(low), float(high)
     assert [low, high] == [round(x, 3) for x in fairness["interval_test"]]
+    # the verdict the caption names is the committed report's badge
+    verdict = re.search(r"report says ((?:NOT )?[A-Z]+)\b", caption).group(1)
+    html = (ROOT / "reports" / "compas_rules" / "report.html").read_text(encoding="utf-8")
+    assert re.search(rf">\s*{verdict}\s*<", html), verdict
 
 
 def test_the_readme_is_an_entrance():

@@ -244,7 +244,8 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
     unmeasured = fairness.get("unmeasured_test") or []
     state = None
     if bound is not None:
-        setting = f"gap ≤ {fmt_number(bound)} (hard bound)"
+        where = {"unseen": "on unseen rows", "train": "on the training rows"}.get(fairness.get("holds_on"), "on the training rows")
+        setting = f"gap ≤ {fmt_number(bound)} {where}"
         part, measured = measurable_part(test_block, GAP_RATES.get(str(name), ()))
         if has_test and met_test is False and a_test is None and part is not None:
             missing = [r for r in GAP_RATES.get(str(name), ()) if r not in measured]

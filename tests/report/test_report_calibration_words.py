@@ -44,3 +44,4 @@ def test_the_summary_says_where_the_bound_holds_and_how_it_was_chosen():
     assert "Where the bound holds: unseen rows (the model was fitted at the internal bound" in page
     assert "5-fold inner cross-validation" in page
     assert "The bound holds on" not in page
+    assert "gap ≤ 0.05 on unseen rows;" in page and "gap ≤ 0.05 on the training rows" not in page
