@@ -365,7 +365,8 @@ def _without_clock_cap(plan, spec_path: str):
 def run_summary(name: str, metrics_doc: dict) -> str:
     """The line ``compile-and-train`` prints for a trained point: accuracy, the criterion's gap
     with its interval, and the verdict on the bound, on the test rows when there are some."""
-    from fairspec.report.context import clock_caveat, fmt_gap_against
+    from fairspec.report.format import fmt_gap_against
+    from fairspec.report.verdict import INCONCLUSIVE, NOT_MET, clock_caveat, verdict_state
 
     f = metrics_doc["fairness"]
     test = metrics_doc["test"]
@@ -391,7 +392,10 @@ def run_summary(name: str, metrics_doc: dict) -> str:
             low, high = (fmt_gap_against(end, f["bound"], 3) for end in f["interval_test"])
             notes.append(f"{test['gap_intervals']['level']:.0%} interval {low} to {high}")
         if f["bound"] is not None and met is not None:
-            notes.append(f"bound {f['bound']:g}: {'met' if met else 'NOT met'}")
+            # three states, as the report's verdict: an interval across the bound settles nothing
+            state = verdict_state(met, f.get("interval_test") if test else None, f["bound"])
+            said = {NOT_MET: "NOT met", INCONCLUSIVE: "INCONCLUSIVE, the interval crosses it"}.get(state, "met")
+            notes.append(f"bound {f['bound']:g}: {said}")
         elif test and f["bound"] is not None and f.get("unmeasured_test"):
             groups = ", ".join(f["unmeasured_test"])
             notes.append(f"bound {f['bound']:g}: not measured, no {held_out} rows of the compared kind in {groups}")
@@ -683,9 +687,16 @@ def _copy_text(fh, write, block: int = 1 << 24) -> None:
 
 
 def cmd_report(args, out, err) -> int:
-    from fairspec.pipeline.outputs import rerender_report
+    from fairspec.pipeline.outputs import rerender_report, write_report_file
 
-    path = rerender_report(Path(args.dir))
+    if len(args.dir) > 1 and not args.output:
+        raise UsageError("fairspec report: error: several runs are compared in one new file: name it with -o FILE")
+    if args.output is None and (args.gap is not None or args.tolerance is not None):
+        raise UsageError("fairspec report: error: --gap and --tolerance apply to a comparison (DIR DIR ... -o FILE)")
+    if args.output is None:
+        path = rerender_report(Path(args.dir[0]))
+    else:
+        path = write_report_file([Path(d) for d in args.dir], Path(args.output), args.gap, args.tolerance)
     out.write(f"wrote {path}\n")
     return EXIT_OK
 
@@ -776,8 +787,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "the metrics (a test block of metrics.json, with its gap intervals) to JSON")
     p.add_argument("--chunk-rows", metavar="N", type=int, default=None,
                    help="read and score the file N rows at a time (default 250000): memory holds one chunk")
-    p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json")
-    p.add_argument("dir", type=_path_argument("a run's directory"))
+    p = add("report", cmd_report, "re-render DIR/report.html from DIR's model.json and metrics.json; with several "
+                                  "DIRs and -o FILE, compare the runs in one report")
+    p.add_argument("dir", nargs="+", type=_path_argument("a run's directory"))
+    p.add_argument("-o", "--output", metavar="FILE", type=_path_argument("the report file to write"),
+                   help="write the report here instead of DIR/report.html (required to compare several runs)")
+    p.add_argument("--gap", metavar="NAME", help="the gap runs are compared on (default: the criterion they declare)")
+    p.add_argument("--tolerance", metavar="ACC", type=float,
+                   help="accuracy a less discriminatory alternative may give up (default 0.01)")
     return parser
 
 

@@ -195,6 +195,11 @@ class ModelFileError(FairspecError, ValueError):
     ``estimator_from_json`` catches one type whichever family it loads."""
 
 
+class RunsNotComparableError(FairspecError):
+    """``fairspec report DIR DIR ...``: the runs were not trained and measured on the same
+    data, rows and split, so their accuracies and gaps cannot be set side by side."""
+
+
 class NotImplementedFamilyError(FairspecError):
     """A model family that the language names but this version cannot train."""
 

@@ -28,9 +28,11 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
     with room for one row of every cell); else by target alone when its two classes can be;
     else not at all (``None``: a tiny or very unbalanced data set, where scikit-learn's
     stratified splitters refuse to work).  ``stratify false`` (hold-out or cv) stratifies by
-    nothing."""
-    from sklearn.model_selection import KFold, StratifiedKFold, train_test_split
+    nothing.
 
+    scikit-learn is imported only by the splits that need it (cross-validation, an
+    unstratified hold-out): importing it takes longer than checking a spec against a million
+    rows, and ``fairspec check`` of a stratified hold-out draws its rows without it."""
     ev = evaluation
     n = len(y)
     if ev.kind == "none":
@@ -38,6 +40,8 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
     strata = _strata(y, groups)
     choices = [("target and group", strata), ("target", y)] if ev.stratify else []
     if ev.kind == "cv":
+        from sklearn.model_selection import KFold, StratifiedKFold
+
         for by, labels in choices:
             if np.unique(labels, return_counts=True)[1].min() >= ev.folds:
                 folds = StratifiedKFold(n_splits=ev.folds, shuffle=True, random_state=ev.seed)
@@ -49,6 +53,8 @@ def split_rows(evaluation, y: np.ndarray, groups: np.ndarray):
         cells, counts = np.unique(labels, return_counts=True)
         if counts.min() >= 2 and min(n_test, n - n_test) >= len(cells):
             return [_stratified_holdout(labels, n_test, ev.seed)], by
+    from sklearn.model_selection import train_test_split
+
     train, test = train_test_split(np.arange(n), test_size=n_test, random_state=ev.seed)
     return [(np.sort(train), np.sort(test))], None
 
@@ -58,13 +64,9 @@ def _stratified_holdout(labels: np.ndarray, n_test: int, seed) -> tuple[np.ndarr
     random_state=seed, stratify=labels)``: the same draws from the same random stream, each
     class's rows taken as arrays.  scikit-learn gathers a million row numbers one by one into
     Python lists and shuffles them once more (the order, which sorting discards), about two
-    seconds a split.  Its ``_approximate_mode`` (how many rows of each class each side gets) is
-    private: without it, or without a whole-number seed, scikit-learn's splitter runs."""
-    try:
-        from sklearn.utils.extmath import _approximate_mode
-    except ImportError:  # pragma: no cover - a scikit-learn that moved it
-        _approximate_mode = None
-    if _approximate_mode is None or not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+    seconds a split.  Without a whole-number seed (None, a ``RandomState``), scikit-learn's
+    splitter runs."""
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         from sklearn.model_selection import train_test_split
 
         train, test = train_test_split(np.arange(len(labels)), test_size=n_test, random_state=seed, stratify=labels)
@@ -73,14 +75,37 @@ def _stratified_holdout(labels: np.ndarray, n_test: int, seed) -> tuple[np.ndarr
     rows_of_class = np.split(np.argsort(class_of_row.reshape(-1), kind="stable"), np.cumsum(class_counts)[:-1])
     rng = np.random.RandomState(seed)
     n_train = len(labels) - n_test
-    train_counts = _approximate_mode(class_counts, n_train, rng)
-    test_counts = _approximate_mode(class_counts - train_counts, n_test, rng)
+    train_counts = _apportion(class_counts, n_train, rng)
+    test_counts = _apportion(class_counts - train_counts, n_test, rng)
     train, test = [], []
     for rows, count, n_tr, n_te in zip(rows_of_class, class_counts, train_counts, test_counts):
         drawn = rows.take(rng.permutation(count), mode="clip")
         train.append(drawn[:n_tr])
         test.append(drawn[n_tr:n_tr + n_te])
     return np.sort(np.concatenate(train)), np.sort(np.concatenate(test))
+
+
+def _apportion(class_counts: np.ndarray, n_draws: int, rng: np.random.RandomState) -> np.ndarray:
+    """How many of ``n_draws`` rows each class gives, in proportion to ``class_counts``: the
+    floor of each share, then one more row to the classes of the largest remainders, a tie
+    among equal remainders drawn from ``rng`` (``rng.choice`` without replacement).
+
+    This is the apportionment scikit-learn's stratified splitters make (its private
+    ``_approximate_mode``), drawing from the stream in the same order, so the hold-out is
+    scikit-learn's (``tests/data/test_split.py`` compares them); written here so that
+    ``fairspec check`` draws a hold-out without importing scikit-learn."""
+    shares = class_counts / class_counts.sum() * n_draws
+    counts = np.floor(shares)
+    missing = int(n_draws - counts.sum())
+    remainders = shares - counts
+    for value in np.unique(remainders)[::-1]:
+        if missing <= 0:
+            break
+        (tied,) = np.where(remainders == value)
+        take = min(len(tied), missing)
+        counts[rng.choice(tied, size=take, replace=False)] += 1
+        missing -= take
+    return counts.astype(int)
 
 
 def _strata(y: np.ndarray, groups: np.ndarray) -> np.ndarray:

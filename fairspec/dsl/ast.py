@@ -63,9 +63,13 @@ class DataSource:
 
 @dataclass(frozen=True)
 class Target:
+    """``target y positive 1`` and, optionally, whether that class is ``favourable`` (a loan)
+    or ``adverse`` (a recidivism flag); ``favorable`` is read as ``favourable``."""
+
     column: Name
     positive: object
     span: Span | None = _span()
+    outcome: str | None = None
 
 
 @dataclass(frozen=True)
@@ -123,6 +127,23 @@ class Labels:
 
     column: Name
     entries: tuple[Label, ...]
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class Reference:
+    """``reference "Caucasian"``: the group the report compares every other group with; one
+    value per protected attribute (``reference ["Caucasian", "Male"]`` under ``race * sex``)."""
+
+    values: tuple
+    span: Span | None = _span()
+
+
+@dataclass(frozen=True)
+class ModelCard:
+    """``model_card { intended_use "..." owner "..." }``: what the report's model card says."""
+
+    params: tuple[Param, ...] = ()
     span: Span | None = _span()
 
 
@@ -197,6 +218,8 @@ class Spec:
     #: one per labelled column, in spec order
     labels: tuple[Labels, ...] = ()
     span: Span | None = _span()
+    reference: Reference | None = None
+    model_card: ModelCard | None = None
 
 
 def written_value(value) -> str:

@@ -19,6 +19,7 @@ import pandas as pd
 from pandas.api import types as ptypes
 
 from fairspec.dsl import ast
+from fairspec.dsl.check_report import check_model_card, check_reference
 from fairspec.dsl.load import HINT_HOME_UNKNOWN, unknown_home
 from fairspec.dsl.syntax_errors import DURATION_UNIT_WORDS, HINT_DURATION_UNIT
 from fairspec.data.groups import derived_group_labels
@@ -347,8 +348,12 @@ class _Checker:
             self.add(OUTPUT_EMPTY, self.loc(("output",), None))
         elif self.spec.output is not None and (home_problem := unknown_home(self.spec.output, "output path")):
             self.add(home_problem, self.loc(("output",), None), HINT_HOME_UNKNOWN)
+        # the statements only the report reads (fairspec.dsl.check_report)
+        self.problems += check_model_card(self.spec.model_card)
         if self.table is not None:
             self.check_data()
+        else:
+            self.problems += check_reference(self.spec, None)
         return in_spec_order(self.problems)
 
     def check_model(self) -> None:
@@ -740,6 +745,7 @@ class _Checker:
         if len(rows) and self.group_columns and target.column.value in table.columns:
             self.check_rates_defined(rows, self.group_columns)
         group_checks().check_labels_in_data(self)
+        self.problems += check_reference(spec, rows, self.group_columns)
         for block, role in ((spec.features, "feature"), (spec.privileged, "privileged feature")):
             for feature in block:
                 if not self.column_exists(feature.name, role):

@@ -18,7 +18,7 @@ GRAMMAR_RESOURCE = ("grammars", "fairspec.lark")
 #: appear once per column)
 STATEMENT_KEYWORDS = (
     "data", "target", "protected", "features", "privileged", "missing",
-    "fairness", "model", "solver", "evaluate", "output", "labels",
+    "fairness", "model", "solver", "evaluate", "output", "labels", "reference", "model_card",
 )
 
 

@@ -66,6 +66,7 @@ TERMINAL_WORDS = {
     "NUMBER": "a number",
     "STRING": 'a quoted string',
     "DURATION": "a duration such as 120s",
+    "OUTCOME": "'favourable' or 'adverse'",
     "$END": "end of file",
 }
 #: the order alternatives are listed in (lower first); punctuation and keywords come first

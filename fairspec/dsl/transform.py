@@ -283,9 +283,24 @@ class SpecTransformer(Transformer):
 
     # ---- target, groups, columns -----------------------------------------------------------
     def target_stmt(self, meta, children):
-        column, positive = self._name(children[0]), self._value(children[1])
+        column, positive, outcome = self._name(children[0]), self._value(children[1]), children[2]
         self.locations[("target.positive",)] = positive.span
-        return "target", ast.Target(column, positive.value, span_of(meta)), meta
+        if outcome is not None:
+            self.locations[("target.outcome",)] = token_span(outcome)
+        # the two spellings are one statement; the report writes the spec's own word nowhere else
+        word = None if outcome is None else {"favorable": "favourable"}.get(str(outcome), str(outcome))
+        return "target", ast.Target(column, positive.value, span_of(meta), word), meta
+
+    def reference_stmt(self, meta, children):
+        given = children[0]
+        values = given if isinstance(given, list) else [self._value(given)]
+        for i, v in enumerate(values):
+            self.locations[("reference.value", i)] = v.span
+        return "reference", ast.Reference(tuple(v.value for v in values), span_of(meta)), meta
+
+    def model_card_stmt(self, meta, children):
+        self.locations[("model_card",)] = _keyword_span(meta, "model_card")
+        return "model_card", ast.ModelCard(children[0], span_of(meta)), meta
 
     def group_column(self, meta, children):
         return self._name(children[0]), None
@@ -487,6 +502,8 @@ class SpecTransformer(Transformer):
             output=node.get("output"),
             labels=tuple(labels),
             span=span_of(meta),
+            reference=node.get("reference"),
+            model_card=node.get("model_card"),
         )
 
 

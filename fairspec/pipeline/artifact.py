@@ -98,8 +98,9 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
         "data": {"path": str(plan.data.path), "sha256": data_sha256,
                  "filters": [[c, op, list(v)] for c, op, v in plan.data.filters], "rows_used": rows_used},
         "schema": {
-            "target": {"name": plan.data.target, "positive": plan.data.positive},
+            "target": {"name": plan.data.target, "positive": plan.data.positive, "outcome": plan.data.outcome},
             "protected": list(plan.data.protected),
+            "reference_group": plan.data.reference,
             "features": [{"name": n, "kind": k, "categories": c}
                          for n, k, c in zip(encoder.names, encoder.kinds, encoder.categories)],
             "privileged": [{"name": f.name, "kind": f.kind} for f in plan.data.privileged],
@@ -128,6 +129,8 @@ def model_document(plan: Plan, *, data_sha256: str, rows_used: int, encoder: Fea
                                              imputed=imputer is not None or plan.missing.strategy == "drop"),
                   # the labels the text gives the classes, negative then positive
                   "class_names": list(class_names)},
+        # what the report's model card shows (the spec's model_card statement), or null
+        "model_card": plan.model_card,
         "training": {"seed": plan.solver.seed, "fit_log": fit_log,
                      # the spec shown does not say clock_cap false: rerun it with the flag
                      "no_clock_cap_flag": plan.solver.clock_cap_from_command_line},
@@ -359,13 +362,12 @@ class LoadedModel(FittedPipeline):
         # the binarizer tests a categorical feature's codes for equality and cuts a numeric one
         # (candidate_literals): a `<=` on codes reads their order, which is only that of the
         # categories' texts, and the text showed the code as a number (found in review)
-        for rule in getattr(estimator, "rules_", None) or []:
-            for lit in rule:
-                kind = encoder.kinds[lit.feature]
-                if lit.op in (("<=", ">") if kind == "categorical" else ("==", "!=")):
-                    raise ValueError(f"a rule compares {kind} feature {encoder.names[lit.feature]!r} by {lit.op!r}, "
-                                     f"which training never does (it compares a category by == and !=, and cuts a "
-                                     f"number by <= and >)")
+        for lit in _literals(estimator):
+            kind = encoder.kinds[lit.feature]
+            if lit.op in (("<=", ">") if kind == "categorical" else ("==", "!=")):
+                raise ValueError(f"a rule compares {kind} feature {encoder.names[lit.feature]!r} by {lit.op!r}, "
+                                 f"which training never does (it compares a category by == and !=, and cuts a "
+                                 f"number by <= and >)")
         # the codes a model names are the encoder's, 0..(its categories - 1): a code past them is
         # a category no cell can be coded as, and a rule `== 99` true of no row read as a category
         # in the text, which names an unknown code by its number (found in review)
@@ -432,13 +434,22 @@ class LoadedModel(FittedPipeline):
         return X
 
 
+def _literals(estimator):
+    """Every condition (:class:`~fairspec.models.rule_set.binarize.Literal`) the estimator
+    tests: a rule set's rules', a MIP forest's splits."""
+    for rule in getattr(estimator, "rules_", None) or []:
+        yield from rule
+    for tree in getattr(estimator, "trees_", None) or []:
+        yield from getattr(tree, "splits", None) or []
+
+
 def _category_codes(estimator):
     """(feature, code) for every category code the estimator names: a rule set's ``==`` and
-    ``!=`` conditions, a tree's category splits, the baseline's indicator columns."""
-    for rule in getattr(estimator, "rules_", None) or []:
-        for lit in rule:
-            if lit.op in ("==", "!="):
-                yield lit.feature, lit.value
+    ``!=`` conditions and a MIP forest's ``==`` splits, a tree's category splits, the
+    baseline's indicator columns."""
+    for lit in _literals(estimator):
+        if lit.op in ("==", "!="):
+            yield lit.feature, lit.value
     trees = list(getattr(estimator, "trees_", None) or []) + [getattr(estimator, "tree_", None)]
     for tree in trees:
         if not hasattr(tree, "left_codes"):  # none, or the baseline's tree, which splits its indicators

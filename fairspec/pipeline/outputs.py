@@ -30,6 +30,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from fairspec.errors import ModelFileError
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, fairness_summary, gaps_from_rates
+from fairspec.pipeline.audit_checks import disparity_problem, reference_problem
 from fairspec.models.model_file import is_integer
 from fairspec.registry.criteria import make_criterion
 from fairspec.pipeline.artifact import (FORMAT as MODEL_FORMAT, FORMAT_VERSION as MODEL_FORMAT_VERSION, LoadedModel,
@@ -370,7 +371,7 @@ def _json(value) -> str:
     return json.dumps(value)
 
 
-def _gap_problem(doc: dict) -> str | None:
+def _gap_problem(doc: dict, place: tuple = ()) -> str | None:
     """Where a gap recorded in metrics.json's train or test block is not the gap that block's
     own per-group rates give (``GAP_RATES``: the largest minus the smallest rate over the
     groups that have it; equalized odds the larger of the TPR and FPR gaps), or None.  The
@@ -396,7 +397,7 @@ def _gap_problem(doc: dict) -> str | None:
             # allowed where a verdict is recomputed, leaves room for another summation order and
             # is far below the 4 decimals the report shows: any edit a reader could see is refused.
             if (found is None) != (wanted is None) or (found is not None and abs(found - wanted) > MET_TOLERANCE):
-                return (f"{json_place('metrics', (split, 'gaps', name))} is {_json(found)}, but the "
+                return (f"{json_place('metrics', (*place, split, 'gaps', name))} is {_json(found)}, but the "
                         f"{' and '.join(GAP_RATES[name])} of the {split} block's groups give {_json(wanted)}")
     return None
 
@@ -456,10 +457,15 @@ def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     metrics_doc = _read_document(metrics_path, out_dir, "metrics", FORMAT_VERSION)
     # the gaps first: the fairness block is checked against them, and an edited gap should be
     # named where it was edited, not as a verdict that no longer matches it
-    problem = _gap_problem(metrics_doc) or _fairness_problem(metrics_doc)
+    unconstrained = metrics_doc.get("unconstrained") or {}
+    problem = (_gap_problem(metrics_doc) or _gap_problem(unconstrained, ("unconstrained",))
+               or _fairness_problem(metrics_doc) or disparity_problem(metrics_doc))
     if problem is not None:
         raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)
+    problem = reference_problem(model_doc, metrics_doc)
+    if problem is not None:
+        raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     return model_doc, metrics_doc
 
 
@@ -626,3 +632,32 @@ def rerender_report(out_dir: Path) -> Path:
             fs.commit()
     return path
 
+
+
+def write_report_file(dirs: list[Path], output: Path, gap: str | None = None, tolerance: float | None = None) -> Path:
+    """Render one run's report, or several runs compared (:mod:`fairspec.report.compare`), from
+    their files into ``output``.  Every run is read and checked as ``fairspec report DIR`` reads
+    it; ``output`` is replaced only when it is a report fairspec wrote (or is absent), and is
+    written whole or not at all."""
+    from fairspec.report.compare import TOLERANCE, build_comparison, render_comparison
+
+    output = Path(output)
+    runs = []
+    for d in dirs:
+        with directory_lock(d) if Path(d).is_dir() else contextlib.nullcontext():
+            runs.append((str(d), read_run(Path(d))))
+    if len(runs) == 1:
+        points, failed = runs[0][1]
+        html = render_report(build_context(points[0][0], points[0][1], sweep=points if failed is not None else None,
+                                           failed=failed))
+    else:
+        html = render_comparison(build_comparison([(name, points) for name, (points, _) in runs], gap,
+                                                  TOLERANCE if tolerance is None else tolerance))
+    if os.path.lexists(output) and not (output.is_file() and not output.is_symlink() and _written_by_fairspec(output)
+                                        and output.suffix == ".html"):
+        raise OutputError(f"{output}: error: a file fairspec did not write is in the way; the report would replace "
+                          f"it (move it, or name another file)")
+    with FileSet() as fs:
+        fs.add_text(output, html)
+        fs.commit()
+    return output

@@ -20,11 +20,12 @@ from fairspec.data.split import split_rows, training_sides
 from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, SHA256, apply_filters, file_sha256, read_table
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
+from fairspec.metrics.audit import audit_measures, data_measures, reference_group
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import FittedPipeline, family_module, model_document
 from fairspec.pipeline.progress import SILENT, Progress
 from fairspec.registry.criteria import Criterion
-from fairspec.registry.families import NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
+from fairspec.registry.families import FAMILIES, NATIVE_TREE_STRATEGIES as NATIVE_STRATEGIES
 from fairspec.plan.plan import Plan
 
 
@@ -275,6 +276,8 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
                             f"{'positive' if cls else 'negative'} rows left to learn from")
     splits, stratified_by = split_rows(plan.evaluation, y_all, groups_all)
     summary = _data_summary(plan, y_all, groups_all, splits, before_drop)
+    summary.update(data_measures(frame, [(f.name, f.kind) for f in plan.data.features], groups_all,
+                                 seed=plan.evaluation.seed))
     return PreparedData(frame, y_all, groups_all, splits, data_sha, summary, stratified_by,
                         class_names(frame[plan.data.target], y_all, plan.data.positive))
 
@@ -357,7 +360,26 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
         raise failed[0].error
     if not points:  # every setting: say why for each, not the first alone
         raise NoUsableModelError("\n".join(f.message for f in failed))
+    if any(c is not None and c.enforced for c in criteria):
+        unconstrained = _unconstrained(plan, data, progress, earlier, t_start)
+        for point in points:
+            point.metrics_doc["unconstrained"] = unconstrained
     return TrainingResult(plan, points, failed)
+
+
+def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: dict, t_start: float) -> dict:
+    """metrics.json's ``unconstrained``: the same family, data, split and seed with no fairness
+    criterion, measured the same way, so the report can say what meeting the criterion cost (the
+    accuracy given up) and what it bought (the gap closed).  Its train and test blocks, or, when
+    no usable model came out of it, why."""
+    progress.step("fitting the same model without the fairness criterion, for comparison")
+    try:
+        doc = _train_point(plan, data, None, 0, 1, SILENT, earlier, t_start).metrics_doc
+    except NoUsableModelError as exc:
+        return {"train": None, "test": None, "error": str(exc)}
+    log = doc["training_log"]
+    return {"train": doc["train"], "test": doc["test"],
+            "training_log": {key: log.get(key) for key in ("status", "mip_gap", "reproducible")}}
 
 
 def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i: int, n_points: int,
@@ -406,6 +428,13 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     t_eval = time.perf_counter()
     tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
     train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
+    # the report's measures (fairspec.metrics.audit): every group against the reference group, and
+    # the curves it draws on the rows the verdict is read on
+    reference, reference_from = reference_group({g: v["count"] for g, v in summary["groups"].items()},
+                                                plan.data.reference)
+    audit = {"reference": reference, "reference_from": reference_from, "score_kind": FAMILIES[plan.model.family].score}
+    train_block.update(audit_measures(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx],
+                                      curves=plan.evaluation.kind == "none", **audit))
     test_block = None
     if plan.evaluation.kind == "holdout":
         scored_idx = _scorable(plan, fitted, frame, test_idx)
@@ -416,6 +445,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         te_y, te_pred, te_score, te_groups = test_eval
         test_block = evaluate_predictions(te_y, te_pred, te_score, te_groups)
         test_block["gap_intervals"] = gap_intervals(te_y, te_pred, te_groups, seed=plan.evaluation.seed)
+        test_block.update(audit_measures(te_y, te_pred, te_score, te_groups, curves=True, **audit))
     fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
     calibration = calibration_record(fitted.estimator)
     fairness = fairness_summary(criterion, train_block, test_block)

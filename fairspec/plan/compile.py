@@ -25,9 +25,10 @@ from fairspec.dsl import ast
 from fairspec.errors import DataError, Diagnostic, SpecSemanticError, in_spec_order
 from fairspec.dsl.check import check_spec, empty_feature_warnings, inference_warnings
 from fairspec.dsl.groups import group_column, many_values_warnings
+from fairspec.dsl.check_report import model_card_fields, reference_key
 from fairspec.dsl.load import SpecDocument, resolve_data_path
 from fairspec.registry.criteria import make_criterion
-from fairspec.plan.small_groups import (class_split_errors, filter_look_alike_warnings, group_diagnostics,
+from fairspec.plan.small_groups import (KeptRows, class_split_errors, filter_look_alike_warnings, group_diagnostics,
                                        look_alike_group_warnings, small_test_warning)
 from fairspec.registry.families import FAMILIES, Param
 from fairspec.plan.plan import (DataPlan, EvaluationPlan, FeaturePlan, MissingPlan, ModelRecipe, Plan,
@@ -90,6 +91,10 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         features=_feature_plans(spec.features, table), privileged=_feature_plans(spec.privileged, table),
         groups=tuple(group_column(spec, a.value, table) for a in spec.protected.attributes),
         labels=tuple((e.column.value, tuple((x.value, x.text) for x in e.entries)) for e in spec.labels),
+        outcome=spec.target.outcome,
+        reference=None if spec.reference is None else reference_key(spec.reference.values, table,
+                                                                   [group_column(spec, a.value, table)
+                                                                    for a in spec.protected.attributes]),
     )
     if spec.missing is None:
         missing = MissingPlan(family.default_missing, "median" if family.default_missing == "impute" else None)
@@ -134,7 +139,8 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
                 fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
-                defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train))
+                defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train),
+                model_card=model_card_fields(spec.model_card))
 
 
 def _defaults(spec: ast.Spec, params: dict, solver_given: dict, ev: dict) -> frozenset[str]:
@@ -218,10 +224,11 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
             problems.insert(0, Diagnostic(f"data file {str(data_path)!r}: {detail}", doc.spec.data.span))
         raise SpecSemanticError(problems, doc.text, doc.filename)
     plan = build_plan(doc, table, Path(os.path.normpath(data_path)))
+    kept = KeptRows(plan, table)  # the kept rows' target, groups and split, computed once for the checks below
     found = in_spec_order(inference_warnings(doc, table) + empty_feature_warnings(doc, table)
                           + look_alike_group_warnings(doc, plan, table) + filter_look_alike_warnings(doc, table)
-                          + small_test_warning(doc, plan, table) + class_split_errors(doc, plan, table)
-                          + group_diagnostics(doc, plan, table)
+                          + small_test_warning(doc, plan, table, kept) + class_split_errors(doc, plan, table, kept)
+                          + group_diagnostics(doc, plan, table, kept)
                           + many_values_warnings(doc, table, apply_filters(table, plan.data.filters))
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):

@@ -39,6 +39,10 @@ class DataPlan:
     groups: tuple[GroupColumn, ...] = ()
     #: ``labels`` statements: (column, ((value, label), ...)) for each labelled column
     labels: tuple[tuple[str, tuple[tuple[object, str], ...]], ...] = ()
+    #: whether the positive class is "favourable" or "adverse" to whom it is predicted (None: not said)
+    outcome: str | None = None
+    #: the group label the report compares every other group with (None: the largest group)
+    reference: str | None = None
 
     @property
     def group_columns(self) -> list[GroupColumn]:
@@ -118,6 +122,8 @@ class Plan:
     #: ``fairness ... on train``: a bound holds on the training rows only; otherwise it is
     #: calibrated to hold on unseen rows (:mod:`fairspec.calibration`)
     fairness_on_train: bool = False
+    #: the spec's model_card: field -> text (``limitations`` a list); None without one
+    model_card: dict | None = field(default=None, hash=False)
 
     @property
     def calibrates(self) -> bool:
@@ -155,9 +161,11 @@ class Plan:
             shown = (f"[{', '.join(written_value(v) for v in values)}]" if op in ("in", "not in")
                      else written_value(values[0]))
             lines.append(f"    keep rows   {col} {op} {shown}")
+        outcome = "" if d.outcome is None else f", {d.outcome}"
         lines += [
-            f"    target      {d.target} (positive class {written_value(d.positive)})",
-            f"    groups      {' * '.join(d.protected)}",
+            f"    target      {d.target} (positive class {written_value(d.positive)}{outcome})",
+            f"    groups      {' * '.join(d.protected)}"
+            + ("" if d.reference is None else f" (reference group {d.reference!r})"),
         ]
         lines += [f"                {line}" for g in d.group_columns if (line := _group_line(g))]
         lines.append("    features    " + ", ".join(f"{f.name}:{f.kind}" for f in d.features))
@@ -188,6 +196,11 @@ class Plan:
                          f"seed={s.seed}{mark('solver.seed')}"
                          + ("" if s.clock_cap else " clock_cap=false (work limits only; may run past time_limit"
                             + ("; from --no-clock-cap)" if s.clock_cap_from_command_line else ")")))
+            if self.model.family == "mip_forest":
+                trees = int(self.model.params.get("trees", 1))
+                lines.append(f"                (time_limit is dealt to the {trees} tree{'' if trees == 1 else 's'}: "
+                             f"{written_number(s.time_limit / trees)}s of MIP work each; threads = trees fitted side "
+                             f"by side)")
             if self.model.family == "tree" and not any(c.bound is not None for c in self.fairness):
                 # printed alone, these read as the limits of a MIP that never runs (adult_tree.fair)
                 lines.append("                (no fairness bound, so no leaf-relabelling MIP runs: time_limit and "

@@ -69,6 +69,29 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
             derived_group_labels(frame, plan.data.group_columns))
 
 
+class KeptRows:
+    """:func:`kept_rows` of one plan and table, and their split, each computed once on first
+    use: three checks read them, and on a million rows each pass took a few tenths of a second."""
+
+    def __init__(self, plan: Plan, table: pd.DataFrame):
+        self._plan, self._table = plan, table
+        self._rows = self._splits = None
+
+    @property
+    def target_and_groups(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._rows is None:
+            self._rows = kept_rows(self._plan, self._table)
+            self._table = None  # the rows are all that is needed of it from here on
+        return self._rows
+
+    def splits(self):
+        """``split_rows(plan.evaluation, y, groups)``'s splits."""
+        if self._splits is None:
+            y, groups = self.target_and_groups
+            self._splits = split_rows(self._plan.evaluation, y, groups)[0]
+        return self._splits
+
+
 #: fewest hold-out rows without a warning: a test accuracy over n rows has a standard error of
 #: up to 0.5/√n, 0.05 at 100 rows (a larger error than most differences a reviewer compares)
 MIN_TEST_ROWS = 100
@@ -77,13 +100,14 @@ SMALL_TEST = ("the hold-out keeps {n_test} of the {n} rows for testing: a test a
 SMALL_TEST_HINT = "hold out a larger share, or use cross-validation (`evaluate { cv 5 }`), which tests on every row"
 
 
-def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+def small_test_warning(doc: SpecDocument, plan: Plan, table: pd.DataFrame,
+                       kept: KeptRows | None = None) -> list[Diagnostic]:
     """A warning when the hold-out has fewer than :data:`MIN_TEST_ROWS` rows (``holdout
     0.0001`` left one test row, and the run reported its test accuracy as 0.000 without a
     word)."""
     if plan.evaluation.kind != "holdout":
         return []
-    y, _ = kept_rows(plan, table)
+    y, _ = (kept or KeptRows(plan, table)).target_and_groups
     n_test = holdout_test_rows(plan.evaluation.test_size, len(y))
     if len(y) == 0 or n_test >= MIN_TEST_ROWS:
         return []
@@ -110,17 +134,19 @@ CLASS_NOT_TRAINED_CV_HINT = ("use more rows of that class, or evaluate on a hold
                              "or with `evaluate {{ none }}`")
 
 
-def class_split_errors(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+def class_split_errors(doc: SpecDocument, plan: Plan, table: pd.DataFrame,
+                       kept: KeptRows | None = None) -> list[Diagnostic]:
     """An error when a side of the split a model is fitted on holds no row of one of the two
     classes, which the kept rows have: the run had trained a constant model on it and exited
     0 without a word (found in review: a hold-out drew a data set's only positive row).  The
     split is computed as training will compute it, so the failure is certain."""
     if plan.evaluation.kind == "none":
         return []
-    y, groups = kept_rows(plan, table)
+    kept = kept or KeptRows(plan, table)
+    y, groups = kept.target_and_groups
     if len(y) == 0 or len(np.unique(y)) < 2:
         return []  # training stops with its own error
-    splits, _ = split_rows(plan.evaluation, y, groups)
+    splits = kept.splits()
     errors = []
     for cls, label in ((1, "positive"), (0, "negative")):
         sides = [side for side, rows in training_sides(plan.evaluation, splits) if not (y[rows] == cls).any()]
@@ -219,17 +245,19 @@ def filter_look_alike_warnings(doc: SpecDocument, table: pd.DataFrame) -> list[D
     return warnings
 
 
-def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame) -> list[Diagnostic]:
+def group_diagnostics(doc: SpecDocument, plan: Plan, table: pd.DataFrame,
+                      kept: KeptRows | None = None) -> list[Diagnostic]:
     """The warnings of :func:`small_group_warnings` and the errors of :func:`split_errors`,
     from the kept rows read once; none (and no pass over the data) without an enforced
     criterion."""
     if not any(c.enforced for c in plan.fairness):
         return []
-    y, groups = kept_rows(plan, table)
+    kept = kept or KeptRows(plan, table)
+    y, groups = kept.target_and_groups
     filters = _filter_examples(doc, plan, table)
     return (small_group_warnings(doc, plan, y, groups, filters)
             + unchecked_bound_warnings(doc, plan, y, groups, filters)
-            + split_errors(doc, plan, y, groups, filters))
+            + split_errors(doc, plan, y, groups, filters, kept.splits))
 
 
 UNCHECKED_BOUND = ("the {rows} cannot check the bound {bound:g}: with {counts}, a gap measured there is uncertain by "
@@ -286,7 +314,7 @@ def unchecked_bound_warnings(doc: SpecDocument, plan: Plan, y: np.ndarray, group
 
 
 def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarray,
-                 filters: str) -> list[Diagnostic]:
+                 filters: str, splits_of=None) -> list[Diagnostic]:
     """One error per rate of an enforced criterion that some group has in the data but not on
     a side of the split a model is fitted on (its only positive row drawn into the test rows,
     say): the rate is undefined there, so the fit under the criterion would stop
@@ -295,7 +323,8 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
     because it never sees the group, and the test rows would then measure a gap the bound was
     never imposed on (a one-row group drawn into the hold-out made a test gap of 0.62 beside a
     training gap "met" at 0.17).
-    ``filters`` is how the hint says to leave a group out (:func:`_filter_examples`).
+    ``filters`` is how the hint says to leave a group out (:func:`_filter_examples`);
+    ``splits_of()``, when given, returns the split of ``y`` and ``groups`` already drawn.
     The split is computed as training will compute it (:func:`fairspec.data.split.split_rows`),
     so the failure is certain, and ``fairspec check`` reports it as the error it is instead of
     saying "ok" and leaving it to the fit."""
@@ -304,7 +333,7 @@ def split_errors(doc: SpecDocument, plan: Plan, y: np.ndarray, groups: np.ndarra
         return []
     if len(y) == 0 or len(np.unique(y)) < 2:
         return []  # training stops with its own error
-    splits, _ = split_rows(plan.evaluation, y, groups)
+    splits = splits_of() if splits_of is not None else split_rows(plan.evaluation, y, groups)[0]
     names = np.unique(groups)
     where = doc.locations.get(("fairness.criterion",), doc.spec.fairness.span)
     errors = []

@@ -57,6 +57,10 @@ class Family:
     #: every stage of the fit stops by a work limit, so the clock can be left out
     #: (``solver { clock_cap false }``) and the model is the same on any machine
     work_limited: bool = False
+    #: what the family's score (predict_proba's positive column) is, for the report: "probability"
+    #: (an estimate of P(y = 1), so its calibration is drawn) or "ranking" (it orders the rows, and
+    #: only its ROC curve and AUC mean something)
+    score: str = "probability"
     module: str = ""
 
     def param(self, name: str) -> Param | None:
@@ -125,11 +129,28 @@ FAMILIES: dict[str, Family] = {
         default_missing="mia",
         solver_backed=True,
         work_limited=True,
+        score="ranking",
         module="fairspec.models.rule_set",
     ),
     "mip_forest": Family(
-        name="mip_forest", implemented=False, solver_backed=True,
-        doc="fair MIP trees/forests with missing values routed inside the MIP (Fair MIP Forest)",
+        name="mip_forest",
+        implemented=True,
+        doc="fair MIP trees/forests with missing values routed inside the MIP (Fair MIP Forest), Pyomo + HiGHS",
+        params=(
+            Param("trees", "int", 30, low=1, high=1000, doc="trees in the forest, one per batch, majority vote"),
+            Param("depth", "int", 3, low=1, high=4, doc="depth of every tree (each branching node picks a split "
+                                                        "and where its missing values go)"),
+            Param("batch_size", "int", 1000, low=2,
+                  doc="training rows per tree, stratified by label and group (at least the training rows: all; "
+                      "the paper: 200)"),
+            Param("thresholds", "int", 10, low=2, high=100, doc="quantile bins per numeric feature (10 = deciles)"),
+        ),
+        enforces={"bound": ALL_CRITERIA, "penalty": ALL_CRITERIA},
+        missing=frozenset({"mia"}) | IMPUTE_OR_DROP,
+        default_missing="mia",
+        solver_backed=True,
+        work_limited=True,
+        module="fairspec.models.mip_forest",
     ),
     "mp_boost": Family(
         name="mp_boost",

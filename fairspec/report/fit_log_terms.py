@@ -6,14 +6,16 @@ Every estimator leaves a ``fit_log_`` dict after ``fit`` (metrics.json writes it
 compliance reviewer.  :data:`FIT_LOG_TERMS` gives each top-level key that any estimator can
 write (:class:`~fairspec.models.rule_set.FairRuleSetClassifier`, the missing-aware trees,
 forest and regressor of :mod:`fairspec.models.tree.estimators`,
+:class:`~fairspec.models.mip_forest.FairMIPForestClassifier`,
 :class:`~fairspec.models.mp_boost.FairMPBoostClassifier` and
 :class:`~fairspec.models.baseline.BaselineClassifier`) one sentence saying what the value is and
 in which unit.  :data:`FIT_LOG_RECORD_TERMS` does the same for the keys *inside* the nested
 records the report shows as table columns or inline: each record of the rule set's ``phases``
 list (:class:`~fairspec.models.rule_set.column_generation.PhaseLog`), the rule set's
-``refine`` dict, and Fair MP-Boost's ``bound_search``, ``row_probability_summary`` and
-``influential_rows`` lists.  Some of those keys share a name with a top-level key (``seconds``,
-``rounds``, ``cut_by_clock``) but not its meaning, so a record's keys are looked up in
+``refine`` dict, each record of the MIP forest's ``tree_fits`` list, and Fair MP-Boost's
+``bound_search``, ``row_probability_summary`` and ``influential_rows`` lists.  Some of those keys
+share a name with a top-level key (``seconds``, ``rounds``, ``cut_by_clock``, ``mip_gap``,
+``status``) but not its meaning, so a record's keys are looked up in
 :data:`FIT_LOG_RECORD_TERMS` only.
 
 A key missing from these dicts (a model file written by another version, a key added to an
@@ -39,7 +41,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "rounded LP solution, a rule set's refinement or a fallback) rather than from a solved integer "
         "program (a rule set has the final integer program's status only when it decides every training "
         "row as that program's solution does; ip_status keeps the program's own), or fitted for a "
-        "baseline learner."),
+        "baseline learner; a MIP forest is optimal only when every tree's integer program is proven "
+        "optimal, and otherwise takes the first of time_limit, heuristic and work_limit among its trees "
+        "(heuristic too when its leaf labels were re-chosen to meet a bound)."),
     "mip_gap": (
         "The relative gap, as a fraction (0.05 = 5 %), between the objective of the best solution the "
         "solver found and the bound it proved on the best possible objective of the problem named in "
@@ -47,7 +51,8 @@ FIT_LOG_TERMS: dict[str, str] = {
     "mip_gap_of": (
         "Which optimisation problem the MIP gap is measured on (for a rule set only the final integer "
         "program over the pooled rules, not every possible rule set; for a tree only the choice of leaf "
-        "labels, not the greedily grown splits)."),
+        "labels, not the greedily grown splits; for a MIP forest each tree's program on its own batch over "
+        "the candidate splits, the largest gap over the trees)."),
     "seconds": "Wall-clock seconds the whole fit of the estimator took.",
     "reproducible": (
         "Whether the result does not depend on the machine's speed: true when the wall clock stopped no "
@@ -56,7 +61,8 @@ FIT_LOG_TERMS: dict[str, str] = {
     "cut_by_clock": (
         "The list of training stages the wall clock stopped before they finished or reached their work "
         "limit (rule set: column-generation phase names, local_search, final_ip, refine; tree or forest: "
-        "relabel_descent, relabel_mip), empty when the clock stopped none."),
+        "relabel_descent, relabel_mip; MIP forest: tree_<k> for a tree's integer program, relabel_descent, "
+        "relabel_mip), empty when the clock stopped none."),
     "clock_cap": (
         "Whether the time limit was allowed to stop a training stage on the wall clock (true) or only the "
         "fixed work limits could stop stages (false), which makes the fit reproducible on any machine but "
@@ -65,7 +71,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "An explanation present only when the fit fell back to a trivial model: the empty rule set (every "
         "row negative) because no non-empty rule set met the bound on the training rows, or, for a tree "
         "or forest, the same class in every leaf a training row reaches because the relabelling integer "
-        "program found no labelling meeting the bound (or only a less accurate one) within its limits."),
+        "program found no labelling meeting the bound (or only a less accurate one) within its limits; for a "
+        "MIP forest, that its leaf labels were re-chosen because the trees' majority vote broke the bound on "
+        "the training rows."),
     "train_gap": (
         "The fairness gap of the returned model on the training rows, as a fraction from 0 to 1: the "
         "largest difference between two groups in the criterion's rate or rates, for example the "
@@ -81,7 +89,7 @@ FIT_LOG_TERMS: dict[str, str] = {
     "bound": (
         "The enforced bound on the fairness gap, as a fraction from 0 to 1 (0.05 = 5 percentage points), "
         "or empty when no bound was enforced."),
-    "n_rows": "Number of training rows the rule set was fitted on.",
+    "n_rows": "Number of training rows the rule set or MIP forest was fitted on.",
     "n_patterns": (
         "Number of distinct training patterns the search works on, where rows with the same yes/no "
         "conditions, label and group are merged into one pattern weighted by its row count."),
@@ -187,8 +195,8 @@ FIT_LOG_TERMS: dict[str, str] = {
         "Number of candidate rule sets compared when choosing the returned one (the integer program's, "
         "the local search's, rounded LP solutions, the empty and all-positive sets, the refinements)."),
     "train_accuracy": (
-        "Share of training rows the returned model (rule set, boosted model) classifies correctly, from 0 to "
-        "1."),
+        "Share of training rows the returned model (rule set, MIP forest, boosted model) classifies "
+        "correctly, from 0 to 1."),
     "bound_met_on_train": (
         "Whether the returned model's training fairness gap is within the bound (empty when no bound was "
         "enforced)."),
@@ -297,6 +305,25 @@ FIT_LOG_TERMS: dict[str, str] = {
     "relabel_descent_seconds": (
         "Seconds the whole tree-by-tree descent took (relabelling each tree alone and both descents)."),
 
+    # ---------------------------------------------------------------- MIP forest
+    "depth": "Depth of every tree of the MIP forest (each has 2 to the depth leaves).",
+    "batch_rows": (
+        "Number of training rows in each tree's batch, drawn stratified by label and group (all training rows "
+        "when the batch size is at least their number)."),
+    "candidate_splits": (
+        "Number of distinct candidate splits on the training rows, each a test of one feature (a quantile "
+        "threshold or a category) together with where a missing value goes, from which every node of every "
+        "tree chooses one."),
+    "tree_checkpoints": (
+        "The work limit of each tree's integer program, in HiGHS checkpoints (calls of its progress callback)."),
+    "trees_optimal": (
+        "Number of trees whose integer program on their batch was proven optimal over the candidate splits, by "
+        "HiGHS or by the dual bound of the dynamic programme."),
+    "trees_improved_by_mip": (
+        "Number of trees for which HiGHS found a better tree than the heuristic start it was given."),
+    "tree_fits": (
+        "One record per tree of the MIP forest: its batch, its heuristic start, the integer program's status, "
+        "objective, bound, gap and time."),
     # ---------------------------------------------------------------- Fair MP-Boost
     "alpha_from": (
         "Where alpha came from: parameter (given to the estimator), penalty (the spec's penalty as "
@@ -427,6 +454,54 @@ FIT_LOG_RECORD_TERMS: dict[str, str] = {
     "cut_by_clock": (
         "Whether the wall clock stopped this step (a column-generation phase or its certifier, or in the "
         "refine record the refinement's hill-climb) rather than its work limit or convergence."),
+    # ---------------------------------------------------------------- MIP forest: tree_fits
+    "tree": "The tree's number in the forest, from 0.",
+    "route_classes": (
+        "Number of groups of the batch's rows that every candidate split sends the same way, each one routing "
+        "variable of the tree's integer program."),
+    "candidates": "Number of candidate splits that divide the batch's rows differently, the choices of every node.",
+    "dp_solves": (
+        "Number of exact dynamic programmes the tree's heuristics solved (one for the 0-1 loss, the others for "
+        "Lagrangian weights of the group rates)."),
+    "local_search_moves": (
+        "Number of split replacements the local search made, each with the best labelling of the leaves, "
+        "summed over its starts."),
+    "start": (
+        "Which heuristic gave the tree the integer program started from: greedy, dynamic programme, lagrangian "
+        "dynamic programme, constant 0 or 1, or a local search from one of these."),
+    "start_objective": (
+        "The objective of that start on the batch: the share of its rows misclassified, plus the penalty times "
+        "the fairness gap under a penalty."),
+    "dual_bound": (
+        "A lower bound on the objective of every tree of this depth over the candidate splits, proved by the "
+        "dynamic programme's Lagrangian dual (empty at depth 4, where the programme is a heuristic)."),
+    "heuristic_seconds": "Seconds the tree's heuristics took (dynamic programmes, greedy tree, local search).",
+    "status": (
+        "How the tree's fit ended: optimal (proven by HiGHS, or by a start reaching the dual bound, which then "
+        "needs no integer program), work_limit or time_limit (HiGHS stopped and the better of its incumbent and "
+        "the start is kept), or heuristic (no tree found meets the bound on the batch)."),
+    "proved_by": "What proved the tree optimal without an integer program, present only then.",
+    "mip_status": (
+        "HiGHS's own status for the tree's integer program, or not_run when the start was already proven "
+        "optimal."),
+    "mip_checkpoints": "Number of HiGHS checkpoints the tree's integer program used (its work).",
+    "mip_nodes": "Number of branch-and-bound nodes HiGHS explored on the tree's integer program.",
+    "mip_seconds": "Seconds HiGHS spent loading and solving the tree's integer program.",
+    "mip_build_seconds": "Seconds spent building the tree's integer program in Pyomo.",
+    "mip_bound": "HiGHS's proven lower bound on the tree's objective, empty when it did not run.",
+    "mip_improved": "Whether HiGHS found a better tree than the start it was given.",
+    "objective": (
+        "The objective of the tree returned on its batch, in the units of start_objective (before any "
+        "relabelling of the forest's leaves)."),
+    "bound": "The best proven lower bound on that objective: the larger of HiGHS's and the dual bound.",
+    "mip_gap": (
+        "The relative gap (objective minus bound, divided by objective) of the tree returned, 0 when proven "
+        "optimal and empty when nothing bounds it."),
+    "meets_bound": "Whether the tree returned meets the fairness bound on its batch (true without a bound).",
+    "batch_errors": "Number of the batch's rows the tree returned misclassifies.",
+    "batch_gap": "The fairness gap of the tree returned on its batch, as a fraction (empty without a criterion).",
+    "tree_seconds": "Wall-clock seconds the tree's whole fit took.",
+    "note": "Present only when no tree found meets the bound on the batch, saying which was kept.",
     # ---------------------------------------------------------------- Fair MP-Boost bound_search
     "alpha": "The trade-off alpha of this candidate, from 0 to 1.",
     "threshold": "The score threshold chosen for this candidate on the training rows.",
@@ -436,7 +511,9 @@ FIT_LOG_RECORD_TERMS: dict[str, str] = {
     # ---------------------------------------------------------------- Fair MP-Boost row_probability_summary
     "label": "The class: 1 the positive class, 0 the other.",
     "group": "The group of the protected attribute.",
-    "rows": "Number of training rows of this class (and group).",
+    "rows": (
+        "Number of training rows: of this class (and group) in Fair MP-Boost's summary, of the tree's "
+        "batch in the MIP forest's tree_fits."),
     "share_of_draws": "These rows' share of the averaged row sampling probability, from 0 to 1.",
     "draws_per_uniform": (
         "That share divided by the rows' share of all training rows (1 = drawn as often as under uniform "

@@ -1,9 +1,12 @@
 """Render a :class:`~fairspec.report.context.ReportContext` to one self-contained HTML file.
 
 One Jinja2 environment, templates under ``fairspec/report/templates``; autoescape is on for
-every template and string, and nothing marks text as safe, so spec text, column names,
-category names and paths always reach the page escaped.  Undefined names fail loudly
-(``StrictUndefined``) instead of rendering as empty text.
+every template and string, so spec text, column names, category names and paths always reach
+the page escaped.  One thing is inserted as markup: a figure's SVG, through the ``svg`` filter
+(:func:`svg_markup`), which parses it again and refuses anything but drawing and text
+(:func:`fairspec.report.figures.checked`); the user strings inside it were escaped by
+matplotlib's SVG writer.  Undefined names fail loudly (``StrictUndefined``) instead of
+rendering as empty text.
 """
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
 
 from fairspec.files import write_atomic
 from fairspec.report.context import GROUP_COLUMNS, ReportContext
@@ -46,15 +50,25 @@ def visible_invisibles(value):
     return value
 
 
+def svg_markup(svg: str) -> Markup:
+    """A figure's SVG as markup, once it has passed :func:`fairspec.report.figures.checked` here,
+    where it is inserted: the one place the report marks a string as safe."""
+    from fairspec.report.figures import checked
+
+    return Markup(checked(str(svg)))  # noqa: S704 - parsed and refused unless drawing and text
+
+
 @lru_cache(maxsize=1)
 def environment() -> Environment:
-    return Environment(
+    env = Environment(
         loader=PackageLoader("fairspec", "report/templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         finalize=visible_invisibles,
     )
+    env.filters["svg"] = svg_markup
+    return env
 
 
 def render_report(context: ReportContext) -> str:

@@ -69,3 +69,31 @@ def test_a_stratified_holdout_draws_the_rows_scikit_learn_draws(seed):
             ref_train, ref_test = train_test_split(np.arange(n), test_size=n_test, random_state=seed, stratify=labels)
             np.testing.assert_array_equal(train, np.sort(ref_train))
             np.testing.assert_array_equal(test, np.sort(ref_test))
+
+
+@pytest.mark.parametrize("seed", [0, 3, 42])
+def test_the_apportionment_is_scikit_learns_ties_and_draws_included(seed):
+    # equal class counts tie every remainder, so which classes get the extra rows is drawn: the
+    # draws must come from the stream as scikit-learn's private _approximate_mode takes them
+    from sklearn.utils.extmath import _approximate_mode
+
+    rng = np.random.default_rng(seed)
+    cases = [np.array([4, 2]), np.array([2, 2, 2, 1]), np.full(9, 5), np.array([1, 1, 1, 1, 1, 1, 7])]
+    cases += [rng.integers(1, 40, rng.integers(2, 15)) for _ in range(30)]
+    for counts in cases:
+        for n_draws in range(0, int(counts.sum()) + 1, max(1, int(counts.sum()) // 9)):
+            ours, theirs = np.random.RandomState(seed), np.random.RandomState(seed)
+            np.testing.assert_array_equal(split._apportion(counts, n_draws, ours),
+                                          _approximate_mode(counts, n_draws, theirs))
+            assert ours.randint(1 << 30) == theirs.randint(1 << 30)  # the stream is left where theirs is
+
+
+def test_checking_a_stratified_holdout_imports_no_scikit_learn():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from types import SimpleNamespace; from fairspec.data.split import split_rows; "
+            "e = SimpleNamespace(kind='holdout', test_size=0.3, folds=0, stratify=True, seed=1); "
+            "split_rows(e, np.arange(100) % 2, np.array(['a', 'b'] * 50)); "
+            "print(any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules))")
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"

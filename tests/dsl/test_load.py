@@ -27,8 +27,9 @@ def test_rendered_syntax_error_snapshot():
     with pytest.raises(SpecSyntaxError) as info:
         parse_spec(text, "people.fair")
     assert info.value.render() == (
-        "people.fair:4:3: error: found name 'protectd', expected a new statement (data, target, protected, "
-        "features, privileged, missing, fairness, model, solver, evaluate, output, labels) or end of file\n"
+        "people.fair:4:3: error: found name 'protectd', expected 'favourable' or 'adverse', a new statement "
+        "(data, target, protected, features, privileged, missing, fairness, model, solver, evaluate, output, "
+        "labels, reference, model_card) or end of file\n"
         "    protectd sex\n"
         "    ^^^^^^^^\n"
         "  hint: did you mean 'protected'?"

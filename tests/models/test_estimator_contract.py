@@ -11,6 +11,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 from fairspec.models import baseline
+from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.missing_tree import MissingAwareTreeClassifier, estimator_from_json
 from fairspec.models import mp_boost
 from fairspec.models.readout import category_text
@@ -26,6 +27,8 @@ FAMILIES = {
     "rule_set": (lambda **kw: FairRuleSetClassifier(**FAST_RULES, **kw), FairRuleSetClassifier.from_json),
     "tree": (lambda **kw: MissingAwareTreeClassifier(max_depth=3, **kw), estimator_from_json),
     "baseline": (lambda **kw: baseline.BaselineClassifier(learner="tree", depth=3, **kw), baseline.estimator_from_json),
+    "mip_forest": (lambda **kw: FairMIPForestClassifier(n_trees=3, batch_size=80, clock_cap=False, tree_checkpoints=1,
+                                                        **kw), FairMIPForestClassifier.from_json),
     "mp_boost": (lambda **kw: mp_boost.FairMPBoostClassifier(n_rounds=10, **kw), mp_boost.estimator_from_json),
 }
 
@@ -98,7 +101,7 @@ def test_numpy_parameters_from_a_grid_search_still_write_a_json_model(family):
 
 #: a parameter each family reads while fitting, and a value other than its own
 CHANGED_AFTER_FIT = {"rule_set": dict(max_complexity=7), "tree": dict(max_depth=1), "baseline": dict(depth=1),
-                     "mp_boost": dict(learning_rate=0.5)}
+                     "mip_forest": dict(max_depth=1), "mp_boost": dict(learning_rate=0.5)}
 
 
 @pytest.mark.parametrize("family", FAMILIES)
@@ -319,7 +322,8 @@ def test_every_loader_refuses_a_damaged_document_with_a_value_error(family):
     X, y = _frame()
     doc = make().fit(X, y).to_json()
     for damaged in ({**doc, "kind": "another"}, {**doc, "format_version": 99},
-                    {k: v for k, v in doc.items() if k not in ("rules", "nodes", "tree", "linear", "rounds")}):
+                    {k: v for k, v in doc.items() if k not in ("rules", "nodes", "tree", "linear", "rounds",
+                                                                "trees")}):
         with pytest.raises(ValueError):
             load(json.loads(json.dumps(damaged)))
 

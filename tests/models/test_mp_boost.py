@@ -164,8 +164,19 @@ SMALL = dict(n_rounds=25, max_depth=3, categorical_features=[2], patience=0, bur
 
 
 # ------------------------------------------------------------------ routing
+@pytest.mark.parametrize("use_compiled", [False, True])
 @pytest.mark.parametrize("missing", ["mia", "trinary", "trinary_mia", "majority", "none"])
-def test_the_fast_router_sends_every_training_row_where_route_rows_does(missing):
+def test_the_fast_router_sends_every_training_row_where_route_rows_does(missing, use_compiled):
+    """Both routers (numpy's gathers, and the compiled loop where numba is installed)."""
+    from fairspec.models.tree import compiled
+
+    if use_compiled and not compiled.available():
+        pytest.skip("numba is not installed (the optional extra fast)")
+    with compiled.enabled(use_compiled):
+        _check_router(missing)
+
+
+def _check_router(missing):
     X, y, _ = _data(seed=3)
     if missing == "none":
         X = np.nan_to_num(X)

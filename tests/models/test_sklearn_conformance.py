@@ -17,6 +17,7 @@ import pytest
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.mp_boost import FairMPBoostClassifier
 from fairspec.models.privileged_boost import PrivilegedBoostClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
@@ -36,6 +37,7 @@ ESTIMATORS = [
     MissingAwareForestClassifier(n_estimators=5),
     FairRuleSetClassifier(**RULES),
     FairRuleSetClassifier(missing="none", criterion=make_criterion("equal_opportunity"), **RULES),
+    FairMIPForestClassifier(n_trees=3, max_depth=2, batch_size=40, clock_cap=False, tree_checkpoints=1),
     FairMPBoostClassifier(n_rounds=15),
     FairMPBoostClassifier(n_rounds=15, missing="trinary_mia", fairness=make_criterion("demographic_parity")),
     PrivilegedBoostClassifier(n_rounds=20),
@@ -62,6 +64,7 @@ def test_the_tags_say_what_each_estimator_takes():
     assert MissingAwareTreeRegressor().__sklearn_tags__().input_tags.allow_nan
     assert FairRuleSetClassifier(missing="mia").__sklearn_tags__().input_tags.allow_nan
     assert FairRuleSetClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan  # conditions on NaN: false
+    assert FairMIPForestClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan  # a node sends NaN one way
     assert FairMPBoostClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan  # its trees route a NaN
     assert PrivilegedBoostClassifier().__sklearn_tags__().input_tags.allow_nan  # mia: a learned direction
     assert not PrivilegedBoostClassifier(missing="none").__sklearn_tags__().input_tags.allow_nan

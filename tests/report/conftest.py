@@ -12,6 +12,7 @@ import pytest
 
 from fairspec.data.prepare import FeatureEncoder, Imputer
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts
+from fairspec.metrics.audit import audit_measures
 from fairspec.metrics.intervals import gap_intervals
 from fairspec.pipeline.artifact import family_module, model_document
 from fairspec.registry.criteria import make_criterion
@@ -93,17 +94,24 @@ def _model_document(plan: Plan, y: np.ndarray, seed: int, fit_log: dict) -> dict
     return doc
 
 
-def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test=True, seed=0, intervals=True):
+def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test=True, seed=0, intervals=True,
+              audit=True):
     """A consistent (model_doc, metrics_doc) pair, one `fairspec report` reads: the model is a real
     one, fitted on the training rows' labels, and the metrics are real numbers of synthetic
     predictions (``intervals=False``: a metrics.json written before fairspec measured the test
-    gaps' intervals)."""
+    gaps' intervals; ``audit=False``: one written before the report's measures, the reference
+    group's comparisons and the curves, fairspec.metrics.audit)."""
     y_tr, p_tr, s_tr, g_tr = _split(seed, 700)
     y_te, p_te, s_te, g_te = _split(seed + 100, 300)
     train = evaluate_predictions(y_tr, p_tr, s_tr, g_tr)
     test = evaluate_predictions(y_te, p_te, s_te, g_te) if with_test else None
     if test is not None and intervals:
         test["gap_intervals"] = gap_intervals(y_te, p_te, g_te, seed=7)
+    if audit:
+        kept = {"reference": GROUPS[0], "reference_from": "largest group", "score_kind": "probability"}
+        train.update(audit_measures(y_tr, p_tr, s_tr, g_tr, curves=test is None, **kept))
+        if test is not None:
+            test.update(audit_measures(y_te, p_te, s_te, g_te, curves=True, **kept))
     crit = None if criterion is None else make_criterion(criterion, bound=bound, penalty=penalty)
     all_y = np.concatenate([y_tr, y_te])
     all_g = np.concatenate([g_tr, g_te])

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 from fairspec.models.baseline import BaselineClassifier
+from fairspec.models.mip_forest import FairMIPForestClassifier
 from fairspec.models.mp_boost import FairMPBoostClassifier
 from fairspec.models.privileged_boost import PrivilegedBoostClassifier
 from fairspec.models.rule_set import FairRuleSetClassifier
@@ -34,12 +35,14 @@ REPORTS = ROOT / "reports"
 WRITERS = ("fairspec/models/rule_set/estimator.py", "fairspec/models/tree/estimators.py",
            "fairspec/models/tree/relabel.py", "fairspec/models/tree/forest_relabel.py",
            "fairspec/models/baseline.py", "fairspec/models/privileged_boost/estimator.py",
-           "fairspec/models/privileged_boost/threshold.py", "fairspec/models/mp_boost/estimator.py")
+           "fairspec/models/privileged_boost/threshold.py", "fairspec/models/mp_boost/estimator.py",
+           "fairspec/models/mip_forest/estimator.py", "fairspec/models/mip_forest/tree_fit.py")
 #: functions that build the records of a list a fit log holds under one key (Fair MP-Boost's):
 #: every key of a dict they write is a record key
 RECORD_LIST_WRITERS = {"_row_summary", "_influential_rows", "_bound_search_records", "_concentration"}
-#: functions whose log becomes a nested record of the fit log (the rule set's ``refine``)
-RECORD_WRITERS = {"_refine"}
+#: functions whose log becomes a nested record of the fit log (the rule set's ``refine``, a MIP
+#: forest's ``tree_fits``)
+RECORD_WRITERS = {"_refine", "fit_tree", "_solve_mip"}
 #: dicts named like a log that never reach the fit log under their own keys: the local
 #: search's (its ``cells`` and ``iterations`` become ``local_search_cells`` / ``_iterations``)
 INTERNAL_LOGS = {"search_log"}
@@ -129,6 +132,12 @@ def fitted_logs() -> dict[str, dict]:
         "forest, joint MIP": (MissingAwareForestClassifier(n_estimators=4, max_depth=3,
                                                            fairness=make_criterion("equalized_odds", 0.0),
                                                            time_limit=0.0001), X, y, g),
+        "mip forest, penalty": (FairMIPForestClassifier(n_trees=2, max_depth=2, batch_size=100, clock_cap=False,
+                                                        tree_checkpoints=1, criterion=make_criterion(
+                                                            "equal_opportunity", penalty=1.0)), X, y, g),
+        # the vote breaks the bound, so the leaves are relabelled
+        "mip forest, bound": (FairMIPForestClassifier(n_trees=3, max_depth=2, batch_size=60, clock_cap=False,
+                                                      tree_checkpoints=1, criterion=eo(0.0)), X, y, g),
         "mp_boost, penalty": (FairMPBoostClassifier(n_rounds=15, fairness=make_criterion("demographic_parity",
                                                                                        penalty=2.0)), X, y, g),
         # the bound search's records
@@ -157,7 +166,7 @@ def test_every_key_the_estimators_write_has_a_meaning(fitted_logs):
     # the fits reached what they were set up for (keys no clock decides)
     assert {"phases", "refine", "tilts_skipped", "relabel_status", "relabel_descent", "relabel_leaves",
             "train_gap_before_relabel", "note", "learner", "trees", "threshold_chosen_for_bound",
-            "privileged_model_rounds", "bound_search", "row_probability_summary"} <= seen
+            "privileged_model_rounds", "bound_search", "row_probability_summary", "tree_fits"} <= seen
 
 
 def test_every_phase_record_field_has_a_meaning():
@@ -240,7 +249,7 @@ def test_every_key_in_the_estimator_sources_has_a_meaning():
     assert {"ip_not_run_because", "relabel_bound", "relabel_descent_sweeps", "learner", "note",
             "tilts_skipped", "reproducible"} <= top
     assert {"complexity_before", "complexity_climbed", "cut_by_clock", "draws_per_uniform", "group", "row",
-            "rounds_kept"} <= records
+            "rounds_kept", "dual_bound", "mip_status"} <= records
     assert not _missing(top, FIT_LOG_TERMS), f"no meaning for {_missing(top, FIT_LOG_TERMS)}"
     assert not _missing(records, FIT_LOG_RECORD_TERMS), \
         f"no meaning for the record keys {_missing(records, FIT_LOG_RECORD_TERMS)}"

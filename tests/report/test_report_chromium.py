@@ -146,3 +146,40 @@ def test_a_missing_chromium_is_a_skip_for_a_user_and_a_failure_where_ci_requires
     monkeypatch.setenv(REQUIRE_CHROMIUM, "1")
     with pytest.raises(pytest.fail.Exception, match="is set, so this is a failure"):
         chromium()
+
+
+def pdf_pages(path: Path) -> int:
+    """The number of pages of a PDF Chromium printed (its page objects)."""
+    return len(re.findall(rb"/Type\s*/Page[^s]", path.read_bytes()))
+
+
+def test_a_sweep_report_and_a_comparison_load_without_error_and_print(tmp_path):
+    from fairspec.report.compare import build_comparison, render_comparison
+
+    pts = [make_docs(bound=b, seed=0) for b in (0.05, 0.1, 0.2)]
+    sweep = write_report(tmp_path / "sweep.html", build_context(*pts[0], sweep=pts))
+    compared = tmp_path / "compared.html"
+    compared.write_text(render_comparison(build_comparison([("a", pts[:1]), ("b", pts[1:])])), encoding="utf-8")
+    for page in (sweep, compared):
+        result = run_chromium(page, tmp_path / "profile", "--dump-dom")
+        assert result.returncode == 0 and console_errors(result.stderr) == [], result.stderr[-2000:]
+        assert "<svg" in result.stdout and "<script" not in result.stdout
+        pdf = tmp_path / f"{page.stem}.pdf"
+        result = run_chromium(page, tmp_path / "profile", f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+        assert result.returncode == 0 and console_errors(result.stderr) == [], result.stderr[-2000:]
+        assert pdf.read_bytes()[:5] == b"%PDF-" and pdf_pages(pdf) >= 1
+
+
+def test_the_report_prints_with_its_figures_and_folded_parts_open(tmp_path):
+    page = write_report(tmp_path / "report.html", build_context(*make_docs()))
+    pdf = tmp_path / "report.pdf"
+    result = run_chromium(page, tmp_path / "profile", f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    assert result.returncode == 0 and console_errors(result.stderr) == [], result.stderr[-2000:]
+    pages = pdf_pages(pdf)
+    assert 3 <= pages <= 20, pages
+    # printed, the folded parts (training rows' tables, the appendix's fit log) are open: the print
+    # style shows every <details> content
+    css = page.read_text(encoding="utf-8").split("@media print", 1)[1]
+    for folded in ("details.records", "details.appendix", "details.point"):
+        assert f"{folded} > *:not(summary) {{ display: block; }}" in page.read_text(encoding="utf-8")
+    assert "break-inside: avoid" in css

@@ -42,6 +42,8 @@ def _docs(test_gap, unmeasured: bool):
     tprs = {first: test_gap, second: None if test_gap is None else 0.0, other: None if unmeasured else 0.0}
     for group, tpr in tprs.items():
         test["groups"][group].update(tpr=tpr, fnr=None if tpr is None else 1.0 - tpr)
+    # rates set by hand are no share of counts: the block reads as one written before the counts
+    test.pop("disparities")
     test["gaps"][CRITERION] = test_gap
     fpr_gap = test["gaps"]["fpr_parity"]  # equalized odds: the larger of the TPR and FPR gaps
     test["gaps"]["equalized_odds"] = None if test_gap is None or fpr_gap is None else max(test_gap, fpr_gap)

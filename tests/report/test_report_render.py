@@ -15,7 +15,7 @@ import fairspec.report.render as render_module
 from fairspec.metrics import fairness_summary
 from fairspec.registry.criteria import make_criterion
 from fairspec.report import build_context, render_report, write_report
-from fairspec.report.context import fmt_number, fmt_rate, fmt_value, nice_ticks
+from fairspec.report.context import fmt_number, fmt_rate, fmt_value
 
 TEMPLATES = Path(render_module.__file__).parent / "templates"
 
@@ -30,8 +30,11 @@ def group_rows(page: str, table_id: str) -> dict[str, list[str]]:
     assert match, f"no table {table_id}"
     rows = {}
     for row in re.findall(r"<tr data-group=.*?</tr>", match.group(1), re.S):
-        name = html_lib.unescape(re.search(r'<th scope="row">(.*?)</th>', row, re.S).group(1))
-        rows[name] = [html_lib.unescape(c) for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
+        head = re.search(r'<th scope="row">(.*?)</th>', row, re.S).group(1)
+        name = html_lib.unescape(re.sub(r' <span class="tag">[^<]*</span>', "", head))  # the reference's tag
+        # a rate's cell holds its interval under it, in a <span class="ci">: the value alone here
+        rows[name] = [html_lib.unescape(re.sub(r'<span class="ci">.*?</span>', "", c))
+                      for c in re.findall(r"<td>(.*?)</td>", row, re.S)]
     return rows
 
 
@@ -52,9 +55,12 @@ def test_page_is_self_contained():
     pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.2])]
     for page in (rendered(), render_report(build_context(*pts[0], sweep=pts))):
         lowered = page.lower()
-        for needle in ('src="http', "src='http", 'href="http', "href='http", "@import", "url(", "<link",
+        for needle in ('src="http', "src='http", 'href="http', "href='http", "@import", "<link",
                        "<script", "<iframe", "//fonts."):
             assert needle not in lowered, needle
+        # the figures clip to their own shapes (url(#id)); nothing else is fetched
+        assert re.findall(r"url\((?!#)", lowered) == []
+        assert re.findall(r'href="(?!#)', lowered) == []
         assert "<style>" in page and ".badge-met" in page  # the CSS is inlined
         assert "@media print" in page
 
@@ -64,11 +70,32 @@ def test_templates_never_bypass_autoescape():
         text = path.read_text()
         assert "|safe" not in text.replace(" ", "") and "Markup(" not in text
         assert "autoescape false" not in text.replace("  ", " ").lower()
-    for path in Path(render_module.__file__).parent.glob("*.py"):
+    # the one string the report marks as markup is a figure's SVG, and only render.py's svg
+    # filter does it, after parsing the SVG again (fairspec.report.figures.checked)
+    package = Path(render_module.__file__).parent
+    for path in package.rglob("*.py"):
         text = path.read_text()
-        assert "Markup(" not in text and "|safe" not in text and "autoescape=False" not in text
+        assert "|safe" not in text and "autoescape=False" not in text
+        assert text.count("Markup(") == (1 if path.name == "render.py" else 0), path
+    assert "return Markup(checked(str(svg)))" in (package / "render.py").read_text()
     env = render_module.environment()
     assert env.from_string("{{ x }}").render(x="<b>") == "&lt;b&gt;"
+
+
+def test_the_svg_filter_refuses_a_figure_with_anything_but_drawing_and_text():
+    from fairspec.report.figures import FigureError
+
+    svg = render_module.environment().filters["svg"]
+    assert "<text>ok</text>" in str(svg('<svg xmlns="http://www.w3.org/2000/svg"><text>ok</text></svg>'))
+    for hostile in ('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>',
+                    '<svg xmlns="http://www.w3.org/2000/svg" onload="alert(1)"></svg>',
+                    '<svg xmlns="http://www.w3.org/2000/svg"><foreignObject><p>x</p></foreignObject></svg>',
+                    '<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink">'
+                    '<use xlink:href="http://example.com/a.svg#x"/></svg>',
+                    '<svg xmlns="http://www.w3.org/2000/svg"><style>*{}</style></svg>',
+                    '<svg><text>unclosed</svg>'):
+        with pytest.raises(FigureError):
+            svg(hostile)
 
 
 @pytest.mark.parametrize("split", ["train", "test"])
@@ -76,12 +103,24 @@ def test_group_tables_show_every_group_with_its_numbers(split):
     model_doc, metrics_doc = make_docs()
     rows = group_rows(render_report(build_context(model_doc, metrics_doc)), f"groups-{split}")
     block = metrics_doc[split]["groups"]
-    assert set(rows) == set(GROUPS) == set(block)
+    compared = metrics_doc[split]["disparities"]["groups"]
+    assert set(rows) == set(GROUPS) == set(block) == set(compared)
     for name, cells in rows.items():
-        g = block[name]
-        expected = [f"{g['count']:,}"] + [fmt_rate(g[k]) for k in
-                                          ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")]
+        g, d = block[name], compared[name]
+        expected = ([f"{g['count']:,}", fmt_rate(g["base_rate"])]
+                    + [fmt_rate(g[k]) for k in ("selection_rate", "tpr", "fpr", "fnr")]
+                    + [fmt_rate(d["precision"]), fmt_rate(g["accuracy"])])
         assert cells == expected
+
+
+def test_a_metrics_file_without_the_reference_comparison_shows_the_rates_alone():
+    model_doc, metrics_doc = make_docs(audit=False)
+    page = render_report(build_context(model_doc, metrics_doc))
+    rows = group_rows(page, "groups-test")
+    g = metrics_doc["test"]["groups"][GROUPS[0]]
+    assert rows[GROUPS[0]] == [f"{g['count']:,}"] + [fmt_rate(g[k]) for k in
+                                                     ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")]
+    assert "predates the reference-group comparison" in page and 'class="compare"' not in page
 
 
 @pytest.mark.parametrize("flag", [True, False, None])
@@ -93,11 +132,10 @@ def test_auc_and_abroca_of_scores_that_are_the_labels_say_so(flag):
         else:
             metrics_doc[split]["scores_are_labels"] = flag
     page = html_lib.unescape(render_report(build_context(model_doc, metrics_doc)))
-    # each split's AUC in its summary card and its table; the ABROCA row of the gaps table
-    assert page.count(">AUC of 0/1 scores (= balanced accuracy)<") == (2 if flag else 0)
+    # each split's AUC on its line of the whole model; the ABROCA row of the gaps table
     assert page.count("AUC of 0/1 scores (= balanced accuracy) <strong>") == (2 if flag else 0)
     assert page.count("ABROCA of 0/1 scores (one-point ROC curves)") == (1 if flag else 0)
-    assert page.count(">AUC<") + page.count("AUC <strong>") == (0 if flag else 4)
+    assert page.count(">AUC <strong>") == (0 if flag else 2)
     assert ("ABROCA (area between the groups' ROC curves)" in page) is not bool(flag)
 
 
@@ -113,28 +151,33 @@ def test_a_balanced_accuracy_below_chance_says_so_in_its_card(value, below):
 
 def test_undefined_rate_shows_a_dash():
     model_doc, metrics_doc = make_docs()
-    metrics_doc["test"]["groups"]["Other"]["tpr"] = None
-    metrics_doc["test"]["groups"]["Other"]["fnr"] = None
+    for where in (metrics_doc["test"]["groups"]["Other"], metrics_doc["test"]["disparities"]["groups"]["Other"]):
+        where["tpr"] = where["fnr"] = None
     cells = group_rows(render_report(build_context(model_doc, metrics_doc)), "groups-test")["Other"]
-    assert cells[3] == "—" and cells[5] == "—" and cells[4] != "—"
+    assert cells[3] == "—" and cells[5] == "—" and cells[4] != "—"  # TPR, FNR; FPR
 
 
 def badge_of(page: str) -> str:
-    verdict = re.search(r'<div class="verdict"><span class="badge badge-([a-z-]+)"[^>]*>([^<]+)</span>', page)
+    """The verdict badge of the summary (a sweep point's: its fairness block)."""
+    verdict = (re.search(r'<div class="card verdict-card">.*?<span class="badge badge-([a-z-]+)"[^>]*>([^<]+)</span>',
+                         page, re.S)
+               or re.search(r'<div class="verdict"><span class="badge badge-([a-z-]+)"[^>]*>([^<]+)</span>', page))
     assert verdict, "no verdict badge"
     return f"{verdict.group(1)}:{verdict.group(2)}"
 
 
 def test_met_and_not_met_follow_the_test_gap():
+    # without an interval (a file from before them) the measured test gap alone decides
     model_doc, metrics_doc = make_docs(bound=0.05)
     test_gap = metrics_doc["test"]["gaps"]["equal_opportunity"]
     train_gap = metrics_doc["train"]["gaps"]["equal_opportunity"]
     assert train_gap < test_gap  # the fixture data make the two verdicts differ
     bound_between = (train_gap + test_gap) / 2
-    page = rendered(bound=bound_between)
+    page = rendered(bound=bound_between, intervals=False)
     assert badge_of(page) == "not-met:NOT MET"  # met on train does not count
-    assert badge_of(rendered(bound=test_gap + 0.01)) == "met:MET"
-    assert badge_of(rendered(bound=test_gap)) == "met:MET"  # a gap equal to the bound meets it
+    assert badge_of(rendered(bound=test_gap + 0.01, intervals=False)) == "met:MET"
+    assert badge_of(rendered(bound=test_gap, intervals=False)) == "met:MET"  # a gap equal to the bound meets it
+    assert "so the test gap alone decides" in html_lib.unescape(rendered(bound=test_gap, intervals=False))
     assert badge_of(rendered(bound=None, penalty=0.5)) == "neutral:PENALIZED, NO BOUND"
     assert badge_of(rendered(bound=None)) == "neutral:AUDITED, NOT ENFORCED"
     assert badge_of(rendered(criterion=None, bound=None)) == "neutral:NO CRITERION"
@@ -158,18 +201,18 @@ def test_the_verdict_says_what_the_interval_of_the_test_gap_allows():
     low, high = gap / 2, metrics_doc["test"]["gap_intervals"]["gaps"]["equal_opportunity"][1]
     assert low < gap < high
     shown = f"{low:.4f} to {high:.4f}"
+    # three states: the interval within the bound, across it (on either side of the measured
+    # gap), or wholly above it
     cases = [(high + 0.01, "met:MET", "lies within the bound too"),
-             ((gap + high) / 2, "met:MET", "reaches above the bound"),
-             ((low + gap) / 2, "not-met:NOT MET", "includes the bound"),
+             ((gap + high) / 2, "inconclusive:INCONCLUSIVE", "reaches above the bound"),
+             ((low + gap) / 2, "inconclusive:INCONCLUSIVE", "includes the bound"),
              (low / 2, "not-met:NOT MET", "lies above the bound too")]
     for bound, verdict, sentence in cases:
         page = _rendered_with_interval(bound, [low, high])
-        explanation = re.search(r'<span class="verdict-text">([^<]+)</span>', page).group(1)
+        card = page.split('<div class="card verdict-card">', 1)[1].split("</div>\n    </div>", 1)[0]
+        explanation = html_lib.unescape(re.sub(r'title="[^"]*"', "", card))
         assert badge_of(page) == verdict and sentence in explanation and f"95% interval, {shown}," in explanation
-        assert f"{shown} (95%)" in page  # the fairness block's row and the summary card
-        # and printed in the summary card, not only in its badge's tooltip (found in review)
-        card = page.split('<div class="summary-cards">', 1)[1].split('<div class="card">', 2)[1]
-        assert sentence in html_lib.unescape(re.sub(r'title="[^"]*"', "", card))
+        assert f"{shown} (95%)" in page  # the summary card's interval
     # the gaps table has a column of intervals, one per gap measured on the test rows
     page = rendered()
     gaps_table = re.search(r'<table class="gaps">(.*?)</table>', page, re.S).group(1)
@@ -179,7 +222,7 @@ def test_the_verdict_says_what_the_interval_of_the_test_gap_allows():
     # a metrics.json written before intervals: no column, no sentence, a dash in the row
     old = render_report(build_context(*make_docs(bound=(gap + high) / 2, intervals=False)))
     assert "interval, test rows" not in old and "reaches above" not in old
-    assert re.search(r"Interval of the test gap</th><td[^>]*>—<", old)
+    assert "; interval —" in old
 
 
 def test_a_test_gap_that_cannot_be_measured_is_not_called_met():
@@ -259,7 +302,7 @@ def test_under_cross_validation_the_verdict_is_on_out_of_fold_rows():
                                  "stratified_by": "target", "seed": 7}
     text = _text(render_report(build_context(model_doc, metrics_doc)))
     assert "Fairness out of fold (cross-validation)" in text and "The out-of-fold gap" in text
-    assert "Achieved gap, out-of-fold rows" in text and "read on out-of-fold predictions" in text
+    assert "gap, out-of-fold rows" in text and "read on out-of-fold predictions" in text
     assert "Rows used 1,000 (each tested once, out of fold" in text and "training 1,000" not in text
     assert "5-fold cross-validation, stratified by target only" in text
     assert "The test gap" not in text and "read on the test rows" not in text
@@ -297,8 +340,8 @@ def test_the_evaluation_says_what_a_hold_out_was_stratified_by():
 
 def test_report_sections_and_fit_log():
     page = rendered()
-    for section in ("summary", "spec", "data", "model", "how-to-read"):
-        assert f'<section id="{section}">' in page
+    for section in ("summary", "model-card", "groups", "figures", "model", "data", "spec", "how-to-read", "appendix"):
+        assert re.search(rf'<section (class="[^"]*" )?id="{section}">', page), section
     assert hashlib.sha256(SPEC_TEXT.encode()).hexdigest() in page and "cd" * 32 in page  # both hashes
     assert "2026-11-22T21:00:00Z" in page and "0.1.0" in page
     assert "<code>optimal</code>" in page and "0.00%" in page  # status and MIP gap
@@ -318,31 +361,18 @@ def test_sweep_report_lists_every_point_with_details():
     for i, (b, (_, metrics_doc)) in enumerate(zip(bounds, pts)):
         assert f'<details class="point" id="point-{i}"' in page
         assert f'id="groups-test-point-{i}"' in page
-        met = metrics_doc["fairness"]["met_test"]
-        assert context.sweep.rows[i].badge.text == ("MET" if met else "NOT MET")
+        f = metrics_doc["fairness"]
+        low, high = f["interval_test"]
+        state = ("MET" if high <= f["bound"] else "INCONCLUSIVE") if f["met_test"] else \
+            ("NOT MET" if low > f["bound"] else "INCONCLUSIVE")
+        assert context.sweep.rows[i].badge.text == state
         assert context.sweep.rows[i].test_accuracy == fmt_rate(metrics_doc["test"]["accuracy"])
-        low, high = metrics_doc["fairness"]["interval_test"]
         assert context.sweep.rows[i].interval_test == f"{low:.4f} to {high:.4f} (95%)"
-    assert page.count('<circle class="pt') == len(bounds)
-    # points lie inside the plot area
-    chart = context.sweep.chart
-    for p in chart.points:
-        assert chart.left <= float(p.cx) <= chart.right and chart.top <= float(p.cy) <= chart.bottom
-
-
-def test_nice_ticks_cover_the_range():
-    for low, high in [(0.0, 0.137), (0.61, 0.83), (0.5, 0.5), (0.0, 1.0)]:
-        ticks = nice_ticks(low, high)
-        assert ticks[0] <= low and ticks[-1] >= high and len(ticks) >= 2
-        steps = {round(b - a, 9) for a, b in zip(ticks, ticks[1:])}
-        assert len(steps) == 1
-
-
-@pytest.mark.parametrize("value", [0.0, 1.0, 0.004])
-def test_ticks_of_a_single_rate_stay_within_0_and_1(value):
-    # every gap 0 drew the gap axis from -0.01 (found in review)
-    ticks = nice_ticks(value, value)
-    assert 0.0 <= ticks[0] <= value <= ticks[-1] <= 1.0 and ticks[0] < ticks[-1]
+    # one chart, every point on it by its setting
+    assert page.count('id="figure-frontier"') == 1
+    chart = context.sweep.chart.svg
+    for b in bounds:
+        assert f"≤ {b:g}" in chart
 
 
 def test_settings_and_logged_counts_print_every_digit():
@@ -481,7 +511,7 @@ def test_the_reading_notes_explain_relabelled_leaves_third_children_and_fraction
 def test_a_forest_leafs_p_and_n_are_said_to_be_over_its_trees_bootstrap_sample():
     # a leaf printed p=0.52, n=20 where 40 training rows reach it, 70% positive: the tree's
     # bootstrap sample, weighted by draws, which the note did not say (found in review)
-    from fairspec.report.context import _reading_notes
+    from fairspec.report.sections.model import _reading_notes
 
     text = ["tree 1 of 3:", "x <= 2.5", "  leaf: 1  (p=0.52, n=20)"]
     said = " ".join(_reading_notes("tree", "mia", {}, text, True, "forest", bootstrapped=True))
@@ -591,7 +621,7 @@ def test_a_mip_gap_not_yet_known_is_not_shown_as_no_mip(status, gap, shown):
     metrics_doc["training_log"].update(status=status, mip_gap=gap)
     view = build_context(model_doc, metrics_doc)
     text = html_lib.unescape(render_report(view))
-    assert shown in text.split("MIP gap", 1)[1][:200]
+    assert shown in text.split('<th scope="row">MIP gap</th>', 1)[1][:200]
 
 
 def _sweep_page(bounds_and_seeds):
@@ -620,12 +650,17 @@ def test_the_sweep_table_prints_what_each_interval_says_and_every_point_is_open(
 
 
 def test_the_sweep_chart_marks_met_and_not_met_in_text_not_colour_alone():
-    context, pts = _sweep_page([(0.001, 0), (0.5, 1)])
+    # without intervals the measured gap decides: one point met, one not
+    pts = [make_docs(bound=b, seed=s, intervals=False) for b, s in [(0.001, 0), (0.5, 1)]]
+    context = build_context(*pts[0], sweep=pts)
     verdicts = [d["fairness"]["met_test"] for _, d in pts]
     assert verdicts == [False, True]  # the fixture's test gaps lie between the two bounds
-    labels = [p.label for p in context.sweep.chart.points]
-    assert labels == ["≤ 0.001 ✗", "≤ 0.5 ✓"]
-    assert "✓" in render_report(context) and "marked ✗: not met" in render_report(context)
+    svg = context.sweep.chart.svg
+    assert "≤ 0.001 ✗" in svg and "≤ 0.5 ✓" in svg  # each point's label carries its verdict
+    # with intervals, a bound the interval crosses is neither
+    assert "≤ 0.001 ?" in _sweep_page([(0.001, 0), (0.5, 1)])[0].sweep.chart.svg
+    page = render_report(context)
+    assert "a circle ✓ is met" in page and "a cross ✗ not met" in page
 
 
 def test_bidirectional_controls_in_user_strings_are_shown_not_obeyed():
@@ -719,9 +754,9 @@ def test_equalized_odds_whose_measurable_part_exceeds_the_bound_reads_not_met():
 def test_a_sweep_without_test_rows_still_charts_its_points_on_the_training_rows():
     pts = [make_docs(bound=b, seed=i, with_test=False) for i, b in enumerate([0.001, 0.5])]
     chart = build_context(*pts[0], sweep=pts).sweep.chart
-    assert chart is not None and len(chart.points) == 2
-    assert chart.x_label == "achieved gap on training rows"
-    assert [p.css for p in chart.points] == ["not-met", "met"]
+    assert chart is not None
+    assert "equal_opportunity gap on the training rows" in chart.svg and "training accuracy" in chart.svg
+    assert "≤ 0.001 ✗" in chart.svg and "≤ 0.5 ✓" in chart.svg
 
 
 def test_a_gap_just_above_the_bound_never_prints_as_the_bound():
@@ -754,7 +789,7 @@ def test_a_fit_the_clock_cut_says_so_by_its_status_its_gap_and_its_verdict():
 
 
 def test_an_interval_end_beside_the_bound_is_printed_on_its_side_of_it():
-    from fairspec.report.context import _interval_sentence, fmt_interval
+    from fairspec.report.verdict import _interval_sentence, fmt_interval
 
     # four decimals had printed 0.05004 as 0.0500: "0.0000 to 0.0500 reaches above the bound 0.05"
     assert _interval_sentence([0.0, 0.05004], 0.05, 0.95, True) == (
@@ -769,30 +804,23 @@ def test_an_interval_end_beside_the_bound_is_printed_on_its_side_of_it():
     assert {g.name: g.interval for g in run.gaps}["equal_opportunity"] == "0.0100 to 0.05004"
 
 
-def _label_box(p):
-    from fairspec.report.context import LABEL_CHAR_WIDTH, LABEL_HEIGHT
-
-    x, y, width = float(p.label_x), float(p.label_y), LABEL_CHAR_WIDTH * len(p.label)
-    left = x - width if p.label_anchor == "end" else x
-    return left, left + width, y - LABEL_HEIGHT, y
-
-
 def test_sweep_chart_labels_never_overprint_and_one_spot_shares_one_label():
     # λ = 5 and λ = 1e9 both gave gap 0 and accuracy 0.530: their labels printed over each other
     # and read "λ = 5000000000" (found in review); two points 0.0026 apart overprinted too
-    pts = []
-    for i, (penalty, gap, accuracy) in enumerate([(0.0, 0.20, 0.70), (5.0, 0.0, 0.53), (1e9, 0.0, 0.53),
-                                                  (2.0, 0.0026, 0.5302), (3.0, 0.004, 0.531)]):
-        model_doc, metrics_doc = make_docs(bound=None, penalty=penalty, seed=i)
-        metrics_doc["fairness"]["achieved_test"] = gap
-        metrics_doc["test"]["accuracy"] = accuracy
-        pts.append((model_doc, metrics_doc))
-    chart = build_context(*pts[0], sweep=pts).sweep.chart
-    labels = [p.label for p in chart.points]
-    assert labels[1] == "λ = 5, λ = 1000000000" and labels[2] == ""
-    boxes = [_label_box(p) for p in chart.points if p.label]
-    assert len(boxes) == 4
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from fairspec.report.figures import FrontierPoint, frontier_figure
+
+    points = [FrontierPoint(f"λ = {penalty:g}", gap, accuracy) for penalty, gap, accuracy in
+              [(0.0, 0.20, 0.70), (5.0, 0.0, 0.53), (1e9, 0.0, 0.53), (2.0, 0.0026, 0.5302), (3.0, 0.004, 0.531)]]
+    fig = frontier_figure(points, x_label="gap", y_label="accuracy", majority=0.53)
+    ax = fig.axes[0]
+    labels = [t for t in ax.texts]
+    assert [t.get_text() for t in labels] == ["λ = 0", "λ = 5, λ = 1e+09", "λ = 2", "λ = 3"]
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    boxes = [t.get_window_extent(renderer) for t in labels]
+    inside = ax.get_window_extent(renderer)
     for i, a in enumerate(boxes):
-        assert a[2] >= chart.top  # below the bound labels over the plot
+        assert inside.x0 <= a.x0 and a.x1 <= inside.x1 and inside.y0 <= a.y0 and a.y1 <= inside.y1
         for b in boxes[i + 1:]:
-            assert a[1] <= b[0] or b[1] <= a[0] or a[3] <= b[2] or b[3] <= a[2], (a, b)
+            assert not a.overlaps(b), (a, b)

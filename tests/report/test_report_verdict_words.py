@@ -40,7 +40,7 @@ def test_a_verdict_on_a_model_that_predicts_one_class_says_so():
     badge = context.runs[0].fairness.badge
     assert badge.text == "MET"
     assert "Every one of the test rows is predicted negative" in badge.explanation
-    assert "their gaps on these rows are 0" in badge.explanation and "interval" not in badge.explanation
+    assert "their gaps on these rows are 0" in badge.explanation and "The interval reaches" not in badge.explanation
     # beside an interval reaching above 0 (the test counts allow a gap on new data, where the
     # model need not be constant), the sentence says why the two differ
     model_doc, metrics_doc = _constant_on_test(intervals=True)
@@ -80,12 +80,12 @@ def test_the_mip_gap_says_when_the_model_returned_is_not_the_programs_solution()
 def test_the_sweep_chart_caption_speaks_of_bounds_only_when_there_are_some():
     penalty = [make_docs(bound=None, penalty=p, seed=i) for i, p in enumerate([0.5, 2.0])]
     page = html_lib.unescape(render_report(build_context(*penalty[0], sweep=penalty)))
-    caption = re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1)
-    assert "Dashed lines" not in caption and "no point is met or not met" in caption
+    caption = re.search(r'id="figure-frontier">.*?<figcaption>(.*?)</figcaption>', page, re.S).group(1)
+    assert "the bounds" not in caption and "no point is met or not met" in caption
     bounded = [make_docs(bound=b, seed=i) for i, b in enumerate([0.001, 0.5])]
     page = html_lib.unescape(render_report(build_context(*bounded[0], sweep=bounded)))
-    caption = re.search(r"<figcaption>(.*?)</figcaption>", page, re.S).group(1)
-    assert "Dashed lines: the bounds" in caption and "marked ✗: not met" in caption
+    caption = re.search(r'id="figure-frontier">.*?<figcaption>(.*?)</figcaption>', page, re.S).group(1)
+    assert "dotted lines are the bounds" in caption and "a cross ✗ not met" in caption
 
 
 def test_the_sweep_chart_is_labelled_by_the_rows_it_shows():
@@ -101,7 +101,7 @@ def test_a_sweep_point_without_a_measured_gap_is_named_under_the_chart():
     pts[1][1]["fairness"]["achieved_test"] = None
     pts[1][1]["fairness"]["met_test"] = None
     chart = build_context(*pts[0], sweep=pts).sweep.chart
-    assert len(chart.points) == 1
+    assert "≤ 0.05" in chart.svg and "≤ 0.2" not in chart.svg
     assert "Not drawn, as their gap on the test rows was not measured: ≤ 0.2." in chart.caption
 
 
@@ -154,9 +154,9 @@ def test_a_small_missing_rate_of_a_group_never_reads_as_none():
     assert age.cells[:2] == ("<0.001", "0.000")
 
 
-def test_the_sweep_charts_tooltip_prints_a_gap_against_its_bound():
+def test_the_sweep_table_prints_a_gap_against_its_bound_beside_its_mark_on_the_chart():
     # 0.05004 at a bound of 0.05 read "test gap 0.0500" beside its ✗
-    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.2])]
+    pts = [make_docs(bound=b, seed=i, intervals=False) for i, b in enumerate([0.05, 0.2])]
     pts[0][1]["fairness"].update(achieved_test=0.05004, met_test=False)
-    chart = build_context(*pts[0], sweep=pts).sweep.chart
-    assert "test gap 0.05004," in chart.points[0].tooltip and chart.points[0].label.endswith("✗")
+    sweep = build_context(*pts[0], sweep=pts).sweep
+    assert sweep.rows[0].achieved_test == "0.05004" and "≤ 0.05 ✗" in sweep.chart.svg

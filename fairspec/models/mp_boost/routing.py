@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairspec.models.tree import compiled
 from fairspec.models.tree.grow import TreeStructure
 from fairspec.models.tree.split_search import FRACTIONAL, LEFT, MIDDLE, RIGHT, EncodedFeatures
 
@@ -81,6 +82,9 @@ class TrainingRouter:
         sizes = np.fromiter((len(t) for t in tables), dtype=np.int64, count=n_nodes)
         offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]])
         flat_tables = np.concatenate(tables)
+        if compiled.active():  # one pass over the rows instead of four gathers per level
+            return compiled.route_by_tables(flat_tables, offsets, starts, self.flat_codes, self.n_rows,
+                                            _longest_path(tree))
         node = np.zeros(self.n_rows, dtype=np.int64)
         for _ in range(_longest_path(tree)):
             node = flat_tables[offsets[node] + self.flat_codes[starts[node] + self.base]]

@@ -177,8 +177,8 @@ def boost(data: BoostData, *, variant: str, alpha: float, rounds: int, patience:
     gap_val = SoftGap(criterion, y_val, groups[val]) if use_gap and val.any() else None
     n_fit = int(fit.sum())
 
-    def gradient(model: Growing, q):
-        g, h = distillation_gradient(y_fit, model.z_fit, q, alpha)
+    def gradient(model: Growing, q, p=None):
+        g, h = distillation_gradient(y_fit, model.z_fit, q, alpha, p)
         if gap_fit is not None:
             g = g + penalty * n_fit * gap_fit.gradient(model.z_fit)
         return g, h
@@ -220,12 +220,15 @@ def boost(data: BoostData, *, variant: str, alpha: float, rounds: int, patience:
                       teacher_validation_loss=t_early.best if t_early.enabled else None)
     q = None if teacher is None else sigmoid(teacher.z_fit)
     for _ in range(rounds):
+        p = None
         if teacher is not None and variant == "jpib":
             # ψ' by NLL(y, q) + α·KL(P_p ‖ P_q): the distillation gradient with the roles swapped
-            gq, hq = distillation_gradient(y_fit, teacher.z_fit, sigmoid(student.z_fit), alpha)
+            # (q is σ of the teacher's scores as they stand, p of the student's: each computed once)
+            p = sigmoid(student.z_fit)
+            gq, hq = distillation_gradient(y_fit, teacher.z_fit, p, alpha, q)
             teacher.add_tree(gq, hq)
             q = sigmoid(teacher.z_fit)
-        g, h = gradient(student, q)
+        g, h = gradient(student, q, p)
         student.add_tree(g, h, line_search(q))
         if early.update(_held_out_loss(y_val, student.z_val, gap_val, penalty) if val.any() else 0.0):
             break

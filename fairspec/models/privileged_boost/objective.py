@@ -88,9 +88,11 @@ def distillation_loss(y: np.ndarray, z: np.ndarray, q: np.ndarray | None, alpha:
     return loss if q is None or alpha == 0 else loss + alpha * kl_bernoulli(q, z)
 
 
-def distillation_gradient(y: np.ndarray, z: np.ndarray, q: np.ndarray | None, alpha: float):
-    """``(g, h)``: per-row ``dℓ/dz = (p - y) + α(p - q)`` and ``d²ℓ/dz² = (1+α)·p(1-p)``."""
-    p = sigmoid(z)
+def distillation_gradient(y: np.ndarray, z: np.ndarray, q: np.ndarray | None, alpha: float,
+                          p: np.ndarray | None = None):
+    """``(g, h)``: per-row ``dℓ/dz = (p - y) + α(p - q)`` and ``d²ℓ/dz² = (1+α)·p(1-p)``
+    (``p``: ``σ(z)``, when the caller has it already)."""
+    p = sigmoid(z) if p is None else p
     if q is None or alpha == 0:
         return p - y, p * (1 - p)
     return (p - y) + alpha * (p - q), (1 + alpha) * p * (1 - p)

@@ -69,6 +69,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from fairspec.errors import DataError
+from fairspec.models.tree import compiled
 from fairspec.models.model_file import check_tree_links, integer, number, show
 
 #: the missing-value rules this tree implements (module docstring)
@@ -208,6 +209,38 @@ class Layout:
         #: each feature's last bin of observed values: its cut is "present vs missing"
         self.last_observed = np.zeros(self.total, dtype=bool)
         self.last_observed[self.missing_slot[b.n_bins > 0] - 1] = True
+        self._compiled = None
+
+    def workspace(self, codes_t: np.ndarray, s: "TreeSettings", root_counts: np.ndarray | None) -> dict:
+        """What the compiled loops read and write while growing trees on the rows ``codes_t``
+        (:mod:`fairspec.models.tree.compiled`), made once per fit and reused by every tree
+        grown on the same array (which a fit does not change)."""
+        w = self._compiled
+        if w is not None and w["codes_t"] is codes_t and w["settings_of"] == s:
+            return w
+        b = self.bins
+        n = codes_t.shape[1]
+        cat_col = np.full(self.total, -1, dtype=np.int64)
+        cat_col[self.categorical_observed] = np.arange(int(self.categorical_observed.sum()))
+        most = 2 ** (s.max_depth + 1) - 1
+        counts = root_counts if root_counts is not None else count_histogram(codes_t, self)
+        self._compiled = dict(
+            codes_t=codes_t, settings_of=s, codes_rows=np.ascontiguousarray(codes_t.T), root_counts=np.ascontiguousarray(counts[0]),
+            slot_int=np.vstack([self.feature, cat_col]).astype(np.int64),
+            feat_int=np.vstack([self.offsets, b.n_bins, self.missing_slot]).astype(np.int64),
+            slot_flags=np.vstack([self.is_missing, self.categorical_observed, self.last_observed]),
+            is_cat=np.asarray(b.categorical, dtype=bool),
+            lam=s.l2 + s.category_l2 * self.categorical_slot,
+            settings=np.array([s.min_samples_leaf, s.min_child_hessian, s.min_gain, GAIN_TOL, s.min_category_rows],
+                              dtype=float),
+            no_keys=np.zeros((2 ** s.max_depth, 0)), all_rows=np.arange(n, dtype=np.int64),
+            rows=np.empty(n, dtype=np.int64), buf=np.empty(n, dtype=np.int64),
+            begin=np.zeros(most, dtype=np.int64), count=np.zeros(most, dtype=np.int64),
+            feature=np.empty(most, dtype=np.int64), tpos=np.zeros(most, dtype=np.int64),
+            missing_left=np.empty(most, dtype=bool), left=np.empty(most, dtype=np.int64),
+            right=np.empty(most, dtype=np.int64), node_sums=np.zeros((most, 3)),
+            held=np.zeros((most, self.max_width), dtype=bool))
+        return self._compiled
 
 
 @dataclass
@@ -248,6 +281,9 @@ class HistogramTree:
 
     def apply_bins(self, codes_t: np.ndarray) -> np.ndarray:
         """The leaf each row reaches, from its bin codes ``(p, n)`` by the fit's bins."""
+        if compiled.active():
+            return compiled.apply_bins(np.ascontiguousarray(codes_t), self.feature, self.bin_left, self.left,
+                                       self.right)
         n = codes_t.shape[1]
         node = np.zeros(n, dtype=np.int64)
         rows = np.arange(n)
@@ -447,6 +483,8 @@ def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h
     s = settings
     refuse_strategy(s.missing)
     layout = layout or Layout(bins)
+    if compiled.active():
+        return _grow_compiled(codes_t, bins, g, h, s, layout, root_counts)
     n = codes_t.shape[1]
     width = layout.max_width
     feature, threshold, missing_left = [-1], [np.nan], [False]
@@ -536,6 +574,66 @@ def grow_histogram_tree(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h
     for node, rows in rows_of.items():
         node_of_row[rows] = node
     return tree, node_of_row
+
+
+def _grow_compiled(codes_t: np.ndarray, bins: FeatureBins, g: np.ndarray, h: np.ndarray, s: TreeSettings,
+                   layout: Layout, root_counts: np.ndarray | None) -> tuple[HistogramTree, np.ndarray]:
+    """:func:`grow_histogram_tree` by the loops of :mod:`fairspec.models.tree.compiled`: the
+    same tree, level by level; only the categories' sort keys (an ``arctan``) are numpy's."""
+    n = codes_t.shape[1]
+    w = layout.workspace(codes_t, s, root_counts)
+    g = np.ascontiguousarray(g, dtype=float)
+    h = np.ascontiguousarray(h, dtype=float)
+    most = w["feature"].shape[0]
+    feature, tpos, missing_left, left, right = (w[k] for k in ("feature", "tpos", "missing_left", "left", "right"))
+    feature.fill(-1)
+    missing_left.fill(False)
+    left.fill(-1)
+    right.fill(-1)
+    node_sums, bin_left, held = w["node_sums"], np.zeros((most, layout.max_width), dtype=bool), w["held"]
+    held.fill(False)
+    rows, begin, count = w["rows"], w["begin"], w["count"]
+    rows[:] = w["all_rows"]
+    begin[0], count[0] = 0, n
+    node_sums[0] = float(g.sum()), float(h.sum()), n
+    S = compiled.root_histogram(w["codes_rows"], g, h, w["root_counts"], w["feat_int"][0], layout.total)
+    level = np.zeros(1, dtype=np.int64)
+    n_nodes = 1
+    cat = layout.categorical_observed
+    for depth in range(s.max_depth):
+        if layout.any_categorical:
+            sq = _squash(S[:, cat, 0] / (S[:, cat, 1] + s.category_smoothing + 1e-300))
+        else:
+            sq = w["no_keys"]
+        S, level, n_nodes = compiled.grow_level(
+            S, sq, w["codes_rows"], g, h, rows, begin, count, level, n_nodes, w["slot_int"], w["feat_int"],
+            w["slot_flags"], w["is_cat"], w["lam"], w["settings"], layout.any_categorical,
+            depth == s.max_depth - 1, feature, tpos, missing_left, left, right, node_sums, bin_left, held, w["buf"])
+        if not len(level):
+            break
+    split = feature[:n_nodes] >= 0
+    threshold = np.full(n_nodes, np.nan)
+    left_codes: list = [None] * n_nodes
+    right_codes: list = [None] * n_nodes
+    for node in np.flatnonzero(split).tolist():
+        f, t = int(feature[node]), int(tpos[node])
+        nb = int(bins.n_bins[f])
+        if bins.categorical[f]:
+            members = bins.bin_codes[f]
+            lb = bin_left[node]
+            heldb = np.flatnonzero(held[node, :nb]).tolist()
+            left_codes[node] = sorted(c for b in heldb if lb[b] for c in members[b])
+            right_codes[node] = sorted(c for b in heldb if not lb[b] for c in members[b])
+        else:
+            threshold[node] = np.inf if t >= nb - 1 else float(bins.edges[f][t])
+    G_node, H_node = node_sums[:n_nodes, 0], node_sums[:n_nodes, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = -G_node / (H_node + s.l2) * s.learning_rate
+    value[~np.isfinite(value)] = 0.0
+    tree = HistogramTree(feature[:n_nodes].copy(), threshold, missing_left[:n_nodes].copy(), left[:n_nodes].copy(),
+                         right[:n_nodes].copy(), value, np.rint(node_sums[:n_nodes, 2]).astype(np.int64), left_codes,
+                         right_codes, bin_left[:n_nodes])
+    return tree, compiled.leaves_of_rows(rows, begin, count, feature, n_nodes, n)
 
 
 def check_no_missing(X: np.ndarray, missing: str, what: str = "X") -> None:
