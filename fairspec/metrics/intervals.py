@@ -20,10 +20,9 @@ close to nominal even for small n, where the Wald and bootstrap intervals collap
 with 1 positive predicted 0 has bootstrap TPR 0 in every resample).  The selection rate and
 the accuracy get the same kind of posterior, of the group's S predicted positives and C
 correct predictions among its n rows: Beta(S + ½, n − S + ½) and Beta(C + ½, n − C + ½).
-(Until 2026-11-24 they were built as q_g TPR_g + (1 − q_g) FPR_g and its accuracy analogue,
-with the share of positives q_g held fixed; a sum of two such posteriors has so little mass
-near 0 that a small group with one predicted positive among ten rows ruled out a selection
-rate of 0.02, and the interval of a gap truly 0 covered it 82 times in 100.)
+(Built as q_g TPR_g + (1 − q_g) FPR_g, with the share of positives q_g held fixed, a sum of
+two posteriors has so little mass near 0 that a small group with one predicted positive among
+ten rows rules out a selection rate of 0.02.)
 
 A gap is not a rate but a largest difference, ``max over groups g, h of |r_g − r_h|`` (over
 the TPR and FPR pairs together for equalized odds), and it is 0 exactly when the rates agree.
@@ -49,10 +48,8 @@ the signed differences ``d_gh = r_g − r_h`` of the draws, whose posteriors do 
    when all are).  A group with no predicted positive has a posterior with little mass near
    0; without the widening it can push the range off 0 when the rates agree exactly, and
    without the pinned draws the range of its difference to another group stops short of the
-   difference its rate at exactly 0 gives.  Measured (2026-11-24, a group of 1–10 rows with
-   no selection against one of 100–1000 rows at 0.3–0.5, 1,500 simulated test sets each): a
-   true gap above the 95% interval's upper end 8–14 times in 100 before the pinned draws;
-   ``tests/metrics`` checks the coverage since;
+   difference its rate at exactly 0 gives (the coverage measured without them is in
+   benchmarks/README.md, "Gap intervals"; ``tests/metrics`` checks the coverage);
 2. its image under the gap: ``gap = max |d_gh|`` lies between the largest distance from 0
    to a range, ``max_gh dist(0, [L_gh, U_gh])``, and the largest end in absolute value,
    ``max_gh max(|L_gh|, |U_gh|)``.  When every range contains 0 the interval starts at 0.
@@ -72,11 +69,9 @@ Either way the gap lies in the interval whenever the rates lie in the region, so
 covers at least as often as the region does, and it always holds the measured gap.  The
 draws are seeded, so the same predictions give the same interval.
 
-Coverage, measured (2026-11-24, a review's simulations of 1,000–1,500 test sets per case,
-and an exact enumeration of every outcome for two groups of 5 positives and 5 negatives): a
-true gap above 0 is covered 95–100 times in 100, the many-pairs form at least 99.6; but
-where the rates truly agree (gap 0) and each rate counts 5–10 rows, 91–94.  The region is a
-posterior one: the Jeffreys posteriors cover close to ``level`` on average, not at every
+Coverage (measured in benchmarks/README.md, "Gap intervals"): close to ``level`` for a true
+gap above 0, a little under it where the rates truly agree and each counts 5–10 rows.  The
+region is a posterior one: the Jeffreys posteriors cover close to ``level`` on average, not at every
 rate and size (a single group's Jeffreys interval at 95% covers 85–89 times in 100 at its
 worst rates), and the equal-tailed range of a difference of two such posteriors excludes 0
 more often than 5% when both counts are tiny (3 of 5 against 0 of 5 is outside it, where
@@ -96,9 +91,8 @@ from fairspec.metrics.groups import GAP_RATES, GroupCounts, group_labels, zero_o
 
 #: the interval's coverage
 LEVEL = 0.95
-#: posterior draws; the ends of a 95% interval of the equal-opportunity gap then move between
-#: seeds by a standard deviation of 0.0018 (lower) and 0.0014 (upper) on the compas_baseline
-#: example's test rows, 0.0015 and 0.0014 on compas_rules' (30 seeds; measured 2026-11-25)
+#: posterior draws; the ends of a 95% interval then move between seeds by under 0.002 on the
+#: bundled examples' test rows (benchmarks/README.md, "Gap intervals")
 DRAWS = 4000
 #: the most signed differences the draws bound together: at 4000 draws and a level of 0.95,
 #: three pairs leave each range's tails some 40 draws deep (a Bonferroni bound); past it the
