@@ -24,6 +24,11 @@ Lemeshow, *Applied Logistic Regression*, 2nd ed., 2000, §5.2.4), so a flagged f
 sorts a random member of a group above a random non-member 7 times in 10.  The flag is a
 prompt to look, not a finding: a strong proxy may be a legitimate predictor, and several
 weak ones together can carry as much as one strong one.
+
+On more than :data:`MAX_ROWS` rows the scores are measured on that many rows drawn at random
+(seeded): an AUC's standard error on 200,000 rows is under 0.002 (Hanley and McNeil, 1982, at
+a group share of 1 %), far inside the flag's resolution, and a million-row audit no longer
+spends most of its time here.
 """
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ PROXY_AUC = 0.7
 FOLDS = 5
 #: numeric features are cut into this many quantile bins
 NUMERIC_BINS = 10
+#: the most rows the scores are measured on (a seeded random draw beyond it)
+MAX_ROWS = 200_000
 
 
 def _cells(values: pd.Series, kind: str, train: np.ndarray) -> np.ndarray:
@@ -74,9 +81,12 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
     record of its name, its out-of-fold one-feature AUC and the group it predicts best, on the
     rows of ``frame`` and their group labels ``groups``."""
     labels = group_labels(groups)
+    rng = np.random.default_rng(seed)
+    if len(labels) > MAX_ROWS:
+        kept = np.sort(rng.choice(len(labels), MAX_ROWS, replace=False))
+        frame, labels = frame.iloc[kept], np.asarray(labels)[kept]
     names, index = distinct_labels(labels)
     n = len(labels)
-    rng = np.random.default_rng(seed)
     fold_of = rng.permutation(n) % max(2, min(folds, n))
     splits = [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in np.unique(fold_of)]
     targets = range(1 if len(names) == 2 else len(names))
@@ -93,5 +103,5 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
             if best[0] is None or auc > best[0]:
                 best = (auc, str(names[g]))
         out.append({"name": str(name), "auc": best[0], "group": best[1]})
-    return {"method": "one-feature model, out of fold", "folds": len(splits), "seed": seed,
+    return {"method": "one-feature model, out of fold", "folds": len(splits), "seed": seed, "rows": n,
             "threshold": PROXY_AUC, "features": out}

@@ -52,3 +52,18 @@ def test_a_monotone_numeric_feature_scores_its_own_auc_out_of_fold():
     assert abs(entry["auc"] - direct) < 0.02
     # the same data and seed give the same scores
     assert proxy_scores(pd.DataFrame({"v": value}), [("v", "numeric")], g, seed=1) == scores
+
+
+def test_more_rows_than_the_cap_are_scored_on_a_seeded_draw_that_still_flags_a_copy(monkeypatch):
+    from fairspec.metrics import proxies
+    frame, g = _frame(3000, ("A", "B"), seed=5)
+    kinds = [("copy", "categorical"), ("noise", "numeric"), ("partial", "numeric")]
+    whole = proxy_scores(frame, kinds, g, seed=3)
+    monkeypatch.setattr(proxies, "MAX_ROWS", 1000)
+    drawn = proxy_scores(frame, kinds, g, seed=3)
+    assert whole["rows"] == 3000 and drawn["rows"] == 1000
+    assert drawn == proxy_scores(frame, kinds, g, seed=3)  # the draw is seeded
+    features = {r["name"]: r for r in drawn["features"]}
+    assert features["copy"]["auc"] == 1.0 and features["noise"]["auc"] < PROXY_AUC
+    # a draw of a third of the rows measures the partial proxy's AUC to within a few hundredths
+    assert abs(features["partial"]["auc"] - whole["features"][2]["auc"]) < 0.05
