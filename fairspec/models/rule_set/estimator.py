@@ -56,9 +56,14 @@ So ``time_limit`` sizes the work of every stage and bounds the wall clock of eac
 gives on an idle core (column generation's rounds alone had run to several times the limit
 on a large problem before its work was counted).  The set-up
 before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
-HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and a
-time limit shorter than it is overrun by it (every stage then stops at once, cut by the
-clock).  A stage the clock stopped
+HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and the
+stages' clock starts when it ends, so a fit takes its set-up plus about ``time_limit`` (a set-up
+counted against the limit had left a large problem's stages no time at all: every one was cut at
+once and the empty rule set came back).  On more than :data:`SETUP_ROWS` training rows the
+set-up's choices (the literals, the warm start's rules) are learned from a seeded sample of that
+many rows (:func:`setup_sample`), so their cost is bounded; what remains grows with the rows
+(evaluating the literals, merging rows into patterns, the master over every pattern), since the
+master and the audit count every row.  A stage the clock stopped
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  With ``clock_cap=False`` the clock caps
 nothing (HiGHS gets no time limit, the certifying pricing IP no seconds of its own): every stage
