@@ -59,7 +59,8 @@ before them (binarizing, the warm start, building the master LP in Pyomo and loa
 HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and the
 stages' clock starts when it ends, so a fit takes its set-up plus about ``time_limit`` (a set-up
 counted against the limit had left a large problem's stages no time at all: every one was cut at
-once and the empty rule set came back).  On more than :data:`SETUP_ROWS` training rows the
+once and the empty rule set came back; what still overruns it on a million rows:
+``benchmarks/README.md``, "A rule set on 1M rows").  On more than :data:`SETUP_ROWS` training rows the
 set-up's choices (the literals, the warm start's rules) are learned from a seeded sample of that
 many rows (:func:`setup_sample`), so their cost is bounded; what remains grows with the rows
 (evaluating the literals, merging rows into patterns, the master over every pattern), since the
