@@ -156,9 +156,13 @@ def inner_splits(y, groups, folds: int, seed: int) -> tuple[list[tuple[np.ndarra
     enforces a rate over it refuses to fit there.  Its rows are therefore never held out: they
     train every inner fit, and the held-out gap is measured over the other groups (a group
     that small has no measurable held-out rate anyway, which the checker's warning says)."""
+    from fairspec.data.split import _strata
+
     y, groups = np.asarray(y), np.asarray(groups)
-    n = len(y)
-    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    # each row's label-and-group cell as the rank of its text "<y>|<group>" (the splitter reads
+    # only which rows share a cell and the cells' order): the texts themselves, built and
+    # sorted for every row, had taken 2 of the 3 seconds of this split on a million rows
+    strata = _strata(y, groups)
     cells, cell_of, counts = np.unique(strata, return_inverse=True, return_counts=True)
     kept = counts[cell_of] < folds
     rest = np.flatnonzero(~kept)
@@ -363,6 +367,12 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
+
+    @property
+    def labels_from_scores(self):
+        """The refitted family's ``labels_from_scores`` (an AttributeError when it has none)."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.labels_from_scores
 
     @property
     def fit_log_(self) -> dict:

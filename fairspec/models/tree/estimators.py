@@ -287,7 +287,11 @@ class _TreeParams:
         """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
         bound (a penalty already acted in the split score; its train gap is logged), then the
         reproducibility keys and the time, into ``fit_log_``."""
+        # what fitting without the criterion grows (a bound acts only on the leaves), kept for
+        # :meth:`fitted_without_fairness`; a refit without a bound forgets an earlier fit's
+        self._grown_before_relabel = None
         if self.fairness is not None and self.fairness.bound is not None:
+            self._grown_before_relabel = (copy.deepcopy(trees), dict(log), time.perf_counter() - start)
             self._relabel(trees, X, y_num, groups, log, self._deadline())
         elif self.fairness is not None and self.fairness.enforced:
             # on 0/1 (1 = classes_[1]), as y_num is: the labels may be strings
@@ -296,6 +300,25 @@ class _TreeParams:
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         record_params(self)
+
+    def fitted_without_fairness(self):
+        """This classifier as ``fit`` with ``fairness=None`` on the same rows returns it, without
+        growing again, or None when this fit cannot tell (no bound, or not fitted here).
+
+        Under a bound the splits do not depend on the criterion (:meth:`fit_bound_path`), so the
+        trees as grown, before their leaves were relabelled, are the unconstrained fit's trees;
+        its fit log is the growth's, and its ``seconds`` the growth's time.  The pipeline's
+        comparison model (:func:`fairspec.pipeline.train.train`, ``unconstrained``) reads it."""
+        grown = getattr(self, "_grown_before_relabel", None)
+        if grown is None:
+            return None
+        trees, log, seconds = grown
+        est = copy.copy(self)
+        est.__dict__ = {k: v for k, v in self.__dict__.items() if k not in ("_grown_before_relabel", "fit_log_")}
+        est.fairness = None
+        est._set_trees(copy.deepcopy(trees))
+        est._finish_fit(est._trees(), None, None, None, dict(log), time.perf_counter() - seconds)
+        return est
 
     def _predicts_positive(self, X) -> np.ndarray:
         """1.0 where the fitted model predicts the positive class (``classes_[1]``), on the 0/1
@@ -392,6 +415,9 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def _trees(self) -> list[TreeStructure]:
         return [self.tree_]
 
+    def _set_trees(self, trees: list[TreeStructure]) -> None:
+        (self.tree_,) = trees
+
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
         X = feature_matrix(X, self, reset=False)
@@ -404,8 +430,12 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        p1 = self.predict_proba(X)[:, 1]
-        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+        return self.labels_from_scores(self.predict_proba(X)[:, 1])
+
+    def labels_from_scores(self, p1):
+        """The labels :meth:`predict` gives rows whose ``predict_proba(X)[:, 1]`` is ``p1``: a
+        caller that needs both (the pipeline's evaluation) routes the rows once."""
+        return self.classes_[(np.asarray(p1) > 0.5 + VOTE_TOL).astype(int)]
 
     def to_json(self) -> dict:
         check_is_fitted(self, "tree_")
@@ -539,6 +569,9 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def _trees(self) -> list[TreeStructure]:
         return self.trees_
 
+    def _set_trees(self, trees: list[TreeStructure]) -> None:
+        self.trees_ = list(trees)
+
     def _grow(self, X, y, sensitive_features):
         """Grow ``trees_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
@@ -567,8 +600,12 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        p1 = self.predict_proba(X)[:, 1]
-        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+        return self.labels_from_scores(self.predict_proba(X)[:, 1])
+
+    def labels_from_scores(self, p1):
+        """The labels :meth:`predict` gives rows whose ``predict_proba(X)[:, 1]`` is ``p1``: a
+        caller that needs both (the pipeline's evaluation) routes the rows once."""
+        return self.classes_[(np.asarray(p1) > 0.5 + VOTE_TOL).astype(int)]
 
     def to_json(self) -> dict:
         check_is_fitted(self, "trees_")
