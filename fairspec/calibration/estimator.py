@@ -301,6 +301,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         tasks = [(self.estimator, bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
                   rows_of(fit_params, n, tr), _take(X, te), time_share) for tr, te in used]
         predictions = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
+        del tasks  # the inner sides' copies of the rows, not needed by the refit
         held = np.concatenate([te for _, te in used])
         pooled = np.concatenate(predictions, axis=1)  # (bounds, held rows)
         pooled01 = (pooled == classes[-1]).astype(int)

@@ -17,7 +17,8 @@ from fairspec.calibration import CalibratedFairClassifier
 from fairspec.data.groups import derived_group_labels, readable_group_labels
 from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
-from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, SHA256, apply_filters, file_sha256, read_table
+from fairspec.data.table import (CHECK_SECONDS, READ_SECONDS, SHA256, STARTUP_SECONDS, apply_filters, file_sha256,
+                                 read_table)
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.audit import audit_measures, data_measures, reference_group
@@ -116,7 +117,7 @@ def _fit_task(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray
     (``train_matrix``), which its evaluation scores (a worker's result leaves it behind)."""
     started = time.perf_counter()
     try:
-        fitted = _fit(plan, frame.iloc[train_idx], y[train_idx], groups[train_idx], criterion, fold=fold)
+        fitted = _fit(plan, frame, train_idx, y[train_idx], groups[train_idx], criterion, fold=fold)
     except (DataError, NoUsableModelError) as exc:
         return exc
     if not keep_matrix or test_idx is not None:
@@ -174,10 +175,16 @@ def privileged_matrix(plan: Plan, frame: pd.DataFrame) -> np.ndarray | None:
     return FeatureEncoder.fit(frame, names, kinds).transform(frame)
 
 
-def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
-         fold: int | None = None) -> _Fitted:
-    encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
-    privileged = privileged_matrix(plan, frame)
+def _fit(plan: Plan, frame: pd.DataFrame, rows: np.ndarray, y: np.ndarray, groups: np.ndarray,
+         criterion: Criterion | None, fold: int | None = None) -> _Fitted:
+    """The model fitted on ``rows`` of ``frame`` (``y`` and ``groups`` theirs).  The rows' copy
+    of the frame lives only while they are encoded: on a million rows it is as large as the
+    matrix, and had been held through the whole fit."""
+    names = [f.name for f in plan.data.features] + [f.name for f in plan.data.privileged]
+    part = frame[list(dict.fromkeys(names))].iloc[rows]
+    encoder, imputer, estimator, X = _prepare(plan, part, criterion)
+    privileged = privileged_matrix(plan, part)
+    del part
     start = time.perf_counter()
     try:
         estimator.fit(X, y, sensitive_features=groups, **({} if privileged is None else {"privileged": privileged}))
@@ -338,7 +345,8 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     # the stages before this one (reading the file and checking the spec, when the caller did
     # both: the command line does), so that metrics.json's timing covers the whole run
     earlier = {} if table is None else {name: table.attrs[key] for name, key in
-                                        (("read_seconds", READ_SECONDS), ("check_seconds", CHECK_SECONDS))
+                                        (("startup_seconds", STARTUP_SECONDS), ("read_seconds", READ_SECONDS),
+                                         ("check_seconds", CHECK_SECONDS))
                                         if key in table.attrs}
     t_start -= sum(earlier.values())
     data = prepare_data(plan, progress, table)

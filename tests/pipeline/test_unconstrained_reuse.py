@@ -24,10 +24,10 @@ def _data(n=1500, seed=0):
 
 
 def _without_seconds(doc):
-    """``doc`` as JSON text, without the fit's wall-clock seconds (the one thing two fits differ in)."""
+    """``doc`` as JSON text, without its wall-clock seconds (what two runs of one fit differ in)."""
     def strip(value):
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k != "seconds"}
+            return {k: strip(v) for k, v in value.items() if "seconds" not in k}
         return [strip(v) for v in value] if isinstance(value, list) else value
     return json.dumps(strip(doc), sort_keys=True)
 
@@ -107,3 +107,17 @@ def test_the_run_s_unconstrained_block_is_the_fresh_fit_s(tmp_path, monkeypatch,
         timing = a.metrics_doc["timing"]
         assert list(timing)[-2:] == ["unconstrained_seconds", "total_seconds"]
         assert timing["total_seconds"] >= timing["unconstrained_seconds"]
+
+
+@pytest.mark.parametrize("missing", ["mia", "fractional"])
+def test_each_copy_of_the_bound_path_is_the_fit_at_its_bound(missing):
+    # the copies share the routes of one growth; each must still be what fit at its bound gives
+    X, y, groups = _data(1200, 2)
+    bounds = [0.2, 0.05, 0.01, 0.0]
+    make = lambda b: MissingAwareTreeClassifier(max_depth=3, categorical_features=(3,), missing=missing,  # noqa: E731
+                                                fairness=make_criterion("equal_opportunity", bound=b))
+    path = make(bounds[0]).fit_bound_path(X, y, bounds, sensitive_features=groups)
+    assert not any(hasattr(est, "_grown_routes") for est in path)
+    for bound, est in zip(bounds, path):
+        fresh = make(bound).fit(X, y, sensitive_features=groups)
+        assert _without_seconds(est.to_json()) == _without_seconds(fresh.to_json())

@@ -183,13 +183,21 @@ class _TreeParams:
         from fairspec.models.tree.relabel import relabel_leaves
 
         fairness = self.fairness
-        routes, offsets = TreeRoutes.of(trees, X)
+        # copies of one growth relabelled at several bounds (fit_bound_path) share how the rows
+        # reach the leaves and what the trees predicted as grown: both read the splits alone
+        shared = getattr(self, "_grown_routes", None)
+        if shared:
+            routes, offsets, before = shared
+        else:
+            routes, offsets = TreeRoutes.of(trees, X)
+            # what the model predicts as grown: the label vote below is not it for a single tree
+            # whose rows are split over leaves (fractional), which mixes the leaves' frequencies
+            before = self._predicts_positive(X)
+            if shared is not None:
+                shared.extend((routes, offsets, before))
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
         rows, leaves, w = routes.concatenated()
         own_labels = [t.leaf_label for t in trees]
-        # what the model predicts as grown: the label vote below is not it for a single tree
-        # whose rows are split over leaves (fractional), which mixes the leaves' frequencies
-        before = self._predicts_positive(X)
         solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=self.seed_,
                       max_checkpoints=self._relabel_checkpoints())
         descent_met_bound = False
@@ -275,11 +283,13 @@ class _TreeParams:
         grown_from = copy.deepcopy(self)
         X, y_num, groups, log = grown_from._grow(X, y, sensitive_features)
         grown_seconds = time.perf_counter() - start
-        fitted = []
+        fitted, shared = [], []
         for bound in bounds:
             est = copy.deepcopy(grown_from)
             est.fairness = type(self.fairness)(bound=float(bound))
+            est._grown_routes = shared  # filled by the first relabelling, read by the others
             est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds)
+            del est._grown_routes
             fitted.append(est)
         return fitted
 
