@@ -12,13 +12,15 @@ each as a multiple of the frame's MB.  The files are ``benchmarks/scale.py``'s (
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale import frame_mb, generate, load, timed, TREE_SPEC  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 #: what each command imports before it reads a row (its module-level imports and the ones it
 #: makes on the way: the tree family, the relabelling MIP's Pyomo and HiGHS, the report)
@@ -31,6 +33,27 @@ IMPORTS = {
 }
 
 
+def load() -> str:
+    return "load average " + " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def timed(argv: list[str]) -> dict:
+    """``benchmarks/scale.py``'s ``timed``: wall seconds and the child's peak RSS (``wait4``).
+
+    Linux keeps a process's peak RSS across ``exec``, so a child forked from a parent holding a
+    large table starts at the parent's size: this parent never imports pandas or reads the
+    data (``scale.py``'s per-size table reads the frame before its runs, and its check and
+    predict rows had both shown that floor, 468 MB)."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - start
+    err = proc.stderr.read().decode()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed:\n{err}")
+    return {"wall": wall, "rss_mb": usage.ru_maxrss / 1024}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -38,12 +61,19 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="import-only runs per command (the largest peak)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    data = generate(args.rows, args.work / f"rows_{args.rows}.csv")
+    # the file, the spec and the frame's size, in a child: see timed()
+    setup = subprocess.run([sys.executable, "-c", (
+        f"import json, sys; sys.path.insert(0, {str(HERE)!r}); from scale import generate, frame_mb, TREE_SPEC; "
+        f"from pathlib import Path; work = Path({str(args.work)!r}); "
+        f"data = generate({args.rows}, work / 'rows_{args.rows}.csv'); "
+        f"print(json.dumps({{'data': str(data), 'spec': TREE_SPEC.format(data=data), 'mb': frame_mb(data)}}))")],
+        check=True, capture_output=True, text=True)
+    info = json.loads(setup.stdout)
+    data, size = info["data"], info["mb"]
     spec = args.work / f"memory_tree_{args.rows}.fair"
-    spec.write_text(TREE_SPEC.format(data=data))
+    spec.write_text(info["spec"])
     out = args.work / f"memory_out_{args.rows}"
     shutil.rmtree(out, ignore_errors=True)
-    size = frame_mb(data)
     fairspec = [sys.executable, "-m", "fairspec"]
     commands = {
         "check": fairspec + ["check", str(spec)],
