@@ -234,7 +234,7 @@ def frontier_rows(name: str, seed: int, folds: int, trees: int, jobs: int, setti
                 f"gap {measure.gap(y[te], p_te, g_te):.3f}  train gap {records[-1]['train_gap']:.3f}  {seconds:.1f} s")
 
         mip_settings = [("λ=0", None)] + [(f"λ={lam:g}", make_criterion(crit_name, penalty=lam))
-                                          for lam in settings["penalties"]] \
+                                          for lam in settings["penalties"] if lam != 0] \
             + [(f"ε={eps:g}", make_criterion(crit_name, eps)) for eps in settings["bounds"]]
         for label, criterion in mip_settings:
             start = time.perf_counter()
