@@ -160,9 +160,13 @@ def inner_splits(y, groups, folds: int, seed: int) -> tuple[list[tuple[np.ndarra
     enforces a rate over it refuses to fit there.  Its rows are therefore never held out: they
     train every inner fit, and the held-out gap is measured over the other groups (a group
     that small has no measurable held-out rate anyway, which the checker's warning says)."""
+    from fairspec.data.split import _strata
+
     y, groups = np.asarray(y), np.asarray(groups)
-    n = len(y)
-    strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
+    # each row's label-and-group cell as the rank of its text "<y>|<group>" (the splitter reads
+    # only which rows share a cell and the cells' order): the texts themselves, built and
+    # sorted for every row, had taken 2 of the 3 seconds of this split on a million rows
+    strata = _strata(y, groups)
     cells, cell_of, counts = np.unique(strata, return_inverse=True, return_counts=True)
     kept = counts[cell_of] < folds
     rest = np.flatnonzero(~kept)
@@ -305,6 +309,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         tasks = [(self.estimator, bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
                   rows_of(fit_params, n, tr), _take(X, te), time_share) for tr, te in used]
         predictions = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
+        del tasks  # the inner sides' copies of the rows, not needed by the refit
         held = np.concatenate([te for _, te in used])
         pooled = np.concatenate(predictions, axis=1)  # (bounds, held rows)
         pooled01 = (pooled == classes[-1]).astype(int)
@@ -374,6 +379,12 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         check_is_fitted(self, "estimator_")
         return self.estimator_.predict_proba(X)
+
+    @property
+    def labels_from_scores(self):
+        """The refitted family's ``labels_from_scores`` (an AttributeError when it has none)."""
+        check_is_fitted(self, "estimator_")
+        return self.estimator_.labels_from_scores
 
     @property
     def fit_log_(self) -> dict:

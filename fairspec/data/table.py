@@ -269,6 +269,9 @@ SHA256 = "fairspec_sha256"
 #: against the table took (set by whoever ran them): metrics.json's timing counts them
 READ_SECONDS = "fairspec_read_seconds"
 CHECK_SECONDS = "fairspec_check_seconds"
+#: ``DataFrame.attrs`` key of the seconds a command spent before reading the table (importing
+#: its modules, reading the spec; set by the command line), which metrics.json's timing counts too
+STARTUP_SECONDS = "fairspec_startup_seconds"
 
 
 #: a whole number as a cell writes one

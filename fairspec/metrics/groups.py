@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import balanced_accuracy_score, roc_auc_score
+from sklearn.metrics import roc_auc_score
 
 from fairspec.metrics.roc import abroca
 from fairspec.registry.criteria import MET_TOLERANCE
@@ -73,6 +73,11 @@ def group_labels(groups) -> np.ndarray:
         groups = groups.to_numpy(dtype=object)
     if isinstance(groups, np.ndarray) and groups.dtype.kind in "USiub":
         return groups.astype(str).astype(object)
+    if isinstance(groups, np.ndarray) and groups.dtype == object and pd.api.types.infer_dtype(groups) == "string" \
+            and not any(type(g) is not str for g in pd.unique(groups)):
+        # labels that are text already (the pipeline's): kept as they are, without a Python
+        # str() per row; a str subclass (numpy's str_) is spelt as plain str below
+        return groups
     # tuple parts as plain str, so numpy scalars do not print as "np.str_('A')"
     return np.array([str(tuple(str(p) for p in g)) if isinstance(g, tuple) else str(g) for g in groups],
                     dtype=object)
@@ -203,21 +208,55 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     c = GroupCounts.of(y_true, y_pred, labels)
     positive = y_true == 1
     both_classes = 0 < int(positive.sum()) < n
+    merged = None if score is None else merged_rows(y_true, score, labels)
     auc = None
     if score is not None and both_classes:
-        auc = _json_float(roc_auc_score(y_true, score))
+        auc = _json_float(roc_auc_score(merged[0], merged[1], sample_weight=merged[3]) if merged[3] is not None
+                          else roc_auc_score(y_true, score))
     if both_classes:
-        balanced = float(balanced_accuracy_score(y_true, y_pred))
+        # scikit-learn's balanced_accuracy_score, from the confusion matrix's counts: the mean of
+        # each class's recall (the same divisions, in the same order, without its label checks)
+        hits = np.array([int((~positive & (y_pred == 0)).sum()), int((positive & (y_pred == 1)).sum())])
+        sizes = np.array([n - int(positive.sum()), int(positive.sum())])
+        balanced = float(np.mean(hits / sizes))
     else:
         # one class only: balanced accuracy is the recall of that class (sklearn warns here)
         balanced = float(np.mean(y_pred == y_true))
     return block_of_counts(
         c, accuracy=float(np.mean(y_pred == y_true)), balanced_accuracy=balanced, auc=auc,
-        abroca=None if score is None else _json_float(abroca(y_true, score, labels)),
+        abroca=None if score is None else _json_float(abroca(*merged)),
         # a model whose scores are its own 0/1 labels (a tree whose leaves were relabelled for
         # a fairness bound) has a one-point ROC curve: its AUC is its balanced accuracy, and
         # ABROCA compares single points, so the report says so beside them
         scores_are_labels=None if score is None else bool(np.isin(score, (0.0, 1.0)).all()))
+
+
+#: rows are merged by (class, score, group) when there are at most this share as many cells as rows
+MERGE_SHARE = 0.25
+
+
+def merged_rows(y_true: np.ndarray, score: np.ndarray, labels: np.ndarray):
+    """``(y_true, score, labels, counts)`` with the rows of equal class, score and group merged
+    into one row counted ``counts`` times, or the rows as they are and ``None`` when merging
+    would not make them much fewer.
+
+    A model with few distinct scores (a tree's leaves, a rule set's labels) gives a million
+    rows a few dozen cells.  The AUC and every group's ROC curve read cumulative counts of rows
+    in order of score, and counts of merged rows add up to the same whole numbers, so they
+    are the same to the last bit (``tests/metrics/test_metrics_groups.py``), sorted over the
+    cells instead of the rows."""
+    codes, distinct = pd.factorize(score, sort=False)
+    names, index = distinct_labels(labels)
+    cells = len(distinct) * 2 * max(len(names), 1)
+    if cells > MERGE_SHARE * len(score):
+        return y_true, score, labels, None
+    key = (codes.astype(np.int64) * 2 + y_true) * len(names) + index
+    counts = np.bincount(key, minlength=cells)
+    kept = np.flatnonzero(counts)
+    group = kept % len(names)
+    cls = (kept // len(names)) % 2
+    value = np.asarray(distinct, dtype=float)[kept // (2 * len(names))]
+    return cls, value, np.asarray(names, dtype=object)[group], counts[kept].astype(float)
 
 
 def block_of_counts(c: GroupCounts, *, accuracy: float, balanced_accuracy: float, auc: float | None,
@@ -332,10 +371,15 @@ def missing_by_group(frame: pd.DataFrame, features: Sequence[str], groups) -> di
     labels = group_labels(groups)
     if len(labels) != len(frame):
         raise ValueError("groups must have one label per row of the frame")
-    missing = frame[list(features)].isna().astype(float)
-    missing.index = pd.RangeIndex(len(frame))
-    rates = missing.groupby(pd.Series(labels, name="group")).mean()
-    return {str(f): {str(g): float(rates.at[g, f]) for g in rates.index} for f in features}
+    # each group's count of missing cells over its rows, by bincount over the group codes (a
+    # copy of the columns as a frame of floats, grouped, took half a second on a million rows)
+    names, index = distinct_labels(labels)
+    rows = np.bincount(index, minlength=len(names))
+    out = {}
+    for f in features:
+        hits = np.bincount(index, weights=frame[f].isna().to_numpy(), minlength=len(names))
+        out[str(f)] = {str(g): float(h / r) for g, h, r in zip(names, hits, rows)}
+    return out
 
 
 def group_counts(y_true, groups) -> dict:

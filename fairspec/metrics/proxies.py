@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 
 from fairspec.metrics.groups import distinct_labels, group_labels
 
@@ -47,39 +46,76 @@ NUMERIC_BINS = 10
 MAX_ROWS = 200_000
 
 
-def _cells(values: pd.Series, kind: str, train: np.ndarray) -> np.ndarray:
-    """Each row's cell: its category, or its numeric bin cut at the ``train`` rows' quantiles;
-    a missing value is cell -1."""
+def _cell_source(values: pd.Series, kind: str) -> np.ndarray:
+    """What a row's cell is read from, the same for every fold: a numeric feature's values as
+    floats (NaN missing), a categorical feature's category codes (-1 missing)."""
     if kind == "numeric":
-        x = pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
-        seen = x[train][~np.isnan(x[train])]
-        edges = np.unique(np.quantile(seen, np.linspace(0, 1, NUMERIC_BINS + 1)[1:-1])) if len(seen) else np.array([])
-        cells = np.searchsorted(edges, x, side="left")  # a value at an edge goes below it: 0 apart from > 0
-        return np.where(np.isnan(x), -1, cells)
+        return pd.to_numeric(values, errors="coerce").to_numpy(dtype=float)
     codes, _ = pd.factorize(values.astype(object), use_na_sentinel=True)
     return codes
 
 
-def _out_of_fold_scores(cells_of, member: np.ndarray, folds: list[tuple[np.ndarray, np.ndarray]]) -> np.ndarray:
-    """Each row's smoothed share of ``member`` rows in its cell, from the other folds' rows."""
-    score = np.empty(len(member))
-    for train, test in folds:
-        cells = cells_of(train)
-        prior = float(member[train].mean())
+def _cells(source: np.ndarray, kind: str, train: np.ndarray) -> np.ndarray:
+    """Each row's cell: its category, or its numeric bin cut at the ``train`` rows' quantiles;
+    a missing value is cell -1.  ``source`` is :func:`_cell_source`'s."""
+    if kind != "numeric":
+        return source
+    x = source
+    seen = x[train][~np.isnan(x[train])]
+    edges = np.unique(np.quantile(seen, np.linspace(0, 1, NUMERIC_BINS + 1)[1:-1])) if len(seen) else np.array([])
+    cells = np.searchsorted(edges, x, side="left")  # a value at an edge goes below it: 0 apart from > 0
+    return np.where(np.isnan(x), -1, cells)
+
+
+def _out_of_fold_counts(cells_of_fold, members: list[np.ndarray], folds) -> list[tuple]:
+    """For each of ``members`` (0/1 floats, one per group scored), the out-of-fold scores as
+    counts: ``(score, member rows, other rows)`` for every (fold, cell) holding held-out rows,
+    where a cell's score is the smoothed share of members among the other folds' rows in it.
+
+    A row's score is its (fold, cell)'s, so these counts are the pooled out-of-fold scores
+    without a score per row, and an AUC weighted by them is the AUC of those scores."""
+    out = [([], [], []) for _ in members]
+    for k, (train, test) in enumerate(folds):
+        cells = cells_of_fold(k, train)
         shift = cells.min(initial=0)
         keys = cells - shift  # bincount wants cells from 0
-        rows = np.bincount(keys[train], minlength=keys.max() + 1)
-        hits = np.bincount(keys[train], weights=member[train], minlength=keys.max() + 1)
-        share = (hits + prior) / (rows + 1.0)
-        score[test] = share[keys[test]]
-    return score
+        size = keys.max() + 1
+        k_train, k_test = keys[train], keys[test]
+        rows = np.bincount(k_train, minlength=size)
+        held = np.bincount(k_test, minlength=size)
+        for member, (scores, hits_out, others_out) in zip(members, out):
+            prior = float(member[train].mean())
+            hits = np.bincount(k_train, weights=member[train], minlength=size)
+            share = (hits + prior) / (rows + 1.0)
+            held_hits = np.bincount(k_test, weights=member[test], minlength=size)
+            present = held > 0
+            scores.append(share[present])
+            hits_out.append(held_hits[present])
+            others_out.append(held[present] - held_hits[present])
+    return [tuple(np.concatenate(part) for part in parts) for parts in out]
+
+
+def _weighted_auc(scores: np.ndarray, members: np.ndarray, others: np.ndarray) -> float:
+    """The AUC of "is a member" against ``scores``, each score standing for ``members`` member
+    rows and ``others`` other rows: ``roc_auc_score`` of the rows themselves, to the last bit
+    (scikit-learn's cumulative counts are sums of whole numbers either way, so its curve is
+    the same), at the cost of a few hundred weighted points instead of one per row."""
+    from sklearn.metrics import roc_auc_score
+
+    label = np.r_[np.ones(len(scores)), np.zeros(len(scores))]
+    weight = np.r_[members, others]
+    keep = weight > 0
+    return float(roc_auc_score(label[keep], np.r_[scores, scores][keep], sample_weight=weight[keep]))
 
 
 def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, seed: int = 0) -> dict:
     """The metrics.json ``data_summary.proxies`` (see docs/ARTIFACTS.md): for each of
     ``features`` (``(name, kind)`` pairs, kind ``numeric`` or ``categorical``), in that order, a
     record of its name, its out-of-fold one-feature AUC and the group it predicts best, on the
-    rows of ``frame`` and their group labels ``groups``."""
+    rows of ``frame`` and their group labels ``groups``.
+
+    A feature's cells are computed once per fold (a categorical feature's once) for all the
+    groups it is scored for, and each AUC from the counts of :func:`_out_of_fold_counts`."""
     labels = group_labels(groups)
     rng = np.random.default_rng(seed)
     if len(labels) > MAX_ROWS:
@@ -89,17 +125,16 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
     n = len(labels)
     fold_of = rng.permutation(n) % max(2, min(folds, n))
     splits = [(np.flatnonzero(fold_of != k), np.flatnonzero(fold_of == k)) for k in np.unique(fold_of)]
-    targets = range(1 if len(names) == 2 else len(names))
+    targets = [g for g in range(1 if len(names) == 2 else len(names))]
+    members = [(index == g).astype(float) for g in targets]
+    scored = [(g, m) for g, m in zip(targets, members) if m.min() != m.max()]
     out = []
     for name, kind in features:
-        column = frame[name]
+        source = _cell_source(frame[name], kind)
         best = (None, None)
-        for g in targets:
-            member = (index == g).astype(float)
-            if member.min() == member.max():
-                continue
-            score = _out_of_fold_scores(lambda train: _cells(column, kind, train), member, splits)
-            auc = float(roc_auc_score(member, score))
+        counts = _out_of_fold_counts(lambda k, train: _cells(source, kind, train), [m for _, m in scored], splits)
+        for (g, _), (score, hits, others) in zip(scored, counts):
+            auc = _weighted_auc(score, hits, others)
             if best[0] is None or auc > best[0]:
                 best = (auc, str(names[g]))
         out.append({"name": str(name), "auc": best[0], "group": best[1]})

@@ -163,8 +163,16 @@ class FittedPipeline:
 
     def predict(self, frame: pd.DataFrame, source: str = "data") -> tuple[np.ndarray, np.ndarray]:
         """(labels in {0, 1}, positive-class scores) for every row of ``frame``."""
-        X = self.matrix(frame, source)
-        return self.estimator.predict(X).astype(int), self.estimator.predict_proba(X)[:, 1]
+        return self.predict_matrix(self.matrix(frame, source))
+
+    def predict_matrix(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`predict` of rows already encoded (and imputed) by :meth:`matrix`.  An estimator
+        with ``labels_from_scores`` (the tree family) gives its labels from the scores, so the
+        rows are routed through the model once, not once for each."""
+        scores = self.estimator.predict_proba(X)[:, 1]
+        labels_from = getattr(self.estimator, "labels_from_scores", None)
+        labels = labels_from(scores) if labels_from is not None else self.estimator.predict(X)
+        return np.asarray(labels).astype(int), scores
 
 
 def unseen_category_warning(source: str, column: str, rows: int, values: list) -> UnseenCategoryWarning:

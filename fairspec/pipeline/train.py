@@ -17,7 +17,8 @@ from fairspec.calibration import CalibratedFairClassifier
 from fairspec.data.groups import derived_group_labels, readable_group_labels
 from fairspec.data.prepare import FeatureEncoder, Imputer, class_names, rows_without_missing, target_vector
 from fairspec.data.split import split_rows, training_sides
-from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, SHA256, apply_filters, file_sha256, read_table
+from fairspec.data.table import (CHECK_SECONDS, READ_SECONDS, SHA256, STARTUP_SECONDS, apply_filters, file_sha256,
+                                 read_table)
 from fairspec.errors import DataError, GroupWithoutRateError, NoUsableModelError
 from fairspec.metrics import evaluate_predictions, fairness_summary, group_counts, missing_by_group
 from fairspec.metrics.audit import audit_measures, data_measures, reference_group
@@ -37,6 +38,8 @@ class PointResult:
     model_doc: dict
     metrics_doc: dict
     estimator: object = field(repr=False, default=None)
+    #: the kept model's encoder, imputer and estimator (:func:`_unconstrained` may reuse its growth)
+    fitted: FittedPipeline | None = field(repr=False, default=None)
 
 
 @dataclass
@@ -64,6 +67,11 @@ class TrainingResult:
 @dataclass
 class _Fitted(FittedPipeline):
     seconds: float
+    #: the encoded (and imputed) matrix the model was fitted on, while the pipeline may still
+    #: score those rows with it (a serial fit keeps it; evaluation drops it)
+    train_matrix: np.ndarray | None = field(default=None, repr=False)
+    #: the same for the hold-out's scorable test rows, once encoded
+    test_matrix: np.ndarray | None = field(default=None, repr=False)
 
 
 def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
@@ -99,18 +107,21 @@ def calibration_record(estimator) -> dict | None:
 
 
 def _fit_task(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
-              train_idx: np.ndarray, test_idx: np.ndarray | None, fold: int | None):
+              train_idx: np.ndarray, test_idx: np.ndarray | None, fold: int | None, keep_matrix: bool = False):
     """One independent fit, as :func:`fairspec.parallel.run_tasks` runs it (here or in a worker):
     the model fitted on ``train_idx`` and, for a cross-validation fold, its predictions on the
     scorable rows of ``test_idx``.  Returns plain data, ``(fitted, scored rows, labels, scores,
     seconds)``, or the error a user is told: returned, not raised, so that the other fits'
     results still come back in task order and the first error in that order is raised, as a
-    serial run raises it."""
+    serial run raises it.  ``keep_matrix``: the kept model keeps its training matrix
+    (``train_matrix``), which its evaluation scores (a worker's result leaves it behind)."""
     started = time.perf_counter()
     try:
-        fitted = _fit(plan, frame.iloc[train_idx], y[train_idx], groups[train_idx], criterion, fold=fold)
+        fitted = _fit(plan, frame, train_idx, y[train_idx], groups[train_idx], criterion, fold=fold)
     except (DataError, NoUsableModelError) as exc:
         return exc
+    if not keep_matrix or test_idx is not None:
+        fitted.train_matrix = None
     if test_idx is None:
         return fitted, None, None, None, time.perf_counter() - started
     scored = _scorable(plan, fitted, frame, test_idx)
@@ -164,10 +175,16 @@ def privileged_matrix(plan: Plan, frame: pd.DataFrame) -> np.ndarray | None:
     return FeatureEncoder.fit(frame, names, kinds).transform(frame)
 
 
-def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
-         fold: int | None = None) -> _Fitted:
-    encoder, imputer, estimator, X = _prepare(plan, frame, criterion)
-    privileged = privileged_matrix(plan, frame)
+def _fit(plan: Plan, frame: pd.DataFrame, rows: np.ndarray, y: np.ndarray, groups: np.ndarray,
+         criterion: Criterion | None, fold: int | None = None) -> _Fitted:
+    """The model fitted on ``rows`` of ``frame`` (``y`` and ``groups`` theirs).  The rows' copy
+    of the frame lives only while they are encoded: on a million rows it is as large as the
+    matrix, and had been held through the whole fit."""
+    names = [f.name for f in plan.data.features] + [f.name for f in plan.data.privileged]
+    part = frame[list(dict.fromkeys(names))].iloc[rows]
+    encoder, imputer, estimator, X = _prepare(plan, part, criterion)
+    privileged = privileged_matrix(plan, part)
+    del part
     start = time.perf_counter()
     try:
         estimator.fit(X, y, sensitive_features=groups, **({} if privileged is None else {"privileged": privileged}))
@@ -180,7 +197,7 @@ def _fit(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, cri
             hint = ("; the split left the group without them on the training side (a group this small cannot "
                     "be stratified): merge or leave out the group, or evaluate another way")
         raise type(exc)(f"{plan.spec_filename}: error: fitting{where}: {exc}{hint}") from None
-    return _Fitted(encoder, imputer, estimator, time.perf_counter() - start)
+    return _Fitted(encoder, imputer, estimator, time.perf_counter() - start, X)
 
 
 #: what metrics.json keeps of each cross-validation fold's fit log
@@ -328,7 +345,8 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     # the stages before this one (reading the file and checking the spec, when the caller did
     # both: the command line does), so that metrics.json's timing covers the whole run
     earlier = {} if table is None else {name: table.attrs[key] for name, key in
-                                        (("read_seconds", READ_SECONDS), ("check_seconds", CHECK_SECONDS))
+                                        (("startup_seconds", STARTUP_SECONDS), ("read_seconds", READ_SECONDS),
+                                         ("check_seconds", CHECK_SECONDS))
                                         if key in table.attrs}
     t_start -= sum(earlier.values())
     data = prepare_data(plan, progress, table)
@@ -349,7 +367,8 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
         earlier["parallel_fits_seconds"] = time.perf_counter() - t_fits
     for i, criterion in enumerate(criteria):
         try:
-            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, earlier, t_start, fits[i]))
+            points.append(_train_point(plan, data, criterion, i, len(criteria), progress, earlier, t_start, fits[i],
+                                       keep_train_matrix=not points))
         except NoUsableModelError as exc:
             # a sweep keeps the points that trained: one bound no model can meet (or none
             # found in time) had discarded the others, minutes of work a reviewer then lacked
@@ -361,20 +380,55 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     if not points:  # every setting: say why for each, not the first alone
         raise NoUsableModelError("\n".join(f.message for f in failed))
     if any(c is not None and c.enforced for c in criteria):
-        unconstrained = _unconstrained(plan, data, progress, earlier, t_start)
+        t_unconstrained = time.perf_counter()
+        unconstrained = _unconstrained(plan, data, progress, earlier, t_start, points)
+        unconstrained_seconds = round(time.perf_counter() - t_unconstrained, 3)
         for point in points:
             point.metrics_doc["unconstrained"] = unconstrained
+            # the comparison model is part of every point's run: its time, and a total counting it
+            timing = point.metrics_doc["timing"]
+            total = timing.pop("total_seconds")
+            timing["unconstrained_seconds"] = unconstrained_seconds
+            timing["total_seconds"] = round(total + unconstrained_seconds, 3)
+    for point in points:  # the kept model's matrices are not needed any more
+        if point.fitted is not None:
+            point.fitted.train_matrix = point.fitted.test_matrix = None
     return TrainingResult(plan, points, failed)
 
 
-def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: dict, t_start: float) -> dict:
+def reused_unconstrained_fit(plan: Plan, points: list[PointResult]) -> _Fitted | None:
+    """The model the run would fit without the fairness criterion, taken from a point's kept
+    model when its family can give it without fitting again (an estimator's
+    ``fitted_without_fairness()``: the tree family's growth does not depend on a bound), else
+    None.  Only for a hold-out or no evaluation, where the kept model's rows are the ones the
+    comparison model trains on; cross-validation's folds are fitted anew."""
+    if plan.evaluation.kind == "cv":
+        return None
+    for point in points:
+        fitted = point.fitted
+        hook = getattr(family_estimator(fitted.estimator), "fitted_without_fairness", None) if fitted else None
+        estimator = hook() if hook is not None else None
+        if estimator is not None:
+            return _Fitted(fitted.encoder, fitted.imputer, estimator, 0.0, fitted.train_matrix, fitted.test_matrix)
+    return None
+
+
+def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: dict, t_start: float,
+                   points: list[PointResult] = ()) -> dict:
     """metrics.json's ``unconstrained``: the same family, data, split and seed with no fairness
     criterion, measured the same way, so the report can say what meeting the criterion cost (the
     accuracy given up) and what it bought (the gap closed).  Its train and test blocks, or, when
-    no usable model came out of it, why."""
-    progress.step("fitting the same model without the fairness criterion, for comparison")
+    no usable model came out of it, why.  The model is :func:`reused_unconstrained_fit` of
+    ``points`` when there is one (the same model a fit would give, without its time), else fitted."""
+    reused = reused_unconstrained_fit(plan, list(points))
+    if reused is not None:
+        progress.step("measuring the model as grown, before its leaves were relabelled, for comparison")
+        fits = [(reused, None, None, None, 0.0)]
+    else:
+        progress.step("fitting the same model without the fairness criterion, for comparison")
+        fits = None
     try:
-        doc = _train_point(plan, data, None, 0, 1, SILENT, earlier, t_start).metrics_doc
+        doc = _train_point(plan, data, None, 0, 1, SILENT, earlier, t_start, fits).metrics_doc
     except NoUsableModelError as exc:
         return {"train": None, "test": None, "error": str(exc)}
     log = doc["training_log"]
@@ -383,11 +437,14 @@ def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: 
 
 
 def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i: int, n_points: int,
-                 progress: Progress, earlier: dict, t_start: float, fits: list | None = None) -> PointResult:
+                 progress: Progress, earlier: dict, t_start: float, fits: list | None = None,
+                 keep_train_matrix: bool = False) -> PointResult:
     """Fit the model of one fairness point and measure it on train and test rows.  ``earlier``
     is the seconds of the run's stages before the fits (``<stage>_seconds``, in their order);
     ``fits`` the point's :func:`_fit_task` results when they were computed side by side
-    (their ``fit_seconds`` is then the sum of the fits' own times)."""
+    (their ``fit_seconds`` is then the sum of the fits' own times).  ``keep_train_matrix``: the
+    kept model keeps the matrices of its training and test rows, for
+    :func:`reused_unconstrained_fit`."""
     frame, y_all, groups_all, splits = data.frame, data.y, data.groups, data.splits
     data_sha, summary = data.data_sha256, data.summary
     label = "fitting" if criterion is None else f"fitting ({criterion.label()})"
@@ -401,7 +458,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         """Fit ``k`` of the point: computed already, or now (serially, with its progress line)."""
         if fits is None:
             progress.step(step, at, of)
-        done = fits[k] if fits is not None else _fit_task(*shared, *tasks[k])
+        done = fits[k] if fits is not None else _fit_task(*shared, *tasks[k], keep_matrix=True)
         if isinstance(done, Exception):
             raise done
         return done
@@ -426,7 +483,12 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     fit_seconds = (time.perf_counter() - t_fit if fits is None
                    else sum(done[-1] for done in fits if not isinstance(done, Exception)))
     t_eval = time.perf_counter()
-    tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
+    if fitted.train_matrix is not None:  # the rows as the fit read them: not encoded again
+        tr_pred, tr_score = fitted.predict_matrix(fitted.train_matrix)
+        if not keep_train_matrix:
+            fitted.train_matrix = None
+    else:
+        tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
     train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
     # the report's measures (fairspec.metrics.audit): every group against the reference group, and
     # the curves it draws on the rows the verdict is read on
@@ -439,7 +501,11 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     if plan.evaluation.kind == "holdout":
         scored_idx = _scorable(plan, fitted, frame, test_idx)
         unscored = len(test_idx) - len(scored_idx)
-        te_pred, te_score = fitted.predict(frame.iloc[scored_idx])
+        if fitted.test_matrix is None:
+            fitted.test_matrix = fitted.matrix(frame.iloc[scored_idx])
+        te_pred, te_score = fitted.predict_matrix(fitted.test_matrix)
+        if not keep_train_matrix:
+            fitted.test_matrix = None
         test_eval = (y_all[scored_idx], te_pred, te_score, groups_all[scored_idx])
     if test_eval is not None:
         te_y, te_pred, te_score, te_groups = test_eval
@@ -476,4 +542,4 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
                                imputer=fitted.imputer, estimator=family_estimator(fitted.estimator),
                                criterion=criterion, class_names=data.class_names, calibration=calibration)
-    return PointResult(criterion, model_doc, metrics_doc, fitted.estimator)
+    return PointResult(criterion, model_doc, metrics_doc, fitted.estimator, fitted)

@@ -183,13 +183,21 @@ class _TreeParams:
         from fairspec.models.tree.relabel import relabel_leaves
 
         fairness = self.fairness
-        routes, offsets = TreeRoutes.of(trees, X)
+        # copies of one growth relabelled at several bounds (fit_bound_path) share how the rows
+        # reach the leaves and what the trees predicted as grown: both read the splits alone
+        shared = getattr(self, "_grown_routes", None)
+        if shared:
+            routes, offsets, before = shared
+        else:
+            routes, offsets = TreeRoutes.of(trees, X)
+            # what the model predicts as grown: the label vote below is not it for a single tree
+            # whose rows are split over leaves (fractional), which mixes the leaves' frequencies
+            before = self._predicts_positive(X)
+            if shared is not None:
+                shared.extend((routes, offsets, before))
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
         rows, leaves, w = routes.concatenated()
         own_labels = [t.leaf_label for t in trees]
-        # what the model predicts as grown: the label vote below is not it for a single tree
-        # whose rows are split over leaves (fractional), which mixes the leaves' frequencies
-        before = self._predicts_positive(X)
         solver = dict(mip_gap=float(self.mip_gap), threads=int(self.threads), seed=self.seed_,
                       max_checkpoints=self._relabel_checkpoints())
         descent_met_bound = False
@@ -275,11 +283,13 @@ class _TreeParams:
         grown_from = copy.deepcopy(self)
         X, y_num, groups, log = grown_from._grow(X, y, sensitive_features)
         grown_seconds = time.perf_counter() - start
-        fitted = []
+        fitted, shared = [], []
         for bound in bounds:
             est = copy.deepcopy(grown_from)
             est.fairness = type(self.fairness)(bound=float(bound))
+            est._grown_routes = shared  # filled by the first relabelling, read by the others
             est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds)
+            del est._grown_routes
             fitted.append(est)
         return fitted
 
@@ -287,7 +297,11 @@ class _TreeParams:
         """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
         bound (a penalty already acted in the split score; its train gap is logged), then the
         reproducibility keys and the time, into ``fit_log_``."""
+        # what fitting without the criterion grows (a bound acts only on the leaves), kept for
+        # :meth:`fitted_without_fairness`; a refit without a bound forgets an earlier fit's
+        self._grown_before_relabel = None
         if self.fairness is not None and self.fairness.bound is not None:
+            self._grown_before_relabel = (copy.deepcopy(trees), dict(log), time.perf_counter() - start)
             self._relabel(trees, X, y_num, groups, log, self._deadline())
         elif self.fairness is not None and self.fairness.enforced:
             # on 0/1 (1 = classes_[1]), as y_num is: the labels may be strings
@@ -296,6 +310,25 @@ class _TreeParams:
         log["seconds"] = round(time.perf_counter() - start, 3)
         self.fit_log_ = log
         record_params(self)
+
+    def fitted_without_fairness(self):
+        """This classifier as ``fit`` with ``fairness=None`` on the same rows returns it, without
+        growing again, or None when this fit cannot tell (no bound, or not fitted here).
+
+        Under a bound the splits do not depend on the criterion (:meth:`fit_bound_path`), so the
+        trees as grown, before their leaves were relabelled, are the unconstrained fit's trees;
+        its fit log is the growth's, and its ``seconds`` the growth's time.  The pipeline's
+        comparison model (:func:`fairspec.pipeline.train.train`, ``unconstrained``) reads it."""
+        grown = getattr(self, "_grown_before_relabel", None)
+        if grown is None:
+            return None
+        trees, log, seconds = grown
+        est = copy.copy(self)
+        est.__dict__ = {k: v for k, v in self.__dict__.items() if k not in ("_grown_before_relabel", "fit_log_")}
+        est.fairness = None
+        est._set_trees(copy.deepcopy(trees))
+        est._finish_fit(est._trees(), None, None, None, dict(log), time.perf_counter() - seconds)
+        return est
 
     def _predicts_positive(self, X) -> np.ndarray:
         """1.0 where the fitted model predicts the positive class (``classes_[1]``), on the 0/1
@@ -392,6 +425,9 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def _trees(self) -> list[TreeStructure]:
         return [self.tree_]
 
+    def _set_trees(self, trees: list[TreeStructure]) -> None:
+        (self.tree_,) = trees
+
     def predict_proba(self, X):
         check_is_fitted(self, "tree_")
         X = feature_matrix(X, self, reset=False)
@@ -404,8 +440,12 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        p1 = self.predict_proba(X)[:, 1]
-        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+        return self.labels_from_scores(self.predict_proba(X)[:, 1])
+
+    def labels_from_scores(self, p1):
+        """The labels :meth:`predict` gives rows whose ``predict_proba(X)[:, 1]`` is ``p1``: a
+        caller that needs both (the pipeline's evaluation) routes the rows once."""
+        return self.classes_[(np.asarray(p1) > 0.5 + VOTE_TOL).astype(int)]
 
     def to_json(self) -> dict:
         check_is_fitted(self, "tree_")
@@ -539,6 +579,9 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def _trees(self) -> list[TreeStructure]:
         return self.trees_
 
+    def _set_trees(self, trees: list[TreeStructure]) -> None:
+        self.trees_ = list(trees)
+
     def _grow(self, X, y, sensitive_features):
         """Grow ``trees_`` (no relabelling yet); returns what :meth:`_finish_fit` reads next."""
         X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
@@ -567,8 +610,12 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):
-        p1 = self.predict_proba(X)[:, 1]
-        return self.classes_[(p1 > 0.5 + VOTE_TOL).astype(int)]
+        return self.labels_from_scores(self.predict_proba(X)[:, 1])
+
+    def labels_from_scores(self, p1):
+        """The labels :meth:`predict` gives rows whose ``predict_proba(X)[:, 1]`` is ``p1``: a
+        caller that needs both (the pipeline's evaluation) routes the rows once."""
+        return self.classes_[(np.asarray(p1) > 0.5 + VOTE_TOL).astype(int)]
 
     def to_json(self) -> dict:
         check_is_fitted(self, "trees_")

@@ -31,17 +31,20 @@ class TrainingView:
     folds: str = ""
 
 #: the order the timing rows are shown in (the steps of a run)
-TIMING_ORDER = ("read_seconds", "check_seconds", "load_seconds", "fit_seconds", "evaluate_seconds",
-                "total_seconds")
+TIMING_ORDER = ("startup_seconds", "read_seconds", "check_seconds", "load_seconds", "fit_seconds", "evaluate_seconds",
+                "unconstrained_seconds", "total_seconds")
 #: what each timing covers (fairspec.pipeline.train): "fit" is more than the estimator's own
 #: fit time in the training log, and a sweep point's total counts from the start of the run
 TIMING_LABELS = {
+    "startup_seconds": "start-up (importing the modules and reading the spec; the command line's, once per run)",
     "read_seconds": "read (parse the data file; once per run)",
     "check_seconds": "check (the spec against the data; once per run)",
     "load_seconds": "load (filters, target, groups and the split, and reading the file when not read before; "
                     "once per run)",
     "fit_seconds": "fit (encoding, imputation and the estimator; under cross-validation every fold's too)",
     "evaluate_seconds": "evaluate (predictions and metrics)",
+    "unconstrained_seconds": "the comparison model without the fairness criterion (fitted, or taken from the "
+                             "fit's growth, and evaluated; once per run)",
     "total_seconds": "since the run started (a sweep's earlier points included)",
 }
 
