@@ -146,6 +146,15 @@ def frame_mb(path: Path) -> float:
     return read_table(path).memory_usage(deep=True).sum() / 2**20
 
 
+def frame_mb_in_child(path: Path) -> float:
+    """``frame_mb`` measured in a child process: Linux keeps a process's peak RSS across ``exec``,
+    so a frame read here would raise the peak of every command this script runs after it."""
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+            f"from scale import frame_mb; print(frame_mb({str(path)!r}))")
+    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True).stdout)
+
+
 def sizes_table(sizes: list[int], work: Path) -> dict:
     fairspec = [sys.executable, "-m", "fairspec"]
     results = {}
@@ -158,7 +167,7 @@ def sizes_table(sizes: list[int], work: Path) -> dict:
         spec.write_text(TREE_SPEC.format(data=data))
         out = work / f"out_{rows}"
         shutil.rmtree(out, ignore_errors=True)
-        size = frame_mb(data)
+        size = frame_mb_in_child(data)
         runs = {
             "check": timed(fairspec + ["check", str(spec)]),
             "train": timed(fairspec + ["compile-and-train", str(spec), "--out", str(out), "-q"]),
