@@ -106,6 +106,10 @@ FIT_LOG_TERMS: dict[str, str] = {
         "Seconds from the start of the fit until column generation could start (turning features into "
         "conditions, merging rows, the warm start, building the master LP and loading it into HiGHS), a "
         "step the time limit does not cap."),
+    "setup_sample_rows": (
+        "Present when the training rows were more than the set-up's sample size: the number of rows, "
+        "drawn at random under the seed, from which the set-up learned its conditions' cut points and "
+        "its warm-start rules; every later step counts all training rows."),
     "certifier_skipped": (
         "Present when the time limit was too short to run the certifier: column generation ended when "
         "its beam search found no new rule, without the pricing integer program that would prove no "
