@@ -11,7 +11,9 @@ One run prints four tables (benchmarks/README.md, "Scale", records them):
 3. every stage's seconds from the 1M run's metrics.json;
 4. on the 1M file, LightGBM (100 trees, one thread), scikit-learn's HistGradientBoosting
    (100 iterations) and DecisionTreeClassifier (depth 5), the file read by pandas;
-5. a 10-fold cross-validation of a 5-point rule-set sweep on compas (55 fits), serial and on a
+5. (``--rules-only``) a rule set on the 1M file at time limits of 20 and 60 s: set-up and fit
+   seconds against the limit, status, rules, test accuracy, whether the model is constant;
+6. a 10-fold cross-validation of a 5-point rule-set sweep on compas (55 fits), serial and on a
    ``distributed.LocalCluster`` of 2 worker processes (one thread each), with the per-fit times
    and what they bound for 100 workers.
 
@@ -21,6 +23,7 @@ by side in one run are what to quote.
     python benchmarks/scale.py                       # everything, ~15-30 min on 2 busy cores
     python benchmarks/scale.py --sizes 100000 1000000 --skip-cv
     python benchmarks/scale.py --cv-only
+    python benchmarks/scale.py --rules-only --rules-time-limits 20 60 --rules-calibrated
 """
 from __future__ import annotations
 
@@ -52,6 +55,21 @@ model tree {{ depth 5 }}
 evaluate {{ holdout 0.3 stratify seed 1 }}
 """
 
+RULES_SPEC = """spec scale_rules
+data "{data}"
+target y positive 1
+protected group
+features {{
+  x1 numeric  x2 numeric  x3 numeric  x4 numeric  x5 numeric  x6 numeric
+  x7 numeric  x8 numeric  x9 numeric  c1 categorical  c2 categorical  c3 categorical
+}}
+missing mia
+fairness equal_opportunity <= 0.05{on_train}
+model rule_set {{ max_complexity 20 }}
+solver {{ time_limit {limit}s }}
+evaluate {{ holdout 0.3 stratify seed 1 }}
+"""
+
 SWEEP_SPEC = """spec compas_sweep
 data "{data}" where race in ["African-American", "Caucasian"]
 target two_year_recid positive 1
@@ -61,7 +79,7 @@ features {{
   c_charge_degree categorical  sex categorical
 }}
 missing mia
-fairness equal_opportunity <= [0.02, 0.05, 0.1, 0.15, 0.2]
+fairness equal_opportunity <= [0.02, 0.05, 0.1, 0.15, 0.2] on train
 model rule_set {{ max_complexity 20  max_conditions 2 }}
 solver {{ time_limit {limit}s  threads 1  seed 7  clock_cap false }}
 evaluate {{ cv 10 seed 7 }}
@@ -128,6 +146,15 @@ def frame_mb(path: Path) -> float:
     return read_table(path).memory_usage(deep=True).sum() / 2**20
 
 
+def frame_mb_in_child(path: Path) -> float:
+    """``frame_mb`` measured in a child process: Linux keeps a process's peak RSS across ``exec``,
+    so a frame read here would raise the peak of every command this script runs after it."""
+    code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
+            f"from scale import frame_mb; print(frame_mb({str(path)!r}))")
+    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                                text=True).stdout)
+
+
 def sizes_table(sizes: list[int], work: Path) -> dict:
     fairspec = [sys.executable, "-m", "fairspec"]
     results = {}
@@ -140,7 +167,7 @@ def sizes_table(sizes: list[int], work: Path) -> dict:
         spec.write_text(TREE_SPEC.format(data=data))
         out = work / f"out_{rows}"
         shutil.rmtree(out, ignore_errors=True)
-        size = frame_mb(data)
+        size = frame_mb_in_child(data)
         runs = {
             "check": timed(fairspec + ["check", str(spec)]),
             "train": timed(fairspec + ["compile-and-train", str(spec), "--out", str(out), "-q"]),
@@ -223,6 +250,56 @@ def peers_table(data: Path) -> None:
                   f"{(pred == y[cut:]).mean():.4f} |", flush=True)
 
 
+def rules_table(work: Path, limits: list[float], calibrated: bool) -> None:
+    """Issue 48's rule set on 1M rows: ``compile-and-train`` of ``model rule_set { max_complexity
+    20 }`` at each time limit, the bound held on the training rows (one fit) and, with
+    ``calibrated``, the same bound calibrated (inner fits and the refit).  Set-up and fit seconds
+    come from the fit log (the refit's, for a calibrated bound) and metrics.json's timing."""
+    data = generate(1_000_000, work / "rows_1000000.csv")
+    fairspec = [sys.executable, "-m", "fairspec"]
+    print(f"\n## a rule set on 1M rows ({load()}, {time.strftime('%Y-%m-%d %H:%M')})\n")
+    print("| time_limit s | bound | set-up s | stages s | fit_seconds | process wall s | CPU s | status | "
+          "rules | test accuracy | constant model | cut by clock |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    forms = [(" on train", "on train")] + ([("", "calibrated")] if calibrated else [])
+    for limit in limits:
+        for on_train, name in forms:
+            spec = work / f"rules_{limit:g}_{name.replace(' ', '_')}.fair"
+            spec.write_text(RULES_SPEC.format(data=data, limit=f"{limit:g}", on_train=on_train))
+            out = work / f"out_rules_{limit:g}_{name.replace(' ', '_')}"
+            shutil.rmtree(out, ignore_errors=True)
+            run = timed(fairspec + ["compile-and-train", str(spec), "--out", str(out), "-q"])
+            metrics = json.loads((out / "metrics.json").read_text())
+            log = json.loads((out / "model.json").read_text())["training"]["fit_log"]
+            # model.json's fit log has no timings; metrics.json's training_log keeps them
+            timed_log = metrics["training_log"]
+            setup = timed_log.get("setup_seconds")
+            stages = None if setup is None else timed_log["seconds"] - setup
+            print(f"| {limit:g} | {name} | {setup} | {stages if stages is None else round(stages, 1)} | "
+                  f"{metrics['timing'].get('fit_seconds')} | {run['wall']:.1f} | {run['cpu']:.1f} | {log['status']} | "
+                  f"{log['n_rules']} | {metrics['test']['accuracy']:.4f} | {metrics['constant_model'] is not None} | "
+                  f"{log['cut_by_clock']} |", flush=True)
+    print(f"\n({load()} at the end)")
+
+
+def same_fits(serial: list, parallel: list) -> bool:
+    """Whether two runs of the same tasks gave byte-identical results: each fit's model document
+    (its fit log without timings, as model.json writes it) and, for a fold's fit, the rows it
+    scored, their labels and their scores.  A fit that raised compares by its message."""
+    from fairspec.pipeline.artifact import _without_fit_timings
+
+    def key(result):
+        if isinstance(result, BaseException):
+            return ("error", type(result).__name__, str(result))
+        fitted, scored, labels, scores, _seconds = result
+        doc = json.dumps(_without_fit_timings(fitted.estimator.to_json()), sort_keys=True)
+        arrays = [None if a is None else (np.asarray(a).dtype.str, np.asarray(a).tobytes())
+                  for a in (scored, labels, scores)]
+        return doc, arrays
+
+    return len(serial) == len(parallel) and all(key(a) == key(b) for a, b in zip(serial, parallel))
+
+
 def cv_table(work: Path, limit: float) -> None:
     """55 rule-set fits, serial and on a 2-worker LocalCluster, through the pipeline's own tasks."""
     import distributed
@@ -252,12 +329,7 @@ def cv_table(work: Path, limit: float) -> None:
             parallel = run_tasks(_fit_task, tasks, shared=shared)
             cluster_wall = time.perf_counter() - t
     load_cluster = load()
-    from fairspec.pipeline.artifact import without_timings
-
-    # fold fits by their predictions, kept models by their documents (fit logs without timings)
-    same = all(np.array_equal(a[2], b[2]) if a[2] is not None else
-               without_timings(a[0].estimator.to_json()) == without_timings(b[0].estimator.to_json())
-               for a, b in zip(serial, parallel))
+    same = same_fits(serial, parallel)
     fits = np.array([r[-1] for r in serial])
     print("| run | wall s | speed-up | load |")
     print("| --- | --- | --- | --- |")
@@ -282,8 +354,14 @@ def main() -> None:
     parser.add_argument("--skip-peers", action="store_true")
     parser.add_argument("--peers-only", action="store_true")
     parser.add_argument("--cv-time-limit", type=float, default=2.0)
+    parser.add_argument("--rules-only", action="store_true", help="only the rule set on 1M rows (issue 48)")
+    parser.add_argument("--rules-time-limits", type=float, nargs="+", default=[20.0, 60.0])
+    parser.add_argument("--rules-calibrated", action="store_true", help="also the calibrated bound")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
+    if args.rules_only:
+        rules_table(args.work, args.rules_time_limits, args.rules_calibrated)
+        return
     if args.peers_only:
         peers_table(generate(1_000_000, args.work / "rows_1000000.csv"))
         return

@@ -125,3 +125,47 @@ def test_held_out_gap_noise_is_the_worst_case_standard_error_of_the_two_smallest
     noise = held_out_gap_noise(EqualOpportunity(bound=0.05), y, g)
     assert noise == pytest.approx(np.sqrt(0.25 / 25 + 0.25 / 100))
     assert held_out_gap_noise(EqualOpportunity(bound=0.05), y, g, share=0.25) == pytest.approx(2 * noise)
+
+
+class LimitSpy(ClassifierMixin, BaseEstimator):
+    """A family stand-in with a ``time_limit``: records the limit and row count of every fit."""
+
+    log: list = []
+
+    def __init__(self, criterion=None, time_limit=60.0):
+        self.criterion = criterion
+        self.time_limit = time_limit
+
+    def fit(self, X, y, sensitive_features=None):
+        self.classes_ = np.unique(y)
+        LimitSpy.log.append((self.time_limit, len(y)))
+        return self
+
+    def predict(self, X):
+        return np.zeros(len(X), dtype=int)
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_the_time_limit_is_shared_by_the_inner_fits_and_on_large_data_by_the_refit_too(large):
+    rng = np.random.default_rng(1)
+    n = 3000
+    X, y, g = rng.normal(size=(n, 2)), rng.integers(0, 2, n), rng.integers(0, 2, n)
+    LimitSpy.log = []
+    # a held-out fold of 1,000 rows: its gap's worst-case standard error is about 0.045, under a
+    # tenth of ε = 1 (the single inner split of "Large data"), far over a tenth of ε = 0.05
+    eps = 1.0 if large else 0.05
+    model = CalibratedFairClassifier(LimitSpy(EqualOpportunity(bound=eps), time_limit=60.0), folds=3,
+                                     max_inner_rows=500).fit(X, y, sensitive_features=g)
+    limits = [limit for limit, _ in LimitSpy.log]
+    if large:
+        # three candidates on one hold-out share half the limit, the refit gets the other half:
+        # the stages of the whole calibrated fit are sized by one time_limit
+        assert model.calibration_["inner_folds_fitted"] == 1
+        assert limits == [10.0, 10.0, 10.0, 30.0] and sum(limits) == 60.0
+        assert (model.calibration_["inner_time_share"], model.calibration_["refit_time_share"]) == (1 / 6, 0.5)
+    else:
+        # three folds x three candidates at a third each, the refit at the whole limit (as before)
+        assert model.calibration_["inner_folds_fitted"] == 3
+        assert limits == [20.0] * 9 + [60.0]
+        assert "refit_time_share" not in model.calibration_
+    assert LimitSpy.log[-1][1] == n
