@@ -28,8 +28,9 @@ IMPORTS = {
     "check": "import fairspec.cli, fairspec.plan.compile, fairspec.data.table",
     "train": ("import fairspec.cli, fairspec.plan.compile, fairspec.pipeline.train, fairspec.pipeline.outputs, "
               "fairspec.models.missing_tree, fairspec.models.tree.relabel, fairspec.solvers.highs"),
+    # predict reads a tree through its scorer, without scikit-learn (fairspec.models.tree.scorer)
     "predict": ("import fairspec.cli, fairspec.pipeline.artifact, fairspec.pipeline.scoring, "
-                "fairspec.models.missing_tree"),
+                "fairspec.models.tree.scorer, fairspec.metrics.auc"),
 }
 
 

@@ -498,7 +498,6 @@ def _prediction_destination(output: str) -> tuple[Path, bool]:
 
 
 def cmd_predict(args, out, err) -> int:
-    from fairspec import load_model
     from fairspec.files import write_atomic
     from fairspec.pipeline.files import OutputError, cannot_write, check_writable_dir
 
@@ -531,7 +530,11 @@ def cmd_predict(args, out, err) -> int:
         destination, in_place = _prediction_destination(args.output)
         if not in_place:
             check_writable_dir(destination.parent, [destination.name])
-    model = load_model(args.model)
+    from fairspec.pipeline.artifact import LoadedModel
+
+    # read for scoring: a family with a scorer (the trees) scores without importing
+    # scikit-learn and SciPy, a second and a half of the command's start
+    model = LoadedModel.read(args.model, scoring_only=True)
     if args.chunk_rows is not None and args.chunk_rows < 1:
         raise UsageError(f"fairspec predict: error: argument --chunk-rows: {args.chunk_rows}: give a number of "
                          f"rows, 1 or more")

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from sklearn.metrics import roc_auc_score
 
+from fairspec.metrics.auc import roc_auc
 from fairspec.metrics.roc import abroca
 from fairspec.registry.criteria import MET_TOLERANCE
 
@@ -211,8 +211,8 @@ def evaluate_predictions(y_true, y_pred, y_score, groups) -> dict:
     merged = None if score is None else merged_rows(y_true, score, labels)
     auc = None
     if score is not None and both_classes:
-        auc = _json_float(roc_auc_score(merged[0], merged[1], sample_weight=merged[3]) if merged[3] is not None
-                          else roc_auc_score(y_true, score))
+        auc = _json_float(roc_auc(merged[0], merged[1], sample_weight=merged[3]) if merged[3] is not None
+                          else roc_auc(y_true, score))
     if both_classes:
         # scikit-learn's balanced_accuracy_score, from the confusion matrix's counts: the mean of
         # each class's recall (the same divisions, in the same order, without its label checks)

@@ -100,12 +100,12 @@ def _weighted_auc(scores: np.ndarray, members: np.ndarray, others: np.ndarray) -
     rows and ``others`` other rows: ``roc_auc_score`` of the rows themselves, to the last bit
     (scikit-learn's cumulative counts are sums of whole numbers either way, so its curve is
     the same), at the cost of a few hundred weighted points instead of one per row."""
-    from sklearn.metrics import roc_auc_score
+    from fairspec.metrics.auc import roc_auc
 
     label = np.r_[np.ones(len(scores)), np.zeros(len(scores))]
     weight = np.r_[members, others]
     keep = weight > 0
-    return float(roc_auc_score(label[keep], np.r_[scores, scores][keep], sample_weight=weight[keep]))
+    return float(roc_auc(label[keep], np.r_[scores, scores][keep], sample_weight=weight[keep]))
 
 
 def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, seed: int = 0) -> dict:

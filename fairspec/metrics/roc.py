@@ -31,7 +31,8 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
-from sklearn.metrics import roc_curve
+
+from fairspec.metrics.auc import roc_curve_points
 
 
 def roc_points(y_true: np.ndarray, y_score: np.ndarray, sample_weight=None) -> tuple[np.ndarray, np.ndarray]:
@@ -40,7 +41,7 @@ def roc_points(y_true: np.ndarray, y_score: np.ndarray, sample_weight=None) -> t
     ``y_true`` must hold both classes.  Consecutive points with the same FPR form a
     vertical jump; they stay in order of increasing TPR.
     """
-    fpr, tpr, _ = roc_curve(y_true, y_score, sample_weight=sample_weight, drop_intermediate=False)
+    fpr, tpr = roc_curve_points(y_true, y_score, sample_weight, drop_intermediate=False)
     return fpr.astype(float), tpr.astype(float)
 
 

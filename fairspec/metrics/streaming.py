@@ -117,8 +117,7 @@ class StreamedMetrics:
     def block(self, *, seed: int = 0, level: float = LEVEL, draws: int = DRAWS) -> dict:
         """The metrics.json block of every row added, with its ``gap_intervals``: what
         ``evaluate_predictions`` and ``gap_intervals`` give on the rows all at once."""
-        from sklearn.metrics import roc_auc_score
-
+        from fairspec.metrics.auc import roc_auc
         from fairspec.metrics.roc import abroca
 
         c = self.group_counts()
@@ -143,7 +142,7 @@ class StreamedMetrics:
             score = index.get_level_values(2).to_numpy(dtype=float)
             weight = self.scores.to_numpy(dtype=float)
             if both_classes:
-                auc = _json_float(roc_auc_score(y, score, sample_weight=weight))
+                auc = _json_float(roc_auc(y, score, sample_weight=weight))
             abroca_value = _json_float(abroca(y, score, groups, sample_weight=weight))
             scores_are_labels = bool(np.isin(score, (0.0, 1.0)).all())
         block = block_of_counts(c, accuracy=correct / n, balanced_accuracy=balanced, auc=auc, abroca=abroca_value,

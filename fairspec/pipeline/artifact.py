@@ -201,13 +201,17 @@ class LoadedModel(FittedPipeline):
         return scored
 
     @classmethod
-    def from_document(cls, doc: dict, source: str = "model.json", numbers_checked: bool = False) -> "LoadedModel":
+    def from_document(cls, doc: dict, source: str = "model.json", numbers_checked: bool = False,
+                      scoring_only: bool = False) -> "LoadedModel":
         """The model ``doc`` describes, checked so that a damaged or edited file is refused here,
         as a ``ModelFileError`` naming ``source``, instead of failing or scoring garbage later.
         ``numbers_checked``: the caller has already refused a number JSON does not have
         (:func:`number_problem`), as ``fairspec report``'s reader has, so it is not walked twice:
         a second walk of a large model file (a knn imputer's rows) had made the report slower by
-        a second or more."""
+        a second or more.  ``scoring_only``: the estimator is the family's scorer
+        (:attr:`~fairspec.registry.families.Family.scorer`, when it has one), which predicts as
+        the estimator does without importing scikit-learn, and passes the same checks; the
+        Python API keeps the estimator."""
         if not isinstance(doc, dict) or doc.get("format") != FORMAT:
             raise ModelFileError(f"{source}: error: not a fairspec model file")
         # `true` and 1.0 equal 1 in Python, but no fairspec wrote either
@@ -235,7 +239,9 @@ class LoadedModel(FittedPipeline):
             cls._check_preprocessing(pre, encoder, imputer)
             family = doc["model"]["family"]
             if isinstance(family, str) and family in FAMILIES and FAMILIES[family].implemented:
-                estimator = family_module(family).estimator_from_json(doc["model"]["estimator"])
+                reader = (importlib.import_module(FAMILIES[family].scorer).scorer_from_json
+                          if scoring_only and FAMILIES[family].scorer else family_module(family).estimator_from_json)
+                estimator = reader(doc["model"]["estimator"])
                 cls._check_estimator(estimator, encoder)
                 cls._check_text(doc, encoder, imputer, estimator)
         except damage as exc:
@@ -256,7 +262,9 @@ class LoadedModel(FittedPipeline):
         return cls(encoder, imputer, estimator, doc)
 
     @classmethod
-    def read(cls, path: Path) -> "LoadedModel":
+    def read(cls, path: Path, scoring_only: bool = False) -> "LoadedModel":
+        """The model at ``path`` (a model.json or a run directory); ``scoring_only``: as
+        :meth:`from_document` says."""
         path = Path(path)
         hint = ""
         if path.is_dir():
@@ -267,7 +275,7 @@ class LoadedModel(FittedPipeline):
                         f"{', '.join(points[:3])}{', ...' if len(points) > 3 else ''})")
             path = path / "model.json"
         doc = read_json(path, "model", hint)
-        return cls.from_document(doc, str(path))
+        return cls.from_document(doc, str(path), scoring_only=scoring_only)
 
     @staticmethod
     def _check_preprocessing_values(pre) -> None:

@@ -62,6 +62,9 @@ class Family:
     #: only its ROC curve and AUC mean something)
     score: str = "probability"
     module: str = ""
+    #: a module whose ``scorer_from_json(doc)`` reads the family's saved estimator for scoring
+    #: without importing scikit-learn (``fairspec predict``); "" when only the estimator scores
+    scorer: str = ""
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -112,6 +115,7 @@ FAMILIES: dict[str, Family] = {
         default_missing="mia",
         work_limited=True,
         module="fairspec.models.missing_tree",
+        scorer="fairspec.models.tree.scorer",
     ),
     "rule_set": Family(
         name="rule_set",

@@ -226,3 +226,21 @@ def test_a_group_never_selected_does_not_pull_the_upper_end_below_the_true_gap()
         low, high = gap_intervals(y, pred, groups, seed=int(rng.integers(1 << 30)))["gaps"]["demographic_parity"]
         above += high < 0.5
     assert above / reps <= 0.07
+
+
+def test_jeffreys_quantiles_are_scipy_stats_beta_ppf_bit_for_bit():
+    """betaincinv (scipy.special, imported in a third of scipy.stats' time) is the function
+    beta.ppf calls: the intervals are the same numbers."""
+    from scipy.stats import beta
+
+    from fairspec.metrics.intervals import jeffreys_interval
+
+    rng = np.random.default_rng(5)
+    trials = np.r_[1, 2, 3, 10, rng.integers(1, 2_000_000, 300)].astype(float)
+    successes = np.floor(trials * np.r_[0.5, 0.0, 1.0, 0.3, rng.random(300)])
+    for level in (0.95, 0.95 ** (1 / 7), 0.99999):
+        low, high = jeffreys_interval(successes, trials, level)
+        a, b, tail = successes + 0.5, trials - successes + 0.5, (1 - level) / 2
+        want_low = np.where(successes == 0, 0.0, beta.ppf(tail, a, b))
+        want_high = np.where(successes == trials, 1.0, beta.ppf(1 - tail, a, b))
+        assert low.tobytes() == want_low.tobytes() and high.tobytes() == want_high.tobytes()

@@ -30,21 +30,21 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import check_is_fitted
 
-from fairspec.errors import DataError, ModelFileError
+from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    numeric_target, require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
-                                        params_at_fit, record_params, restore_feature_names)
-from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
+from fairspec.models.model_file import feature_names_to_json, json_values, params_at_fit, record_params
+from fairspec.models.readout import column_names, shown_classes
+from fairspec.models.tree.describe import describe_tree
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
-from fairspec.models.tree.split_search import ROUTE_NAMES, STRATEGIES, VOTE_TOL, EncodedFeatures, SplitScorer, Task
+from fairspec.models.tree.scorer import FORMAT_VERSION, read_tree_document
+from fairspec.models.tree.split_search import STRATEGIES, VOTE_TOL, EncodedFeatures, SplitScorer, Task
 from fairspec.parallel import run_tasks
-from fairspec.registry.criteria import Criterion, make_criterion
+from fairspec.registry.criteria import Criterion
 
 # The relabelling MIPs (forest_relabel, relabel) and the solver module import Pyomo and HiGHS
 # where they are used: scoring a file with a saved tree (fairspec predict) needs neither.
 
-FORMAT_VERSION = 1
 #: the relabelling MIP's work limit (:mod:`fairspec.solvers.highs`, "Work limits"): HiGHS
 #: checkpoints per second of ``time_limit``, and the fewest (the rates they rest on:
 #: ``benchmarks/README.md``).  The fewest was 3 until a review found a
@@ -59,26 +59,11 @@ def _criterion_to_json(c: Criterion | None):
     return None if c is None else {"name": c.name, "bound": c.bound, "penalty": c.penalty}
 
 
-def _criterion_from_json(d):
-    if d is None:
-        return None
-    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
-        raise ValueError("'fairness' must be null or an object with a 'name'")
-    try:
-        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
-    except KeyError:  # the table of criteria is keyed by name
-        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
-
-
 def _group_codes(sensitive_features, n):
     if sensitive_features is None:
         raise DataError("this model enforces a fairness criterion: fit(...) needs sensitive_features")
     names, codes = np.unique(group_labels(sensitive_features, n), return_inverse=True)
     return names, codes
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.6g}"
 
 
 class _TreeParams:
@@ -665,166 +650,23 @@ def _tree_doc(est, kind):
 def estimator_from_json(doc: dict):
     """Rebuild a fitted estimator from ``to_json()`` output (data only).
 
-    ``ModelFileError`` saying what is wrong when ``doc`` is not something ``to_json`` writes:
-    a model file comes from outside, and a damaged one must fail here with a reason rather
-    than crash, loop or score garbage at predict time.
+    ``ModelFileError`` saying what is wrong when ``doc`` is not something ``to_json`` writes
+    (:func:`.scorer.read_tree_document` makes the checks; :mod:`.scorer` scores the same
+    document without scikit-learn).
     """
-    kind = doc.get("kind") if isinstance(doc, dict) else None
-    cls = _KINDS.get(kind) if isinstance(kind, str) else None
-    if cls is None:
-        raise ModelFileError(f"not a missing-aware tree model: kind {kind!r}")
-    if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-        raise ModelFileError(f"tree model format version {doc.get('format_version')!r}; "
-                             f"this fairspec reads {FORMAT_VERSION}")
-    try:
-        params = doc["params"]
-        if not isinstance(params, dict):
-            raise ValueError("'params' must be an object")
-        params = dict(params)
-        if "fairness" in params:
-            params["fairness"] = _criterion_from_json(params["fairness"])
-        est = cls(**params)
-        n_features = doc["n_features_in"]
-        if isinstance(n_features, bool) or not isinstance(n_features, int) or n_features < 1:
-            raise ValueError(f"n_features_in must be a positive integer, got {n_features!r}")
-        est.n_features_in_ = n_features
-        restore_feature_names(est, doc, n_features)
-        categorical = params.get("categorical_features")
-        if categorical is not None:
-            categorical = feature_indices(categorical, "categorical_features", n_features)
-            est.categorical_features = categorical
-        classes = doc.get("classes")
-        if cls._task_kind == "classification":
-            # class_labels reads an absent list as 0/1, for the other families' files written
-            # before the labels were recorded; every tree file has recorded them, so here
-            # absence is damage
-            if classes is None:
-                raise ValueError("a classifier needs two distinct classes, got none")
-            est.classes_ = class_labels(classes)
-        elif classes is not None:
-            raise ValueError(f"a regressor has no classes, got {classes!r}")
-        fit_log = doc.get("fit_log")
-        if fit_log is not None and not isinstance(fit_log, dict):
-            raise ValueError("'fit_log' must be an object")
-        est.fit_log_ = dict(fit_log or {})
-        shape = dict(n_features=n_features, categorical=categorical or (),
-                     classification=cls._task_kind == "classification")
-        if cls is MissingAwareForestClassifier:
-            trees = doc["trees"]
-            if not isinstance(trees, list) or not trees:
-                raise ValueError("a forest needs a non-empty list of trees")
-            est.trees_ = []
-            for k, t in enumerate(trees):
-                if not isinstance(t, dict) or "nodes" not in t or "relabelled" not in t:
-                    raise ValueError(f"tree {k} must be an object with 'nodes' and 'relabelled'")
-                try:
-                    est.trees_.append(TreeStructure.from_nodes(t["nodes"], t["relabelled"], **shape))
-                except ValueError as exc:
-                    raise ValueError(f"tree {k}: {exc}") from None
-        else:
-            est.tree_ = TreeStructure.from_nodes(doc["nodes"], doc["relabelled"], **shape)
-    except KeyError as exc:
-        raise ModelFileError(f"malformed tree model: no {exc.args[0]!r} entry") from None
-    except (TypeError, ValueError, ArithmeticError) as exc:
-        raise ModelFileError(f"malformed tree model: {exc}") from None
+    parts = read_tree_document(doc)
+    est = _KINDS[parts.kind](**parts.params)
+    est.n_features_in_ = parts.n_features
+    if parts.feature_names is not None:
+        est.feature_names_in_ = parts.feature_names
+    if parts.categorical is not None:
+        est.categorical_features = parts.categorical
+    if parts.classes is not None:
+        est.classes_ = parts.classes
+    est.fit_log_ = parts.fit_log
+    if isinstance(est, MissingAwareForestClassifier):
+        est.trees_ = parts.trees
+    else:
+        (est.tree_,) = parts.trees
     record_params(est)
     return est
-
-
-# -- describe --------------------------------------------------------------------------------
-def describe_tree(tree: TreeStructure, feature_names=None, categories=None, *, classification=True,
-                  classes=None, imputed=False) -> list[str]:
-    """Indented rendering: one line per branch condition, leaves with label, p and n.
-
-    ``classes``: a classifier's two labels (its ``classes_``); a leaf shows the one it predicts,
-    as ``predict`` returns it.  None shows the leaves' 0/1 votes (1 the positive class).  A
-    leaf whose label the fairness relabelling changed from its training majority says so:
-    read by hand, ``leaf: 1 (p=0.32)`` is otherwise a mistake.  A Trinary third child says
-    that it was grown on all of its node's rows (so its leaves' ``n`` count rows the other
-    children count too).  ``imputed``: every missing value (and every category training
-    never saw, read as one) is filled in before the tree sees it, so nothing is said of where
-    a missing value goes.  A category training saw but a node's rows did not still takes that
-    node's route for a missing value: where one can arrive, the text says where it goes."""
-    categories = categories or {}
-    labels = tree.leaf_labels()
-    relabelled = (np.zeros(len(labels), dtype=bool) if tree.leaf_label is None
-                  else labels != (np.asarray(tree.value) > 0.5 + VOTE_TOL))
-    classes = [0, 1] if classes is None else list(classes)
-    lines: list[str] = []
-
-    def raw_name(j):
-        return feature_names[j] if feature_names is not None else f"x{j}"
-
-    def name(j):  # as the text shows it; categories are keyed by the name itself
-        return feature_text(raw_name(j))
-
-    def names_of(j):
-        return categories.get(j) or categories.get(raw_name(j)) if isinstance(categories, dict) else None
-
-    def cat_names(j, codes):
-        return "{" + ", ".join(category_text(c, names_of(j)) for c in codes) + "}"
-
-    def others_unlisted(j, *listed) -> bool:
-        """Whether a category outside ``listed`` can reach this split: one the node's training
-        rows did not hold (routed as a missing value), or, without the category names, any
-        code the caller may pass."""
-        names = names_of(j)
-        shown = {float(c) for codes in listed for c in codes}
-        return names is None or any(float(c) not in shown for c in range(len(names)))
-
-    def walk(i, indent):
-        pad = "  " * indent
-        if tree.feature[i] < 0:
-            if classification:
-                why = "; relabelled for the fairness bound" if relabelled[i] else ""
-                lines.append(f"{pad}leaf: {classes[int(labels[i])]}  (p={tree.value[i]:.2f}, n={tree.n[i]}{why})")
-            else:
-                lines.append(f"{pad}leaf: {_fmt(tree.value[i])}  (n={tree.n[i]})")
-            return
-        j = tree.feature[i]
-        route = tree.route[i]
-        categorical = tree.left_codes[i] is not None
-        # a category the split does not list goes where a missing value goes
-        other = categorical and others_unlisted(j, tree.left_codes[i], tree.right_codes[i])
-        if imputed:  # no missing value arrives; an unlisted category still can
-            missing = "another category" if other else None
-        else:
-            missing = "missing, or another category" if other else "missing"
-        if tree.present_vs_missing[i]:
-            present = f"{name(j)} in {cat_names(j, tree.left_codes[i])}" if other else f"{name(j)} is present"
-            conds = (present, f"{name(j)} is {missing or 'missing'}")
-            notes = ("", "")
-        else:
-            if categorical:
-                conds = (f"{name(j)} in {cat_names(j, tree.left_codes[i])}",
-                         f"{name(j)} in {cat_names(j, tree.right_codes[i])}")
-            else:
-                # the cut the tree applies, not a rounding of it (:.6g printed 1234567.5 as 1.23457e+06)
-                cut = number_text(tree.threshold[i])
-                conds = (f"{name(j)} < {cut}", f"{name(j)} >= {cut}")
-            if ROUTE_NAMES[route] == "left":
-                notes = (f"   (or {missing})", "")
-            elif ROUTE_NAMES[route] == "right":
-                notes = ("", f"   (or {missing})")
-            elif ROUTE_NAMES[route] == "fractional":
-                # exact weights: rounded to 0.50 / 0.50, a row with p 0.99 / 0.01 read as a tie
-                # the model (weight 0.502) does not have
-                fl = tree.frac_left[i]
-                notes = (f"   ({missing}: weight {number_text(fl)})", f"   ({missing}: weight {number_text(1 - fl)})")
-            else:
-                notes = ("", "")
-            if missing is None:
-                notes = ("", "")
-        lines.append(pad + conds[0] + notes[0])
-        walk(tree.left[i], indent + 1)
-        lines.append(pad + conds[1] + notes[1])
-        walk(tree.right[i], indent + 1)
-        if tree.middle[i] >= 0:
-            m = tree.middle[i]
-            how = (f"grown on all {tree.n[i]} rows of this node" if tree.n[m] > 0 or tree.feature[m] >= 0 else
-                   f"no training row here was missing {name(j)}: the node's own p")
-            lines.append(f"{pad}{name(j)} is {missing}   (third child, {how})")
-            walk(tree.middle[i], indent + 1)
-
-    walk(0, 0)
-    return lines

@@ -98,7 +98,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import xlogy
 
 from fairspec.models.exact_sums import fixed_order_product
 
@@ -236,7 +235,10 @@ class Task:
         if self.criterion == "gini":
             return W * (1.0 - p0 * p0 - p1 * p1)
         # the C library's log (scipy's xlogy), not numpy's: numpy's AVX-512 log can differ from
-        # it in the last bit, and a near-tie between two splits then goes the other way
+        # it in the last bit, and a near-tie between two splits then goes the other way (imported
+        # here: scoring with a saved tree reads this module and needs no SciPy)
+        from scipy.special import xlogy
+
         xe = -(xlogy(w0, np.maximum(p0, _EPS)) + xlogy(w1, np.maximum(p1, _EPS)))
         return W * xe if self.criterion == "entropy_sum" else xe
 
