@@ -37,7 +37,7 @@ from fairspec.models.model_file import feature_names_to_json, json_values, param
 from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.tree.describe import describe_tree
 from fairspec.models.tree.grow import GrowSettings, TreeStructure, grow_tree
-from fairspec.models.tree.scorer import FORMAT_VERSION, read_tree_document
+from fairspec.models.tree.scorer import FORMAT_VERSION, forest_vote_share, read_tree_document
 from fairspec.models.tree.split_search import STRATEGIES, VOTE_TOL, EncodedFeatures, SplitScorer, Task
 from fairspec.parallel import run_tasks
 from fairspec.registry.criteria import Criterion
@@ -586,12 +586,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def predict_proba(self, X):
         check_is_fitted(self, "trees_")
         X = feature_matrix(X, self, reset=False)
-        n = X.shape[0]
-        share = np.zeros(n)
-        for t in self.trees_:
-            rows, leaves, w = t.route_rows(X)
-            share += np.bincount(rows, weights=w * t.leaf_labels()[leaves], minlength=n)
-        p1 = np.clip(share / len(self.trees_), 0.0, 1.0)
+        p1 = forest_vote_share(self.trees_, X)
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X):

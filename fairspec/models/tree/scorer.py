@@ -80,6 +80,17 @@ class TreeDocument:
         return self.kind != "missing_aware_tree_regressor"
 
 
+def forest_vote_share(trees, X: np.ndarray) -> np.ndarray:
+    """The share of ``trees`` voting 1 on each row of ``X`` (a row's missing-value routes
+    weighted), clipped to [0, 1]: the forest's probability of class 1."""
+    n = X.shape[0]
+    share = np.zeros(n)
+    for t in trees:
+        rows, leaves, w = t.route_rows(X)
+        share += np.bincount(rows, weights=w * t.leaf_labels()[leaves], minlength=n)
+    return np.clip(share / len(trees), 0.0, 1.0)
+
+
 def read_tree_document(doc: dict) -> TreeDocument:
     """The parts of ``to_json()`` output, each checked; ``ModelFileError`` saying what is wrong
     when ``doc`` is not something ``to_json`` writes (a model file comes from outside, and a
@@ -185,12 +196,7 @@ class TreeScorer:
         rows' routes; a forest's share of trees voting 1."""
         X = self._matrix(X)
         if self.kind == "missing_aware_forest_classifier":
-            n = X.shape[0]
-            share = np.zeros(n)
-            for t in self.trees_:
-                rows, leaves, w = t.route_rows(X)
-                share += np.bincount(rows, weights=w * t.leaf_labels()[leaves], minlength=n)
-            p1 = np.clip(share / len(self.trees_), 0.0, 1.0)
+            p1 = forest_vote_share(self.trees_, X)
         else:
             rows, leaves, w = self.tree_.route_rows(X)
             vals = np.asarray(self.tree_.leaf_label if self.tree_.leaf_label is not None else self.tree_.value, float)
