@@ -146,13 +146,15 @@ def frame_mb(path: Path) -> float:
     return read_table(path).memory_usage(deep=True).sum() / 2**20
 
 
-def frame_mb_in_child(path: Path) -> float:
-    """``frame_mb`` measured in a child process: Linux keeps a process's peak RSS across ``exec``,
-    so a frame read here would raise the peak of every command this script runs after it."""
+def generated_in_child(rows: int, path: Path) -> tuple[Path, float]:
+    """``generate(rows, path)`` and the frame's ``frame_mb``, both in a child process: Linux counts
+    a child's peak RSS from the fork, so a table generated or read here would raise the peak of
+    every command this script (or ``scale_memory.py``) runs after it."""
     code = (f"import sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); "
-            f"from scale import frame_mb; print(frame_mb({str(path)!r}))")
-    return float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                                text=True).stdout)
+            f"from pathlib import Path; from scale import generate, frame_mb; "
+            f"print(frame_mb(generate({rows}, Path({str(path)!r}))))")
+    size = float(subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout)
+    return path, size
 
 
 def sizes_table(sizes: list[int], work: Path) -> dict:
@@ -162,12 +164,11 @@ def sizes_table(sizes: list[int], work: Path) -> dict:
     print("| rows | frame MB | command | wall s | CPU s | peak RSS MB | RSS / frame |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     for rows in sizes:
-        data = generate(rows, work / f"rows_{rows}.csv")
+        data, size = generated_in_child(rows, work / f"rows_{rows}.csv")
         spec = work / f"tree_{rows}.fair"
         spec.write_text(TREE_SPEC.format(data=data))
         out = work / f"out_{rows}"
         shutil.rmtree(out, ignore_errors=True)
-        size = frame_mb_in_child(data)
         runs = {
             "check": timed(fairspec + ["check", str(spec)]),
             "train": timed(fairspec + ["compile-and-train", str(spec), "--out", str(out), "-q"]),
