@@ -46,6 +46,7 @@ import time
 from dataclasses import dataclass, field
 
 import highspy
+import numpy as np
 import pyomo.environ as pyo
 from pyomo.contrib.appsi.base import TerminationCondition as TC
 from pyomo.contrib.appsi.solvers.highs import Highs
@@ -228,6 +229,7 @@ class HighsSession:
             self.threads = int(threads)
         if seed is not None:
             opts["random_seed"] = int(seed)
+            self.seed = int(seed)
         opts.setdefault("output_flag", False)
         self._opt.highs_options = opts
 
@@ -369,6 +371,43 @@ class HighsSession:
     def col_index(self, var) -> int:
         """The HiGHS column of a Pyomo variable loaded by the last :meth:`solve`."""
         return self._opt._pyomo_var_to_solver_var_map[id(var)]
+
+
+def lp_from_arrays(*, costs, col_lower, col_upper, row_lower, row_upper, matrix, threads: int = 1,
+                   seed: int = 0) -> highspy.Highs:
+    """A HiGHS instance holding ``min costs·x  s.t.  row_lower ≤ A x ≤ row_upper,
+    col_lower ≤ x ≤ col_upper``, ``A`` given column-wise (``matrix``, a SciPy sparse matrix),
+    with fairspec's options (no output, ``threads``, ``random_seed``) and no time limit yet.
+
+    For an LP whose rows are numbers already: a Pyomo model builds one expression object per
+    nonzero and APPSI walks them all again to load it, which for millions of nonzeros takes
+    minutes before HiGHS starts (the rule-set master on a million rows).  Models that are read,
+    written (:func:`write_model`) or solved as MIPs stay in Pyomo; this path is for a large LP
+    that is only re-solved through the returned object.  Infinite bounds are ``±inf``."""
+    from pyomo.common.tee import capture_output
+
+    csc = matrix.tocsc()
+    csc.sort_indices()
+    lp = highspy.HighsLp()
+    lp.num_col_, lp.num_row_ = int(csc.shape[1]), int(csc.shape[0])
+    lp.col_cost_ = np.asarray(costs, dtype=np.float64)
+    lp.col_lower_ = np.asarray(col_lower, dtype=np.float64)
+    lp.col_upper_ = np.asarray(col_upper, dtype=np.float64)
+    lp.row_lower_ = np.asarray(row_lower, dtype=np.float64)
+    lp.row_upper_ = np.asarray(row_upper, dtype=np.float64)
+    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
+    lp.a_matrix_.start_ = csc.indptr.astype(np.int32)
+    lp.a_matrix_.index_ = csc.indices.astype(np.int32)
+    lp.a_matrix_.value_ = csc.data.astype(np.float64)
+    with capture_output(capture_fd=True):  # HiGHS prints its banner on a process's first instance
+        h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("threads", int(threads))
+    h.setOptionValue("random_seed", int(seed))
+    status = h.passModel(lp)
+    if status == highspy.HighsStatus.kError:
+        raise SolverFailure("HiGHS refused the LP handed to it as arrays")
+    return h
 
 
 def _all_bounded(model: pyo.ConcreteModel) -> bool:

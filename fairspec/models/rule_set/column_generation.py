@@ -1,8 +1,9 @@
 """Column generation on the master LP, and the pool of rules it leaves for the final IP.
 
 The master LP is built once from the Pyomo formulation (:func:`.master.build_master`) and
-loaded into HiGHS through the persistent interface; each round then appends the new columns
-straight to the loaded HiGHS model with the coefficients :func:`.master.column_entries`
+loaded into HiGHS through the persistent interface (on large data handed to HiGHS as arrays
+instead, :class:`MasterLP`); each round then appends the new columns
+straight to the loaded HiGHS model with the coefficients :func:`.master.column_parts`
 gives (the same function the Pyomo rows are assembled from) and re-solves from the previous
 basis.  Rewriting the Pyomo rows each round cost 0.1–0.5 s per round at a thousand columns
 here; appending columns costs milliseconds.
@@ -29,9 +30,10 @@ import highspy
 import numpy as np
 
 from fairspec.models.exact_sums import grid_step, on_grid
-from fairspec.models.rule_set.master import MasterProblem, build_master, column_entries, row_bounds
+from fairspec.models.rule_set.master import MasterProblem, build_master, column_parts, master_lp_arrays, row_bounds
 from fairspec.models.rule_set.pricing import beam_search, solve_pricing_ip
-from fairspec.solvers.highs import HighsSession, SolverFailure, stopped_by_clock, time_limit_from_now, use_threads
+from fairspec.solvers.highs import (HighsSession, SolverFailure, lp_from_arrays, stopped_by_clock, time_limit_from_now,
+                                   use_threads)
 
 _INF = highspy.kHighsInf
 #: largest pricing IP (rows of eq. 21) worth running as a certifier.  Compas's has about
@@ -41,6 +43,10 @@ MAX_PRICING_IP_ROWS = 20000
 #: HiGHS work limit of one certifying pricing IP (see fairspec.solvers.highs); the clock cap
 PRICING_CHECKPOINTS = 3
 PRICING_SECONDS = 5.0
+#: patterns above which the master LP goes to HiGHS as arrays (:class:`MasterLP`); below it the
+#: Pyomo model, as every other model here (it can be written out and read).  Every bundled example
+#: and benchmark data set has fewer, so their fits load the master exactly as before
+ARRAY_MASTER_PATTERNS = 50_000
 
 
 @dataclass
@@ -92,25 +98,54 @@ def minimal_rule(rule, covered, literals) -> tuple:
 
 
 class MasterLP:
-    """The master LP (10–18) living in HiGHS; columns are appended in place."""
+    """The master LP (10–18) living in HiGHS; columns are appended in place.
 
-    def __init__(self, problem: MasterProblem, pool: RulePool, session: HighsSession):
+    Built from the Pyomo formulation (:func:`.master.build_master`) and loaded through APPSI,
+    or, with ``arrays`` (by default when there are more than :data:`ARRAY_MASTER_PATTERNS`
+    patterns), handed to HiGHS as arrays (:func:`.master.master_lp_arrays`): the same LP,
+    without the Pyomo objects whose build and load took minutes on a million rows.  The Pyomo
+    form is solved once when loaded (APPSI loads by solving), with ``session``'s time limit;
+    the array form is not solved until :meth:`solve`, so its first solve is the first
+    round's, under that round's deadline.
+    """
+
+    def __init__(self, problem: MasterProblem, pool: RulePool, session: HighsSession, *, arrays: bool | None = None):
         self.problem = problem
         self.session = session
-        model = build_master(problem, pool.matrix(), pool.complexities(), integer=False)
-        result = session.solve(model)
-        self.first_status = result.status
-        self.h = session.highs
-        self.rows = {("cover", i): session.row_index(model.cover[i]) for i in model.cover}
-        try:  # a complexity row exists once some column exists (see build_master)
-            self.rows[("complexity",)] = session.row_index(model.complexity)
-        except KeyError:
-            pass
-        for name in model.fairness:
-            self.rows[("fairness", name)] = session.row_index(model.fairness[name])
-        self.zeta_cols = np.array([session.col_index(model.zeta[i]) for i in model.positives], dtype=np.int32)
-        self.zeta_patterns = np.array(list(model.positives), dtype=int)
-        self.w_cols = [session.col_index(model.w[k]) for k in model.rules]
+        if arrays is None:
+            arrays = len(problem.patterns.y) > ARRAY_MASTER_PATTERNS
+        self.arrays = bool(arrays)
+        if self.arrays:
+            lp = master_lp_arrays(problem, pool.matrix(), pool.complexities())
+            self.h = lp_from_arrays(costs=lp.costs, col_lower=lp.col_lower, col_upper=lp.col_upper,
+                                    row_lower=lp.row_lower, row_upper=lp.row_upper, matrix=lp.matrix,
+                                    threads=session.threads, seed=session.seed)
+            self.first_status = None
+            self.rows = {key: r for r, key in enumerate(lp.row_keys)}
+            self.zeta_cols = lp.zeta_cols.astype(np.int32)
+            self.zeta_patterns = lp.zeta_patterns.astype(int)
+            self.w_cols = [int(c) for c in lp.w_cols]
+        else:
+            model = build_master(problem, pool.matrix(), pool.complexities(), integer=False)
+            result = session.solve(model)
+            self.first_status = result.status
+            self.h = session.highs
+            self.rows = {("cover", i): session.row_index(model.cover[i]) for i in model.cover}
+            try:  # a complexity row exists once some column exists (see build_master)
+                self.rows[("complexity",)] = session.row_index(model.complexity)
+            except KeyError:
+                pass
+            for name in model.fairness:
+                self.rows[("fairness", name)] = session.row_index(model.fairness[name])
+            self.zeta_cols = np.array([session.col_index(model.zeta[i]) for i in model.positives], dtype=np.int32)
+            self.zeta_patterns = np.array(list(model.positives), dtype=int)
+            self.w_cols = [session.col_index(model.w[k]) for k in model.rules]
+        # every positive pattern has its cover row from the start: as arrays, for the duals
+        cover = [(key[1], row) for key, row in self.rows.items() if key[0] == "cover"]
+        self.cover_patterns = np.array([i for i, _ in cover], dtype=int)
+        self.cover_rows = np.array([row for _, row in cover], dtype=int)
+        self.cover_row_of = np.full(len(problem.patterns.y), -1, dtype=np.int64)
+        self.cover_row_of[self.cover_patterns] = self.cover_rows
         self.fairness_active = True
         self.fairness_dual = 0.0
 
@@ -126,9 +161,12 @@ class MasterLP:
 
     def add_columns(self, pool: RulePool, ks) -> None:
         for k in ks:
-            objective, entries = column_entries(self.problem, pool.coverage[k], 1 + len(pool.rules[k]))
-            idx = np.array([self._row(key) for key in entries], dtype=np.int32)
-            vals = np.array(list(entries.values()), dtype=float)
+            objective, positives, complexity, fairness = column_parts(self.problem, pool.coverage[k],
+                                                                      1 + len(pool.rules[k]))
+            # the rows in column_entries' order: covers, complexity, fairness (created so, if new)
+            idx = np.concatenate([self.cover_row_of[positives], [self._row(("complexity",))],
+                                  [self._row(("fairness", name)) for name, _ in fairness]]).astype(np.int32)
+            vals = np.concatenate([np.ones(len(positives)), [complexity], [v for _, v in fairness]]).astype(float)
             self.h.addCol(objective, 0.0, _INF, len(idx), idx, vals)
             self.w_cols.append(self.h.getNumCol() - 1)
 
@@ -170,10 +208,9 @@ class MasterLP:
         v = np.where(pats.y == 0, self.problem.negative_cost, 0.0).astype(float)
         #: largest |dual| of a fairness row: 0 when no fairness row shapes this LP solution
         self.fairness_dual = 0.0
+        v[self.cover_patterns] -= row_dual[self.cover_rows]
         for key, row in self.rows.items():
-            if key[0] == "cover":
-                v[key[1]] -= row_dual[row]
-            elif key[0] == "fairness":
+            if key[0] == "fairness":
                 self.fairness_dual = max(self.fairness_dual, abs(row_dual[row]))
                 fr = next(r for r in self.problem.fairness if r.name == key[1])
                 if fr.rate == "fpr":
@@ -226,7 +263,8 @@ class ColumnGenerator:
 
     def __init__(self, problem: MasterProblem, pool: RulePool, *, max_conditions: int, beam_width: int,
                  columns_per_round: int, max_rounds: int, pricing_patterns: np.ndarray | None,
-                 threads: int, seed: int, tol: float = 1e-6, clock_cap: bool = True):
+                 threads: int, seed: int, tol: float = 1e-6, clock_cap: bool = True,
+                 first_solve_seconds: float = 60.0, arrays: bool | None = None):
         self.problem = problem
         #: False: the certifying pricing IP stops by its checkpoints alone, not after PRICING_SECONDS
         self.clock_cap = clock_cap
@@ -249,8 +287,10 @@ class ColumnGenerator:
         self._sub_literals_f = self._sub_literals.astype(np.float64)
         # pricing on a subsample: scale its weights so reduced costs stay on the full scale
         self._sub_scale = pats.count.sum() / pats.count[sub].sum()
-        self.session = HighsSession(time_limit=60.0, threads=threads, seed=seed)
-        self.lp = MasterLP(problem, pool, self.session)
+        # the Pyomo master is solved once as it is loaded (:class:`MasterLP`): the caller's stage
+        # budget bounds that solve, not a fixed cap (``math.inf``: no clock)
+        self.session = HighsSession(time_limit=first_solve_seconds, threads=threads, seed=seed)
+        self.lp = MasterLP(problem, pool, self.session, arrays=arrays)
 
     def round_cells(self) -> int:
         """The work of one round, counted in cells, the same on every machine: the master LP's

@@ -391,6 +391,9 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             log["setup_sample_rows"] = int(len(self.setup_sample_))
 
         generator = None
+        tilts = self._tilts(problem) if criterion is not None else []
+        # the paper's phase's share of the stages' clock, which also bounds the master's first solve
+        first_share = self.cg_fraction * budget * (0.6 if tilts else 1.0) if math.isfinite(budget) else math.inf
         if pool.rules:
             pricing = None
             if len(patterns.y) > self.pricing_rows:
@@ -399,15 +402,17 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                                         beam_width=self.beam_width, columns_per_round=self.columns_per_round,
                                         max_rounds=self.max_rounds, pricing_patterns=pricing,
                                         threads=self.threads, seed=self.seed_,
-                                        clock_cap=bool(self.clock_cap))
-        # binarizing, the warm start and the master LP built in Pyomo and loaded into HiGHS: no
-        # stage can start without them, so the clock cannot cap them (module docstring)
+                                        clock_cap=bool(self.clock_cap), first_solve_seconds=first_share)
+            if generator.lp.arrays:
+                # only then: a fit through the Pyomo master writes the model file it wrote before
+                log["master_lp"] = "arrays"
+        # binarizing, the warm start and the master LP built and loaded into HiGHS: no stage can
+        # start without them, so the clock cannot cap them (module docstring)
         log["setup_seconds"] = round(time.perf_counter() - start, 3)
         # the stages' clock starts here: ``time_limit`` is theirs, the set-up comes on top of it
         clock = time.perf_counter()
         if generator is not None:
             cg_end = clock + self.cg_fraction * budget
-            tilts = self._tilts(problem) if criterion is not None else []
             now = time.perf_counter()
             certify = float(self.time_limit) >= CERTIFIER_MIN_TIME_LIMIT
             if not certify:
@@ -426,9 +431,12 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 generator.lp.set_fairness_active(False)
                 rounds = _share(int(self.tilt_rounds), len(tilts))
                 for t, (n_rounds, (name, pos_cost, neg_cost)) in enumerate(zip(rounds, tilts)):
-                    generator.lp.set_costs(pool, pos_cost, neg_cost)
                     # what the earlier phases left of the work, shared by the tilted ones still to run
                     left = max(cg_cells - sum(p.cells for p in generator.phases), 0)
+                    if left > 0:
+                        # re-costing reads every pattern; a phase with no work left runs no round,
+                        # so its costs would never be read (nine re-costings took 22 s on 1M rows)
+                        generator.lp.set_costs(pool, pos_cost, neg_cost)
                     generator.run_phase(name, cg_end, certify=False, max_rounds=n_rounds, cells=left / (len(tilts) - t))
             for w in generator.lp_solutions:
                 chosen = tuple(int(k) for k in np.flatnonzero(w >= 0.5))

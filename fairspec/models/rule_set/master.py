@@ -235,28 +235,119 @@ class MasterProblem:
             self.negative_cost = self.patterns.count.copy()
 
 
-def column_entries(problem: MasterProblem, covered: np.ndarray, complexity: float, *, exact_negatives=False):
-    """Objective coefficient and row coefficients of one rule in the master (10–18).
+def column_parts(problem: MasterProblem, covered: np.ndarray, complexity: float, *, exact_negatives=False):
+    """One rule's column in the master (10–18): its objective coefficient, the positive
+    patterns whose cover row it enters (ascending, coefficient 1), its complexity-row
+    coefficient and its FPR fairness-row coefficients (``[(row name, value)]``, nonzero ones).
 
-    The single source of the master's column structure: :func:`build_master` assembles the
-    Pyomo rows from it, and column generation appends columns to the loaded HiGHS model
-    with the same numbers.  Keys are ``("cover", i)``, ``("complexity",)``,
-    ``("fairness", name)``.
+    The single source of the master's column structure: :func:`column_entries` (the Pyomo
+    rows), :func:`master_lp_arrays` and the columns that column generation appends to HiGHS
+    are all read from it, so every form of the master holds the same numbers.
     """
     pats = problem.patterns
-    entries = {("cover", int(i)): 1.0 for i in np.flatnonzero(covered & (pats.y == 1))}
-    entries[("complexity",)] = float(complexity)
+    positives = np.flatnonzero(covered & (pats.y == 1))
     rule_cost = float(problem.complexity_cost) * float(complexity)
     if exact_negatives:
         # the negatives enter through δ (exact form): the rule costs only its complexity
-        return rule_cost, entries
+        return rule_cost, positives, float(complexity), []
     objective = float(problem.negative_cost[covered & (pats.y == 0)].sum()) + rule_cost
+    fairness = []
     for row in problem.fairness:
         if row.rate == "fpr":
             value = float(row.coef[covered].sum())
             if value != 0.0:
-                entries[("fairness", row.name)] = value
+                fairness.append((row.name, value))
+    return objective, positives, float(complexity), fairness
+
+
+def column_entries(problem: MasterProblem, covered: np.ndarray, complexity: float, *, exact_negatives=False):
+    """Objective coefficient and row coefficients of one rule (:func:`column_parts`) keyed by
+    row: ``("cover", i)``, ``("complexity",)``, ``("fairness", name)``."""
+    objective, positives, complexity, fairness = column_parts(problem, covered, complexity,
+                                                              exact_negatives=exact_negatives)
+    entries = {("cover", int(i)): 1.0 for i in positives}
+    entries[("complexity",)] = complexity
+    for name, value in fairness:
+        entries[("fairness", name)] = value
     return objective, entries
+
+
+@dataclass
+class MasterArrays:
+    """The master LP (10–18) as arrays (:func:`master_lp_arrays`): columns ``w`` (one per
+    rule) then ``ζ`` (one per positive pattern), rows keyed as in :func:`column_entries`."""
+
+    costs: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    matrix: object  # scipy.sparse CSC, rows x columns
+    row_keys: list
+    w_cols: np.ndarray
+    zeta_cols: np.ndarray
+    zeta_patterns: np.ndarray
+
+
+def master_lp_arrays(problem: MasterProblem, coverage: np.ndarray, complexities) -> MasterArrays:
+    """The LP relaxation :func:`build_master` gives with ``integer=False``, as sparse arrays.
+
+    Same variables, rows, bounds and coefficients, in the order APPSI loads the Pyomo model
+    (``w`` then ``ζ``; cover rows, the complexity row, the fairness rows), with the rows
+    that model leaves out left out here too (a complexity row without columns, a fairness row
+    without a variable).  Built in NumPy, without a Python object per nonzero: on a million
+    rows the Pyomo build and load took most of the fit's set-up.
+    """
+    import scipy.sparse as sp
+
+    pats = problem.patterns
+    coverage = np.asarray(coverage, dtype=bool).reshape(len(pats.y), -1)
+    n_rules = coverage.shape[1]
+    positives = pats.positives
+    n_pos = len(positives)
+    cover_row = np.full(len(pats.y), -1, dtype=np.int64)
+    cover_row[positives] = np.arange(n_pos)
+    row_keys = [("cover", int(i)) for i in positives]
+    row_lower, row_upper = [np.ones(n_pos)], [np.full(n_pos, np.inf)]
+    rows, cols, vals = [], [], []
+    objective = np.zeros(n_rules)
+    fpr_values: dict[str, list] = {}
+    for k in range(n_rules):
+        objective[k], covered_positives, complexity, fairness = column_parts(problem, coverage[:, k], complexities[k])
+        rows.append(cover_row[covered_positives])
+        cols.append(np.full(len(covered_positives), k))
+        vals.append(np.ones(len(covered_positives)))
+        for name, value in fairness:
+            fpr_values.setdefault(name, []).append((k, value))
+    if n_rules:
+        row = len(row_keys)
+        row_keys.append(("complexity",))
+        row_lower.append([-np.inf]), row_upper.append([float(problem.max_complexity)])
+        rows.append(np.full(n_rules, row)), cols.append(np.arange(n_rules))
+        vals.append(np.array([float(c) for c in complexities[:n_rules]]))
+    zeta = n_rules + np.arange(n_pos)
+    rows.append(np.arange(n_pos)), cols.append(zeta), vals.append(np.ones(n_pos))
+    for fr in problem.fairness if problem.fairness_active else []:
+        if fr.rate == "fnr":
+            nonzero = np.flatnonzero(fr.coef[positives] != 0)
+            entries = (zeta[nonzero], fr.coef[positives[nonzero]].astype(float))
+        else:
+            pairs = fpr_values.get(fr.name, [])
+            entries = (np.array([k for k, _ in pairs], dtype=np.int64), np.array([v for _, v in pairs], dtype=float))
+        if not len(entries[0]):
+            continue  # no variable in the row: trivially met, and left out (build_master's Skip)
+        row = len(row_keys)
+        row_keys.append(("fairness", fr.name))
+        row_lower.append([-np.inf]), row_upper.append([fr.bound])
+        rows.append(np.full(len(entries[0]), row)), cols.append(entries[0]), vals.append(entries[1])
+    matrix = sp.csc_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                           shape=(len(row_keys), n_rules + n_pos))
+    return MasterArrays(
+        costs=np.concatenate([objective, problem.positive_cost[positives].astype(float)]),
+        col_lower=np.zeros(n_rules + n_pos),
+        col_upper=np.concatenate([np.full(n_rules, np.inf), np.ones(n_pos)]),
+        row_lower=np.concatenate(row_lower), row_upper=np.concatenate(row_upper), matrix=matrix,
+        row_keys=row_keys, w_cols=np.arange(n_rules), zeta_cols=zeta, zeta_patterns=positives)
 
 
 def build_master(problem: MasterProblem, coverage: np.ndarray, complexities, *, integer: bool,
