@@ -450,8 +450,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         reserve = clock_reserve(self.time_limit)
         ls_deadline = clock + (1.0 - IP_CLOCK_SHARE) * budget - reserve
         # the local search and the IP see the patterns only through their columns: merged by them
+        tick = time.perf_counter()
         ls_ks, ls_merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
                                                 self.max_search_columns, max_pairs=None)
+        # where the time after column generation goes (model.json leaves timings out)
+        after_cg = {"search_merge": time.perf_counter() - tick}
         ls_problem = MasterProblem(ls_merged, fairness_rows(ls_merged, criterion), problem.max_complexity,
                                    complexity_cost=problem.complexity_cost)
         searched, search_log = self._local_search(ls_ks, pool, ls_problem, candidates, ls_deadline)
@@ -462,8 +465,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         candidates += searched
         log["local_search_seconds"] = round(time.perf_counter() - start - log["cg_seconds"], 3)
         log["local_search_columns"] = len(ls_ks)
+        tick = time.perf_counter()
         ks, merged = self._merged_columns(pool, candidates, patterns, problem.fairness, exact_negatives,
-                                          self.max_ip_columns)
+                                          self.max_ip_columns, base=(ls_ks, ls_merged))
+        after_cg["ip_merge"] = time.perf_counter() - tick
+        tick = time.perf_counter()
         merged_problem = MasterProblem(merged, fairness_rows(merged, criterion), problem.max_complexity,
                                        complexity_cost=problem.complexity_cost)
         exact_negatives = final_ip_exact_negatives(merged, problem.fairness)
@@ -474,9 +480,13 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
         if stopped_by_clock(ip_info["status"]) or ip_info.get("cut_by_clock"):
             cut_by_clock.append("final_ip")
+        after_cg["final_ip"] = time.perf_counter() - tick
+        tick = time.perf_counter()
         n_columns = len(pool.rules)  # the all-positive rule below is no generated column
         candidates += self._cover_all(pool, patterns)
         chosen, source = self._select(candidates, pool, patterns, criterion, problem)
+        after_cg["select"] = time.perf_counter() - tick
+        tick = time.perf_counter()
         refined = self._refine(chosen, ks, pool, patterns, problem, criterion, clock + budget)
         log["refine"] = refined.pop("log")
         if log["refine"].get("cut_by_clock"):
@@ -491,6 +501,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
                 # measures this model"
                 source = "simplified"
             chosen = simpler
+        after_cg["refine"] = time.perf_counter() - tick
+        tick = time.perf_counter()
         if not chosen:
             # the IP's solution, inserted first, wins a tie with the empty candidate; named
             # "final_ip", the empty rule set had lost the note below (found in review)
@@ -530,6 +542,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
             "bound_met_on_train": None if criterion is None or train_gap is None else criterion.meets(train_gap),
             "n_rules": len(self.rules_), "complexity": int(sum(1 + len(r) for r in self.rules_)),
             "seconds": round(time.perf_counter() - start, 3),
+            "after_cg_seconds": {**{k: round(v, 3) for k, v in after_cg.items()},
+                                 "measure": round(time.perf_counter() - tick, 3)},
             # every stage stopped by its work limit or by converging: the same data, parameters
             # and seed give the same rule set on any machine
             "reproducible": not cut_by_clock, "cut_by_clock": cut_by_clock, "clock_cap": bool(self.clock_cap),
@@ -610,7 +624,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return out
 
     def _merged_columns(self, pool: RulePool, candidates, patterns: Patterns, fairness, exact_negatives: bool,
-                    limit: int, max_pairs: int | None = MAX_EXACT_PAIRS):
+                    limit: int, max_pairs: int | None = MAX_EXACT_PAIRS, base=None):
         """Columns for the local search or the final IP, and the patterns merged by them
         (:meth:`Patterns.merged_by`).
 
@@ -620,6 +634,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         ``limit``, cut back by a fifth at a time until the merged patterns give no more than
         ``max_pairs`` exactness rows (one per covered positive — and negative, in the
         exact-negative form — per column).
+
+        ``base``: columns and the patterns merged by them (an earlier call's result).  When the
+        columns chosen are among them, the patterns are merged from ``base``'s: merging is by
+        classes of equal key, so merging the merged patterns again gives the same patterns, counts
+        and order as merging every pattern, at the cost of the fewer merged ones.
         """
         # candidates' columns first, the local search's best rule set foremost: it is the IP's
         # MIP start, which must not lose a rule when the candidates hold more columns than fit
@@ -644,7 +663,11 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         n = min(len(order), int(limit))
         while True:
             chosen = sorted(order[:n])
-            merged = patterns.merged_by(pool.matrix(chosen) if chosen else np.zeros((len(patterns.y), 0), bool))
+            if chosen and base is not None and set(chosen) <= set(base[0]):
+                position = {k: p for p, k in enumerate(base[0])}
+                merged = base[1].merged_by(base[1].literals[:, [position[k] for k in chosen]])
+            else:
+                merged = patterns.merged_by(pool.matrix(chosen) if chosen else np.zeros((len(patterns.y), 0), bool))
             rows_of = (merged.y == 1) & exact_positives
             if exact_negatives:
                 rows_of |= merged.y == 0
@@ -760,14 +783,25 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
     def _simplified(chosen, pool: RulePool, patterns: Patterns, problem: MasterProblem, criterion) -> tuple:
         """``chosen`` (pool indices) through :func:`.local_search.simplify`, its new rules pooled;
         ``chosen`` itself if the simpler set fails the bound as :meth:`_select` measures it (the
-        scorer's tolerance is a hair wider than ``Criterion.gap``'s)."""
-        scorer = RuleSetScorer(patterns.y, patterns.count, problem.fairness, problem.complexity_cost)
-        rules = simplify([pool.rules[k] for k in chosen], patterns.literals, scorer)
-        covered = np.zeros(len(patterns.y), dtype=bool)
-        for rule in rules:
-            covered |= patterns.coverage(rule)
-        if not _meets_bound(covered, patterns, criterion, scorer):
+        scorer's tolerance is a hair wider than ``Criterion.gap``'s).
+
+        Dropping conditions reads only the literals ``chosen``'s rules use, so the descent runs
+        on the patterns merged by those literals (:meth:`.master.Patterns.merged_by`): the same
+        counts in each class, so the same scores, over a few thousand patterns where a million
+        rows give hundreds of thousands."""
+        used = sorted({j for k in chosen for j in pool.rules[k]})
+        sub = patterns.merged_by(patterns.literals[:, used]) if used else patterns
+        position = {j: p for p, j in enumerate(used)} if used else None
+        fairness = fairness_rows(sub, criterion) if used else problem.fairness
+        scorer = RuleSetScorer(sub.y, sub.count, fairness, problem.complexity_cost)
+        local = [tuple(position[j] for j in pool.rules[k]) if used else pool.rules[k] for k in chosen]
+        local = simplify(local, sub.literals, scorer)
+        covered = np.zeros(len(sub.y), dtype=bool)
+        for rule in local:
+            covered |= sub.coverage(rule)
+        if not _meets_bound(covered, sub, criterion, scorer):
             return tuple(chosen)
+        rules = [tuple(used[p] for p in rule) for rule in local] if used else local
         simpler = []
         for rule in rules:
             pool.add(rule, patterns.coverage(rule), "simplified")
