@@ -84,3 +84,70 @@ def test_a_fit_through_the_array_master_meets_its_bound(monkeypatch):
     log = est.fit_log_
     assert log["master_lp"] == "arrays" and log["rounds"] >= 1 and log["bound_met_on_train"]
     assert log["train_accuracy"] > max(y.mean(), 1 - y.mean())  # a real rule set, not a constant one
+
+
+def _data(n=3000, seed=5):
+    rng = np.random.default_rng(seed)
+    g = rng.choice(3, n, p=[0.5, 0.3, 0.2])
+    X = rng.normal(size=(n, 6))
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X[:, 0] - X[:, 1] + 0.5 * X[:, 2] * X[:, 3] + 0.3 * g)))).astype(int)
+    return X, y, g
+
+
+def test_the_first_master_solve_gets_the_first_phase_share_of_the_limit_not_a_fixed_cap(monkeypatch):
+    import fairspec.models.rule_set.estimator as estimator
+
+    seen = {}
+    real = estimator.ColumnGenerator
+
+    def spy(*args, **kwargs):
+        seen.update(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(estimator, "ColumnGenerator", spy)
+    X, y, g = _data(600)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=8,
+                                time_limit=4.0, cg_fraction=0.5)
+    est.fit(X, y, sensitive_features=g)
+    tilted = any(p["name"].startswith("tilt") for p in est.fit_log_["phases"]) or "tilts_skipped" in est.fit_log_
+    # 0.5 of the limit for column generation, 0.6 of that for the paper's phase when tilts follow
+    assert seen["first_solve_seconds"] == pytest.approx(4.0 * 0.5 * (0.6 if tilted else 1.0))
+    est.set_params(clock_cap=False).fit(X, y, sensitive_features=g)
+    assert seen["first_solve_seconds"] == np.inf  # no clock at all under clock_cap false
+
+
+def test_tilted_phases_without_work_left_do_not_recost_the_master(monkeypatch):
+    from fairspec.models.rule_set.column_generation import MasterLP
+
+    calls = []
+    real = MasterLP.set_costs
+    monkeypatch.setattr(MasterLP, "set_costs", lambda self, *a: calls.append(1) or real(self, *a))
+    X, y, g = _data(1500)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.01), max_complexity=8,
+                                time_limit=1e-6, clock_cap=False)  # one round's work spends the limit
+    est.fit(X, y, sensitive_features=g)
+    phases = est.fit_log_["phases"]
+    assert phases[0]["rounds"] == 1 and len(phases) > 1  # the bound bound, so the tilted phases came
+    assert all(p["rounds"] == 0 and p["work_limit"] for p in phases[1:])
+    assert calls == []
+    est.set_params(time_limit=2.0).fit(X, y, sensitive_features=g)  # with work left they are re-costed
+    # a phase with work left runs a round, so does its work: each of those was re-costed, no other
+    assert len(calls) == sum(1 for p in est.fit_log_["phases"][1:] if p["cells"] > 0) > 0
+
+
+def test_simplify_runs_on_the_patterns_merged_by_the_chosen_literals(monkeypatch):
+    import fairspec.models.rule_set.estimator as estimator
+
+    sizes = []
+    real = estimator.simplify
+    monkeypatch.setattr(estimator, "simplify", lambda rules, literals, scorer, **kw:
+                        sizes.append((literals.shape, {j for r in rules for j in r})) or real(rules, literals, scorer, **kw))
+    X, y, g = _data(3000)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=12,
+                                time_limit=3.0, clock_cap=False).fit(X, y, sensitive_features=g)
+    n_patterns = est.fit_log_["n_patterns"]
+    assert sizes and est.fit_log_["n_rules"] >= 1
+    for (rows, width), used in sizes:
+        # a column per literal the rules read; at most one pattern per (literal values, label, group)
+        assert width == len(used) and rows <= min(2 ** width * 2 * 3, n_patterns)
+    assert min(rows for (rows, _), _ in sizes) < n_patterns / 4  # far fewer than every pattern

@@ -487,7 +487,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         chosen, source = self._select(candidates, pool, patterns, criterion, problem)
         after_cg["select"] = time.perf_counter() - tick
         tick = time.perf_counter()
-        refined = self._refine(chosen, ks, pool, patterns, problem, criterion, clock + budget)
+        refined = self._refine(chosen, ks, pool, patterns, problem, criterion, clock + budget, base=(ks, merged))
         log["refine"] = refined.pop("log")
         if log["refine"].get("cut_by_clock"):
             cut_by_clock.append("refine")
@@ -655,19 +655,25 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         # the check costs patterns · window² (MAX_DOMINANCE_WORK caps it near a second)
         width = min(2 * int(limit), int(np.sqrt(MAX_DOMINANCE_WORK / max(len(patterns.y), 1))))
         window = order[:width]
+        # the patterns merged by the window's columns: dominance is set inclusion over patterns a
+        # column covers, and every column covers all of a merged class or none of it, so the check
+        # on the merged patterns is the check on every pattern, over far fewer rows
+        window_cols = sorted(window)
+        window_merged = _merged_from(base, window_cols, pool, patterns) if window_cols else None
         if len(window) > 1:
-            dominated = dominated_columns(pool.matrix(window), patterns.y, pool.complexities(window), fairness)
+            at = {k: p for p, k in enumerate(window_cols)}
+            dominated = dominated_columns(window_merged.literals[:, [at[k] for k in window]], window_merged.y,
+                                          pool.complexities(window), fairness)
             window = [k for k, d in zip(window, dominated) if not d or k in in_candidates]
         order = window + order[width:]
         exact_positives = needs_exact_positives(fairness)
         n = min(len(order), int(limit))
         while True:
             chosen = sorted(order[:n])
-            if chosen and base is not None and set(chosen) <= set(base[0]):
-                position = {k: p for p, k in enumerate(base[0])}
-                merged = base[1].merged_by(base[1].literals[:, [position[k] for k in chosen]])
+            if chosen:
+                merged = _merged_from((window_cols, window_merged), chosen, pool, patterns)
             else:
-                merged = patterns.merged_by(pool.matrix(chosen) if chosen else np.zeros((len(patterns.y), 0), bool))
+                merged = patterns.merged_by(np.zeros((len(patterns.y), 0), bool))
             rows_of = (merged.y == 1) & exact_positives
             if exact_negatives:
                 rows_of |= merged.y == 0
@@ -753,7 +759,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         return info
 
     def _refine(self, chosen, ks, pool: RulePool, patterns: Patterns, problem: MasterProblem, criterion,
-                deadline: float) -> dict:
+                deadline: float, base=None) -> dict:
         """The chosen rule set simplified within the set (:func:`.local_search.simplify`), and
         the complexity that frees spent by one hill-climb (:func:`.local_search.improve`) over
         the final IP's columns and the simplified rules.  Both are candidates for the final
@@ -766,7 +772,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         log["complexity_simplified"] = int(sum(pool.complexities(simpler)))
         found = [(simpler, "simplified")]
         columns = sorted(set(ks) | set(simpler))
-        merged = patterns.merged_by(pool.matrix(columns))
+        merged = _merged_from(base, columns, pool, patterns)
         position = {k: p for p, k in enumerate(columns)}
         climbed, excess, _ = improve(merged.literals, np.array(pool.complexities(columns), dtype=float),
                                      RuleSetScorer(merged.y, merged.count, fairness_rows(merged, criterion),
@@ -1068,6 +1074,23 @@ def final_ip_exact_negatives(merged: Patterns, fairness) -> bool:
     few (at most ``EXACT_NEGATIVE_PAIRS`` covered (negative, column) pairs of ``merged``, the
     patterns merged by the IP's columns), since then the IP minimises the real 0-1 loss."""
     return any(r.rate == "fpr" for r in fairness) or int(merged.literals[merged.y == 0].sum()) <= EXACT_NEGATIVE_PAIRS
+
+
+def _merged_from(base, columns, pool: RulePool, patterns: Patterns) -> Patterns:
+    """``patterns`` merged by the pool columns ``columns`` (:meth:`.master.Patterns.merged_by`),
+    merged from ``base`` — (columns, the patterns merged by them) — when every column is one of
+    its columns or covers every pattern (the all-positive rule).  Merging is by classes of equal
+    key, so merging merged patterns again gives the same patterns, counts, order and row map as
+    merging every pattern, at the cost of the fewer merged ones: after column generation on a
+    million rows each merge of every pattern took seconds."""
+    if base is not None and base[1] is not None:
+        at = {k: p for p, k in enumerate(base[0])}
+        merged = base[1]
+        if all(k in at or pool.coverage[k].all() for k in columns):
+            every = np.ones(len(merged.y), dtype=bool)
+            return merged.merged_by(np.column_stack([merged.literals[:, at[k]] if k in at else every
+                                                     for k in columns]))
+    return patterns.merged_by(pool.matrix(columns))
 
 
 def _pool_coverage(ks, pool: RulePool, n_patterns: int) -> np.ndarray:
