@@ -80,7 +80,7 @@ def test_a_fit_through_the_array_master_meets_its_bound(monkeypatch):
     X = rng.normal(size=(600, 3))
     y = (rng.random(600) < 1 / (1 + np.exp(-(1.5 * X[:, 0] - X[:, 1] + 0.5 * g)))).astype(int)
     monkeypatch.setattr(cg, "ARRAY_MASTER_PATTERNS", 0)
-    est.set_params(time_limit=5.0, clock_cap=False).fit(X, y, sensitive_features=g)
+    est.set_params(time_limit=1.0, clock_cap=False, max_complexity=4).fit(X, y, sensitive_features=g)
     log = est.fit_log_
     assert log["master_lp"] == "arrays" and log["rounds"] >= 1 and log["bound_met_on_train"]
     assert log["train_accuracy"] > max(y.mean(), 1 - y.mean())  # a real rule set, not a constant one
@@ -105,36 +105,39 @@ def test_the_first_master_solve_gets_the_first_phase_share_of_the_limit_not_a_fi
         return real(*args, **kwargs)
 
     monkeypatch.setattr(estimator, "ColumnGenerator", spy)
-    X, y, g = _data(600)
-    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=8,
-                                time_limit=4.0, cg_fraction=0.5)
+    X, y, g = _data(300)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=4,
+                                max_conditions=2, thresholds=4, time_limit=1.0, cg_fraction=0.5)
     est.fit(X, y, sensitive_features=g)
     tilted = any(p["name"].startswith("tilt") for p in est.fit_log_["phases"]) or "tilts_skipped" in est.fit_log_
     # 0.5 of the limit for column generation, 0.6 of that for the paper's phase when tilts follow
-    assert seen["first_solve_seconds"] == pytest.approx(4.0 * 0.5 * (0.6 if tilted else 1.0))
-    est.set_params(clock_cap=False).fit(X, y, sensitive_features=g)
+    assert seen["first_solve_seconds"] == pytest.approx(1.0 * 0.5 * (0.6 if tilted else 1.0))
+    est.set_params(clock_cap=False, time_limit=0.2).fit(X, y, sensitive_features=g)
     assert seen["first_solve_seconds"] == np.inf  # no clock at all under clock_cap false
 
 
+@pytest.mark.slow  # two fits each: seconds on an idle core, tens at a load of 8
 def test_tilted_phases_without_work_left_do_not_recost_the_master(monkeypatch):
     from fairspec.models.rule_set.column_generation import MasterLP
 
     calls = []
     real = MasterLP.set_costs
     monkeypatch.setattr(MasterLP, "set_costs", lambda self, *a: calls.append(1) or real(self, *a))
-    X, y, g = _data(1500)
-    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.01), max_complexity=8,
-                                time_limit=1e-6, clock_cap=False)  # one round's work spends the limit
+    X, y, g = _data(600)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.01), max_complexity=6,
+                                max_conditions=2, thresholds=5, time_limit=1e-6, clock_cap=False,
+                                ip_checkpoints=1, search_iterations=5)  # one round's work spends the limit
     est.fit(X, y, sensitive_features=g)
     phases = est.fit_log_["phases"]
     assert phases[0]["rounds"] == 1 and len(phases) > 1  # the bound bound, so the tilted phases came
     assert all(p["rounds"] == 0 and p["work_limit"] for p in phases[1:])
     assert calls == []
-    est.set_params(time_limit=2.0).fit(X, y, sensitive_features=g)  # with work left they are re-costed
+    est.set_params(time_limit=0.3).fit(X, y, sensitive_features=g)  # with work left they are re-costed
     # a phase with work left runs a round, so does its work: each of those was re-costed, no other
     assert len(calls) == sum(1 for p in est.fit_log_["phases"][1:] if p["cells"] > 0) > 0
 
 
+@pytest.mark.slow  # two fits each: seconds on an idle core, tens at a load of 8
 def test_simplify_runs_on_the_patterns_merged_by_the_chosen_literals(monkeypatch):
     import fairspec.models.rule_set.estimator as estimator
 
@@ -142,12 +145,35 @@ def test_simplify_runs_on_the_patterns_merged_by_the_chosen_literals(monkeypatch
     real = estimator.simplify
     monkeypatch.setattr(estimator, "simplify", lambda rules, literals, scorer, **kw:
                         sizes.append((literals.shape, {j for r in rules for j in r})) or real(rules, literals, scorer, **kw))
-    X, y, g = _data(3000)
-    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=12,
-                                time_limit=3.0, clock_cap=False).fit(X, y, sensitive_features=g)
+    X, y, g = _data(2000)
+    est = FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=8,
+                                max_conditions=2, time_limit=0.3, clock_cap=False, ip_checkpoints=1,
+                                search_iterations=5).fit(X, y, sensitive_features=g)
     n_patterns = est.fit_log_["n_patterns"]
     assert sizes and est.fit_log_["n_rules"] >= 1
     for (rows, width), used in sizes:
         # a column per literal the rules read; at most one pattern per (literal values, label, group)
         assert width == len(used) and rows <= min(2 ** width * 2 * 3, n_patterns)
     assert min(rows for (rows, _), _ in sizes) < n_patterns / 4  # far fewer than every pattern
+
+
+def test_patterns_merged_from_merged_ones_are_those_merged_from_every_pattern():
+    from fairspec.models.rule_set.estimator import _merged_from
+    from fairspec.models.rule_set.master import Patterns
+
+    rng = np.random.default_rng(0)
+    literals = rng.random((4000, 14)) < 0.4
+    patterns = Patterns.from_rows(literals, rng.integers(0, 2, 4000), rng.integers(0, 3, 4000))
+    pool = RulePool()
+    for _ in range(12):
+        rule = tuple(sorted(rng.choice(14, size=2, replace=False)))
+        pool.add(rule, patterns.coverage(rule), "test")
+    pool.add((), patterns.coverage(()), "cover_all")  # covers every pattern: merged from any base
+    base_columns = list(range(10))
+    base = (base_columns, patterns.merged_by(pool.matrix(base_columns)))
+    for columns in ([1, 4, 6], [0, 2, 9, len(pool.rules) - 1], [3, 11]):  # the last is not in the base
+        direct = patterns.merged_by(pool.matrix(columns))
+        again = _merged_from(base, columns, pool, patterns)
+        for field in ("literals", "y", "group", "count", "row_pattern", "fold"):
+            np.testing.assert_array_equal(getattr(again, field), getattr(direct, field))
+        assert len(direct.y) < len(patterns.y)
