@@ -55,8 +55,8 @@ So ``time_limit`` sizes the work of every stage and bounds the wall clock of eac
 ``clock_cap=False`` a stage ends by its work limit, near the time its share of the limit
 gives on an idle core (column generation's rounds alone had run to several times the limit
 on a large problem before its work was counted).  The set-up
-before them (binarizing, the warm start, building the master LP in Pyomo and loading it into
-HiGHS) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and the
+before them (binarizing, the warm start, building the master LP and loading it into HiGHS, as
+arrays on large data: :class:`.column_generation.MasterLP`) has no work to cut and is not capped; ``fit_log_["setup_seconds"]`` records it, and the
 stages' clock starts when it ends, so a fit takes its set-up plus about ``time_limit`` (a set-up
 counted against the limit had left a large problem's stages no time at all: every one was cut at
 once and the empty rule set came back; what still overruns it on a million rows:
@@ -64,7 +64,11 @@ once and the empty rule set came back; what still overruns it on a million rows:
 set-up's choices (the literals, the warm start's rules) are learned from a seeded sample of that
 many rows (:func:`setup_sample`), so their cost is bounded; what remains grows with the rows
 (evaluating the literals, merging rows into patterns, the master over every pattern), since the
-master and the audit count every row.  A stage the clock stopped
+master and the audit count every row.  The master's first solve gets the paper's phase's share of
+the limit, not a cap of its own.  After column generation the work reads the patterns merged by the
+columns in play (the local search's, the final IP's, the refinement's, and the chosen rules'
+literals for simplifying), each merge made from an earlier merged set where it can, so it grows with
+the merged patterns rather than with the rows.  A stage the clock stopped
 is named in ``fit_log_["cut_by_clock"]`` and ``fit_log_["reproducible"]`` is then false: a
 faster or idle machine may return another rule set.  With ``clock_cap=False`` the clock caps
 nothing (HiGHS gets no time limit, the certifying pricing IP no seconds of its own): every stage
