@@ -177,3 +177,21 @@ def test_patterns_merged_from_merged_ones_are_those_merged_from_every_pattern():
         for field in ("literals", "y", "group", "count", "row_pattern", "fold"):
             np.testing.assert_array_equal(getattr(again, field), getattr(direct, field))
         assert len(direct.y) < len(patterns.y)
+
+
+@pytest.mark.parametrize("width", [0, 5, 8, 13, 70])
+def test_distinct_rows_orders_patterns_as_one_key_column_per_byte(width):
+    # the packed key must not change the patterns' order: everything downstream (the master's
+    # rows, the pricing sample) reads patterns in that order, and committed models depend on it
+    from fairspec.models.rule_set.master import distinct_rows
+
+    rng = np.random.default_rng(width)
+    literals = rng.random((2000, width)) < 0.5
+    if width > 2:
+        literals[:, 1] = literals[:, 0]
+    y, g = rng.integers(0, 2, 2000), rng.integers(0, 3, 2000)
+    key = np.column_stack([np.packbits(literals, axis=1).astype(np.int64), y, g])
+    _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
+    got_first, got_inverse = distinct_rows(literals, y, g)
+    np.testing.assert_array_equal(got_first, first)
+    np.testing.assert_array_equal(got_inverse, inverse.ravel())

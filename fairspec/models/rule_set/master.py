@@ -79,9 +79,21 @@ EPS_SAFETY = 1e-9
 def distinct_rows(literals: np.ndarray, *labels) -> tuple[np.ndarray, np.ndarray]:
     """Rows alike in ``literals`` (bool, one row per pattern) and in every per-row array of
     ``labels``: the index of each distinct row's first occurrence (in sorted key order) and,
-    for every row, the number of its distinct row."""
-    key = np.column_stack([np.packbits(literals, axis=1).astype(np.int64)]
-                          + [np.asarray(label).astype(np.int64) for label in labels])
+    for every row, the number of its distinct row.
+
+    The key packs the literals eight bytes to an unsigned word, big-endian, so comparing words
+    compares the bytes in order: the same sorted order as one column per byte, over an eighth of
+    the columns (the sort is most of a merge's cost on a million rows)."""
+    labels = [np.asarray(label).astype(np.int64) for label in labels]
+    packed = np.packbits(literals, axis=1)
+    if any(len(label) and label.min() < 0 for label in labels):  # not in fairspec: codes are >= 0
+        key = np.column_stack([packed.astype(np.int64)] + labels)
+    else:
+        pad = (-packed.shape[1]) % 8
+        packed = np.concatenate([packed, np.zeros((len(packed), pad), dtype=np.uint8)], axis=1)
+        words = np.ascontiguousarray(packed).view(">u8").astype(np.uint64) if packed.shape[1] else \
+            np.zeros((len(packed), 0), dtype=np.uint64)
+        key = np.column_stack([words] + [label.astype(np.uint64) for label in labels])
     _, first, inverse = np.unique(key, axis=0, return_index=True, return_inverse=True)
     return first, inverse.ravel()
 
