@@ -775,6 +775,14 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         simpler = self._simplified(chosen, pool, patterns, problem, criterion)
         log["complexity_simplified"] = int(sum(pool.complexities(simpler)))
         found = [(simpler, "simplified")]
+        if time.perf_counter() > deadline:
+            # the climb would stop before its first move and return its start, which meets the
+            # bound (:meth:`_simplified`): so that, without merging every pattern by its columns
+            # first (seconds on a million rows, all past the limit)
+            log["cut_by_clock"] = True
+            log["complexity_climbed"] = log["complexity_simplified"]
+            found.append((simpler, "refined"))
+            return {"candidates": found, "log": log}
         columns = sorted(set(ks) | set(simpler))
         merged = _merged_from(base, columns, pool, patterns)
         position = {k: p for p, k in enumerate(columns)}
