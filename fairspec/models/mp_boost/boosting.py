@@ -149,7 +149,9 @@ def grow_on_patch(X: np.ndarray, y: np.ndarray, rows: np.ndarray, features: np.n
     feature indices mapped back to columns of ``X``."""
     enc = EncodedFeatures.encode(X[np.ix_(rows, features)], categorical[features])
     task = Task("classification", settings.criterion, 0)
-    scorer = SplitScorer(task, settings.missing, settings.min_samples_leaf)
+    # every minipatch row has weight 1 (the draw, not a weight, says how often a row counts):
+    # the compiled split search applies where numba is installed (same trees)
+    scorer = SplitScorer(task, settings.missing, settings.min_samples_leaf, unit_weights=True)
     grow = GrowSettings(max_depth=settings.max_depth, min_samples_split=2, min_samples_leaf=settings.min_samples_leaf,
                         middle_growth=settings.middle_growth)
     tree = grow_tree(enc, y[rows].astype(float), np.ones(len(rows)), task, scorer, grow)
