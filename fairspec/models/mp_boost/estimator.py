@@ -7,11 +7,19 @@ fairness criterion asks for:
 * ``fairness`` with a penalty λ: ``α = λ / (1 + λ)``, so that the rows' and features' mixtures
   weigh accuracy and fairness as ``1 : λ`` (``loss + λ·fairness``, as a penalty means in every
   family; λ = 9 is the paper's α = 0.9, λ = 1/9 its α = 0.1);
-* ``fairness`` with a bound ε: each α of ``bound_alphas`` is fitted (same seed), each model's
-  decision threshold is chosen on the training rows as the most accurate one whose training
-  gap is within ε (:mod:`.threshold`), and the most accurate of those models is kept.  The
-  bound is met on the training rows by the threshold; α is chosen for accuracy, not for
-  fairness, and the fit log says both;
+* ``fairness`` with a bound ε: each α of ``bound_alphas`` is fitted (same seed); then, at the
+  smallest of them, the bound's Lagrangian is fitted at the multipliers ``λ = s·λ₀`` for each
+  share ``s`` of ``multiplier_shares`` (:mod:`.lagrangian`: the rounds learn the cost-sensitive
+  targets and weights of the constraint between the groups whose rates the unconstrained model
+  sets furthest apart; ``λ₀`` is where a whole group-and-label cell's targets would flip).  Each
+  model's decision threshold is chosen on the training rows as the most accurate one whose
+  training gap is within ε (:mod:`.threshold`), and the most accurate of those models is kept.
+  The bound is met on the training rows by the threshold; α and λ are chosen for accuracy under
+  it, and the fit log's ``bound_search`` lists every candidate.  (A multiplier picked on the
+  training rows, with no held-out split: the candidates differ in their targets, not in their
+  capacity, so their training accuracies at the bound compare like with like.)  The
+  Lagrangian's rows are general — any learner with row weights could fit them — and would suit
+  the shared calibration layer; they live here until it takes them;
 * no criterion (or an audited one) and no ``alpha``: α = 0, plain MP-Boost.
 
 With α > 0 the rounds need each row's group (``sensitive_features``); the adversary and
@@ -107,14 +115,15 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     better out-of-patch score before stopping (0: every round is run and kept); ``burn_in``:
     first rounds left out of the averaged probabilities.  Early stopping is off by default: with
     α > 0 the out-of-patch accuracy peaks in the first rounds, before ``q`` has moved towards the
-    fair features (:mod:`.boosting`), and a fit stopped there is the unfair one.  ``alpha``, ``fairness`` and
-    ``bound_alphas``: the trade-off (module docstring).  ``adversary``: a name of
+    fair features (:mod:`.boosting`), and a fit stopped there is the unfair one.  ``alpha``,
+    ``fairness``, ``bound_alphas`` and ``multiplier_shares``: the trade-off and the bound's search
+    (module docstring).  ``adversary``: a name of
     :data:`~fairspec.models.mp_boost.adversary.ADVERSARIES`.  ``missing``, ``criterion``,
     ``min_samples_leaf``, ``middle_growth``, ``categorical_features``: the trees'
     (:class:`~fairspec.models.tree.estimators.MissingAwareTreeClassifier`).  ``random_state``:
     an int, None (0) or a ``RandomState`` (one draw per fit); ``seed_`` is the integer used.
 
-    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``feature_probabilities_`` (the averaged
+    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``multiplier_`` (the Lagrange multiplier, 0 for none), ``feature_probabilities_`` (the averaged
     ``q``, also ``feature_importances_``), ``row_probabilities_`` (the averaged ``p`` of the
     training rows, in the order given: on the fitted estimator only, the model file keeps its
     summaries in the fit log, not one number per training row), ``out_of_patch_accuracy_`` (per
