@@ -123,11 +123,11 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     (:class:`~fairspec.models.tree.estimators.MissingAwareTreeClassifier`).  ``random_state``:
     an int, None (0) or a ``RandomState`` (one draw per fit); ``seed_`` is the integer used.
 
-    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``multiplier_`` (the Lagrange multiplier, 0 for none), ``feature_probabilities_`` (the averaged
-    ``q``, also ``feature_importances_``), ``row_probabilities_`` (the averaged ``p`` of the
-    training rows, in the order given: on the fitted estimator only, the model file keeps its
-    summaries in the fit log, not one number per training row), ``out_of_patch_accuracy_`` (per
-    round run), ``fit_log_``.
+    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``multiplier_`` (the Lagrange multiplier λ, 0
+    for none), ``feature_probabilities_`` (the averaged ``q``, also ``feature_importances_``),
+    ``row_probabilities_`` (the averaged ``p`` of the training rows, in the order given: on the
+    fitted estimator only, the model file keeps its summaries in the fit log, not one number per
+    training row), ``out_of_patch_accuracy_`` (per round run), ``fit_log_``.
     """
 
     def __init__(self, n_rounds=200, max_depth=2, patch_rows=None, patch_features=None, learning_rate=0.2,
