@@ -420,6 +420,11 @@ def test_a_bound_is_met_on_the_training_rows(name):
     assert model.alpha_ in (0.0, 0.8) and model.multiplier_ in [s["multiplier"] for s in search]
     assert all(s["train_gap"] <= 0.02 + 1e-9 for s in search)
     assert max(s["train_accuracy"] for s in search) == pytest.approx((model.predict(X) == y).mean())
+    doc = json.loads(json.dumps(model.to_json()))
+    loaded = estimator_from_json(doc)
+    assert loaded.multiplier_ == model.multiplier_ and np.array_equal(loaded.predict(X), model.predict(X))
+    del doc["multiplier"]  # a file written before the multiplier: fitted without one
+    assert estimator_from_json(doc).multiplier_ == 0.0
 
 
 # ------------------------------------------------------------------ the Lagrangian's rows
