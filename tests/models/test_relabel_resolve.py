@@ -109,9 +109,9 @@ def test_the_bound_path_on_compas_is_the_fit_at_each_candidate(compas, criterion
 
 def test_a_forests_bound_path_is_the_fit_at_each_bound(compas):
     X, y, groups = compas
-    rows = np.random.default_rng(5).choice(len(y), 1500, replace=False)
+    rows = np.random.default_rng(5).choice(len(y), 1000, replace=False)
     X, y, groups = X[rows], y[rows], groups[rows]
-    bounds = [0.06, 0.03, 0.0]
+    bounds = [0.06, 0.0]
     make = lambda b: MissingAwareForestClassifier(n_estimators=3, max_depth=3, clock_cap=False,  # noqa: E731
                                                   random_state=2, fairness=make_criterion("equal_opportunity", b))
     path = make(bounds[0]).fit_bound_path(X, y, bounds, sensitive_features=groups)
