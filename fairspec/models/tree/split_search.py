@@ -100,7 +100,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.models.exact_sums import fixed_order_product
-from fairspec.models.tree import compiled, compiled_split
 
 # where the missing rows of a split go
 LEFT, RIGHT, MIDDLE, FRACTIONAL = 0, 1, 2, 3
@@ -362,6 +361,10 @@ class SplitScorer:
         #: (:mod:`fairspec.models.tree.compiled_split`) then finds the split this class finds
         self.compiled_search = (unit_weights and task.kind == "classification" and task.criterion == "gini"
                                 and strategy == "mia" and not penalty)
+        if self.compiled_search:  # imported here: scoring a saved tree reads this module and needs no numba
+            from fairspec.models.tree import compiled, compiled_split
+
+            self._compiled, self._compiled_split = compiled, compiled_split
         self.total_weight = 1.0
         self._parent = None
 
@@ -394,7 +397,8 @@ class SplitScorer:
     def best_for_feature(self, j: int, stats: np.ndarray, counts: np.ndarray, values: np.ndarray,
                          categorical: bool, S_node: np.ndarray, parent_estimate: float) -> SplitCandidate | None:
         """Best split on feature ``j`` from its per-bin stats (last row = missing)."""
-        if self.compiled_search and compiled.active():
+        if self.compiled_search and self._compiled.active():
+            compiled_split = self._compiled_split
             kind, score, cut, route, obs = compiled_split.best_mia_gini(
                 stats, counts.astype(np.int64, copy=False), bool(categorical), float(self.task.weight(S_node)),
                 int(self.msl), bool(self.mia_missing_split))
