@@ -4,11 +4,13 @@ from __future__ import annotations
 import bz2
 import contextlib
 import csv
+import ctypes
 import gzip
 import hashlib
 import io
 import lzma
 import re
+import sys
 import time
 import unicodedata
 import zlib
@@ -71,8 +73,27 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     # review: a model trained on 6,172 rows named the hash of the 3,172 left on disk)
     _refuse_changed(path, digest)
     frame.attrs[SHA256] = digest
+    return_freed_memory()
     frame.attrs[READ_SECONDS] = time.perf_counter() - started
     return frame
+
+
+def return_freed_memory() -> None:
+    """Give the memory the C allocator holds free back to the system (glibc's ``malloc_trim``;
+    elsewhere nothing).
+
+    pandas parses a large file on several threads, and glibc gives each thread its own heap
+    (arena).  The parser's buffers freed there stay in the process, and only those threads
+    could reuse them: on a file of a million rows that was 90 MB beside a 112 MB frame, held
+    for the whole run and counted in its peak.  ``malloc_trim(0)`` returns every arena's free
+    pages (Dask's workers call it for the same reason); it takes a few milliseconds."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # a C library without it (musl)
+        return
+    trim(0)
 
 
 def read_table_chunks(path: Path, rows: int, allow_no_rows: bool = False):
