@@ -55,3 +55,23 @@ def test_the_scan_counts_records_and_finds_leading_zeros_as_the_rules_say(tmp_pa
     assert table._scan_bytes(path) == (plain_records(data), may_lead_with_zero(data)), text
     assert table._plain_record_count(path) == plain_records(data)
     assert table._may_hold_leading_zero(path) == may_lead_with_zero(data)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_group_labels_of_one_column_are_the_texts_numpy_converts_each_cell_to(seed):
+    # joined_labels' one-column path converts each distinct text once; the result must be
+    # values.astype(object).astype(str), dtype and all, whatever the cells hold
+    from fairspec.data.prepare import joined_labels
+
+    rng = np.random.default_rng(seed)
+    pool = ["a", "b", "", "ab & c", 'q"', "é", "long group name", 1, 1.0, True, 2.5, float("nan"), None]
+    kinds = rng.choice(["text", "mixed", "unicode"])
+    n = int(rng.integers(0, 30))
+    if kinds == "unicode":
+        values = np.array(rng.choice(["a", "bb", "", "é", "x & y"], n)).astype(f"<U{int(rng.integers(5, 9))}")
+    else:
+        cells = pool[:7] if kinds == "text" else pool
+        values = np.array([cells[i] for i in rng.integers(0, len(cells), n)], dtype=object)
+    expected = values.astype(object).astype(str)
+    got = joined_labels([values])
+    assert got.dtype == expected.dtype and np.array_equal(got, expected), (values, got, expected)
