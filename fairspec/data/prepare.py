@@ -154,8 +154,9 @@ class FeatureEncoder:
                 X[:, j] = _category_codes(col, _category_lookup(cats))[0]
             else:
                 numbers = numbers_of(col)
-                bad = numbers.isna().to_numpy() & col.notna().to_numpy()
-                if bad.any():
+                # (a numeric column is its own numbers: no cell of it can fail to be one)
+                bad = None if numbers is col else numbers.isna().to_numpy() & col.notna().to_numpy()
+                if bad is not None and bad.any():
                     pos = int(np.flatnonzero(bad)[0])
                     cell = col.iloc[pos]
                     plain = plain_number(str(cell))

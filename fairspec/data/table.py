@@ -556,7 +556,8 @@ def _scan_bytes(path: Path, plain: bool = True, leading_zero: bool = True) -> tu
     lines, width, may_lead = 0, None, not leading_zero
     try:
         for body in _line_blocks(path):
-            if plain and (b'"' in body or b"\x00" in body or body.count(b"\r") != body.count(b"\r\n")):
+            has_cr = b"\r" in body
+            if plain and (b'"' in body or b"\x00" in body or (has_cr and body.count(b"\r") != body.count(b"\r\n"))):
                 plain = False
             if not plain and may_lead:
                 break
@@ -564,7 +565,6 @@ def _scan_bytes(path: Path, plain: bool = True, leading_zero: bool = True) -> tu
             cut = codes[:-3]
             separators = cut == _COMMA
             separators |= cut == _LF
-            has_cr = b"\r" in body
             if has_cr and not may_lead:
                 separators |= cut == _CR  # a lone CR (old Mac) ends a line for the field starts
             at = np.flatnonzero(separators)  # where each comma and line end is
