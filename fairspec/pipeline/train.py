@@ -279,7 +279,7 @@ def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | 
     if table is None:
         progress.step(f"reading {plan.data.path}")
         table = read_table(plan.data.path)
-    checked = None if checked is None or table is None else checked.for_training(plan, table)
+    checked = None if checked is None else checked.for_training(plan, table)
     # the hash of the bytes read (the file may have been rewritten since)
     data_sha = table.attrs.get(SHA256) or file_sha256(plan.data.path)
     frame = apply_filters(table, plan.data.filters)

@@ -17,6 +17,7 @@ them for cross-validation (the kept model is refitted on every row) and for ``no
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -77,8 +78,10 @@ class KeptRows:
     def __init__(self, plan: Plan, table: pd.DataFrame):
         self._plan, self._table = plan, table
         self._rows = self._split = None
-        # what they are of: the table's identity and the parts of the plan that choose them
-        self._of = (id(table), plan.data, plan.missing.strategy, plan.evaluation)
+        # what they are of: the table itself (not kept alive by this) and the parts of the plan
+        # that choose them
+        self._of_table = weakref.ref(table)
+        self._of_plan = (plan.data, plan.missing.strategy, plan.evaluation)
 
     @property
     def target_and_groups(self) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +104,8 @@ class KeptRows:
     def for_training(self, plan: Plan, table: pd.DataFrame) -> "KeptRows | None":
         """These rows when they are ``plan``'s of ``table`` (the plan may differ in what does not
         choose them, such as its solver settings) and were computed, else None."""
-        if self._rows is None or self._of != (id(table), plan.data, plan.missing.strategy, plan.evaluation):
+        if (self._rows is None or self._of_table() is not table
+                or self._of_plan != (plan.data, plan.missing.strategy, plan.evaluation)):
             return None
         return self
 
