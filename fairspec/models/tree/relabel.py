@@ -41,7 +41,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo  # the modelling classes alone (fairspec.solvers.highs says why)
 
 from fairspec.errors import NoUsableModelError
 from fairspec.models.tree.split_search import VOTE_TOL
