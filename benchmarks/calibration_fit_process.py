@@ -5,6 +5,7 @@ cost measurement of calibration (issue 43).
     python benchmarks/calibration_fit_process.py tree plain 10        # 10 fits 'on train'
     python benchmarks/calibration_fit_process.py tree none 0          # loading only (the baseline)
     python benchmarks/calibration_fit_process.py rule_set calib 1 2   # a rule set, time_limit 2 s
+    python benchmarks/calibration_fit_process.py forest calib 2       # a 10-tree forest
 
 Time each with ``/usr/bin/time -v`` (user + system seconds), several runs alternating the
 modes; the cost of one fit is (median - baseline median) / REPS, and the ratio calibrated /

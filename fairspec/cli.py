@@ -196,24 +196,30 @@ def _progress(args, stderr):
 
 
 def _compile(spec_path: str, err):
-    return _compile_with_table(spec_path, err)[0]
+    return _compile_checked(spec_path, err)[0]
 
 
 def _compile_with_table(spec_path: str, err):
     """The plan and the data table it was checked against (read once, used for training too);
     the plan's warnings go to ``err``."""
+    return _compile_checked(spec_path, err)[:2]
+
+
+def _compile_checked(spec_path: str, err):
+    """:func:`_compile_with_table`, and the kept rows as the checks computed them (training
+    reads them: :func:`fairspec.plan.compile.compile_checked`)."""
     from fairspec import load_spec
     from fairspec.data.table import CHECK_SECONDS, READ_SECONDS
-    from fairspec.plan.compile import compile_with_table
+    from fairspec.plan.compile import compile_checked
 
     started = time.perf_counter()
-    plan, table = compile_with_table(load_spec(spec_path))
+    plan, table, checked = compile_checked(load_spec(spec_path))
     # the checks' share of the compile (metrics.json's timing); reading has its own
     table.attrs[CHECK_SECONDS] = time.perf_counter() - started - table.attrs.get(READ_SECONDS, 0.0)
     if plan.warnings:
         # printed even under -q: -q silences progress, not what the user should know
         err.write(plan.warning_text() + "\n")
-    return plan, table
+    return plan, table, checked
 
 
 def cmd_check(args, out, err) -> int:
@@ -412,7 +418,7 @@ def run_summary(name: str, metrics_doc: dict) -> str:
 
 
 def cmd_compile_and_train(args, out, err) -> int:
-    from fairspec import train, write_outputs
+    from fairspec import write_outputs
     from fairspec.pipeline.outputs import check_output_dir
 
     if args.output is not None and not args.output:
@@ -421,7 +427,7 @@ def cmd_compile_and_train(args, out, err) -> int:
         err.write("fairspec compile-and-train: note: --out is now spelt -o/--output, as for predict; "
                   "--out still works\n")
     progress = _progress(args, err)
-    plan, table = _compile_with_table(args.spec, err)
+    plan, table, checked = _compile_checked(args.spec, err)
     if args.no_clock_cap:
         plan = _without_clock_cap(plan, args.spec)
     out_dir = Path(args.output) if args.output else plan.output_dir
@@ -433,14 +439,14 @@ def cmd_compile_and_train(args, out, err) -> int:
     if args.jobs is not None and args.jobs == 0:
         raise UsageError("fairspec compile-and-train: error: argument --jobs: 0: give 1 or more processes, or -1 "
                          "for one per core")
-    import fairspec.pipeline.train  # noqa: F401  (imported here, its imports count as start-up)
+    from fairspec.pipeline.train import train  # (imported here, its imports count as start-up)
     from fairspec.data.table import CHECK_SECONDS, READ_SECONDS, STARTUP_SECONDS
 
     # metrics.json's timing starts with what came before the data was read and checked
     table.attrs[STARTUP_SECONDS] = max(0.0, time.perf_counter() - _STARTED[0] - table.attrs.get(READ_SECONDS, 0.0)
                                        - table.attrs.get(CHECK_SECONDS, 0.0))
     with use_scheduler(args.scheduler):
-        result = train(plan, progress, table, n_jobs=args.jobs or 1)
+        result = train(plan, progress, table, n_jobs=args.jobs or 1, checked=checked)
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:

@@ -42,7 +42,9 @@ seeded subsample): the fit then costs little more than the refit (``calibration_
 ["inner_folds_fitted"]``, ``calibration_["inner_training_rows"]``).
 
 Cost.  With a bound path, the work is ``folds`` inner growths at (K-1)/K of the rows, the refit,
-and one relabelling per candidate and fold; without one, ``folds × len(candidates)`` fits, which
+and one relabelling per candidate and fold (the tree family builds each fold's relabelling MIP
+once and re-solves it per candidate, :class:`fairspec.models.tree.relabel.RelabellingMIP`, so
+a candidate costs HiGHS's solve, not a build); without one, ``folds × len(candidates)`` fits, which
 a family that has a ``time_limit`` parameter shares (each inner fit gets ``time_limit /
 len(candidates)``, which sizes its work limits), so the inner fits together cost about
 ``folds`` fits and the whole about ``folds + 1``.  With the single inner split of "Large data"

@@ -4,11 +4,13 @@ from __future__ import annotations
 import bz2
 import contextlib
 import csv
+import ctypes
 import gzip
 import hashlib
 import io
 import lzma
 import re
+import sys
 import time
 import unicodedata
 import zlib
@@ -41,7 +43,10 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
     # the fields of every record are counted first: pandas reads a record with one more field
     # than the header (a delimiter at the end of each line) by making the first column the row
     # index, so every column after it shifts one place, and pads a short record with missing values
-    header_line, lines, lone_cr = _record_lines(path)
+    # (a plain file's records are counted on its bytes, in the pass that looks for leading zeros)
+    counted, may_lead_with_zero = _scan_bytes(path)
+    header_line, lines, lone_cr = ((1, np.arange(2, counted + 2, dtype=np.int64), False) if counted is not None
+                                   else _record_lines(path))
     if header_line is None:
         # pandas' "No columns to parse from file" does not say that there is nothing to read
         raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
@@ -50,8 +55,9 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         read_from = _with_line_feeds(path) if lone_cr else (lambda: path)
         frame = pd.read_csv(read_from(), **_CSV_OPTIONS)
         names = _header_names(read_from())
+        distinct = {}
         frame = _typed(frame, lambda columns: pd.read_csv(read_from(), dtype=str, usecols=columns, **_CSV_OPTIONS),
-                       lambda: _may_hold_leading_zero(path))
+                       lambda: may_lead_with_zero, distinct)
     if frame.shape[1] == 0 or (len(frame) == 0 and not allow_no_rows):
         raise DataError(f"{path}: error: the data file has no rows")
     if len(lines) != len(frame):
@@ -60,15 +66,34 @@ def read_table(path: Path, allow_no_rows: bool = False) -> pd.DataFrame:
         # errors name a row's line as its index + 2 (see prepare.line_of), which holds only while
         # each record is one line and no line is blank; otherwise the index carries the line
         frame.index = pd.Index(lines - 2)
-    frame = _named(frame, names, path, header_line)
+    frame = _named(frame, names, path, header_line, distinct)
     # the file is read several times over (records counted, then parsed); hashed before and
     # after, the hash is of the bytes every reading saw.  model.json records it as the data
     # trained on: hashed again at training, it could name a file written in between (found in
     # review: a model trained on 6,172 rows named the hash of the 3,172 left on disk)
     _refuse_changed(path, digest)
     frame.attrs[SHA256] = digest
+    return_freed_memory()
     frame.attrs[READ_SECONDS] = time.perf_counter() - started
     return frame
+
+
+def return_freed_memory() -> None:
+    """Give the memory the C allocator holds free back to the system (glibc's ``malloc_trim``;
+    elsewhere nothing).
+
+    pandas parses a large file on several threads, and glibc gives each thread its own heap
+    (arena).  The parser's buffers freed there stay in the process, and only those threads
+    could reuse them: on a file of a million rows that was 90 MB beside a 112 MB frame, held
+    for the whole run and counted in its peak.  ``malloc_trim(0)`` returns every arena's free
+    pages (Dask's workers call it for the same reason); it takes a few milliseconds."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # a C library without it (musl)
+        return
+    trim(0)
 
 
 def read_table_chunks(path: Path, rows: int, allow_no_rows: bool = False):
@@ -87,7 +112,7 @@ def read_table_chunks(path: Path, rows: int, allow_no_rows: bool = False):
     lone carriage-return line ends (old Mac) is read whole, as :func:`read_table` reads it."""
     path = Path(path)
     digest = _refuse_unreadable(path)
-    counted = _plain_record_count(path)
+    counted, may_lead_with_zero = _scan_bytes(path)
     header_line, lines, lone_cr = (1, None, False) if counted is not None else _record_lines(path)
     if header_line is None:
         raise DataError(f"{path}: error: cannot read the data as CSV: the file is empty (it needs a header line "
@@ -98,8 +123,7 @@ def read_table_chunks(path: Path, rows: int, allow_no_rows: bool = False):
     total = counted if counted is not None else len(lines)
     with _read_errors(path):
         names = _header_names(path)
-        texts = (pd.read_csv(path, dtype=str, chunksize=rows, **_CSV_OPTIONS) if _may_hold_leading_zero(path)
-                 else None)
+        texts = pd.read_csv(path, dtype=str, chunksize=rows, **_CSV_OPTIONS) if may_lead_with_zero else None
         start = 0
         for frame in pd.read_csv(path, chunksize=rows, **_CSV_OPTIONS):
             text = None if texts is None else next(texts)
@@ -189,12 +213,13 @@ def _header_names(source) -> list:
     return pd.read_csv(source, nrows=1, header=None, dtype=str, **_CSV_OPTIONS).iloc[0].tolist()
 
 
-def _typed(frame: pd.DataFrame, text_of, may_lead_with_zero) -> pd.DataFrame:
+def _typed(frame: pd.DataFrame, text_of, may_lead_with_zero, distinct: dict | None = None) -> pd.DataFrame:
     """``frame`` (as pandas typed it) with the columns read again as text where pandas' types
     would lose what the cells say; ``text_of(columns)`` reads those columns of the same rows
     as text, and ``may_lead_with_zero()`` says whether a field of the file may begin with a
     leading zero (:func:`_may_hold_leading_zero`; when not, the numeric columns are not read
-    again)."""
+    again).  ``distinct``, when given, receives each text column's distinct present cells (for
+    :func:`_named`, which reads them again)."""
     coded = [c for c in frame.columns if pd.api.types.is_numeric_dtype(frame[c])
              and not pd.api.types.is_bool_dtype(frame[c])]
     if coded and not may_lead_with_zero():
@@ -214,8 +239,21 @@ def _typed(frame: pd.DataFrame, text_of, may_lead_with_zero) -> pd.DataFrame:
             frame[column] = _numbers_or_text(_empty_as_missing(text[column]))
     for column in frame.columns:
         if pd.api.types.is_string_dtype(frame[column]) and column not in wide:
-            frame[column] = _numbers_or_text(_empty_as_missing(frame[column]))
+            # read from the column's distinct cells (a few, where the column holds a million)
+            present = _present_distinct(frame[column])
+            if (present == "").any():
+                frame[column] = _empty_as_missing(frame[column])
+                present = present[present != ""]
+            frame[column] = _numbers_or_text(frame[column], present)
+            if distinct is not None and frame[column].dtype != float:
+                distinct[column] = present
     return frame
+
+
+def _present_distinct(series: pd.Series) -> np.ndarray:
+    """The distinct present cells of ``series`` (as ``series.dropna().unique()``, in an object array)."""
+    cells = np.asarray(series.unique(), dtype=object)
+    return cells[~pd.isna(cells)]
 
 
 def _inconsistent(path: Path, records: int, rows: int) -> DataError:
@@ -226,19 +264,23 @@ def _inconsistent(path: Path, records: int, rows: int) -> DataError:
                      f"plain CSV, one record per line")
 
 
-def _named(frame: pd.DataFrame, names: list, path: Path, header_line: int) -> pd.DataFrame:
+def _named(frame: pd.DataFrame, names: list, path: Path, header_line: int,
+           distinct: dict | None = None) -> pd.DataFrame:
     """``frame`` with its names and text cells in one spelling (NFC), refused when the header
-    names a column twice, and with :data:`UNNAMED`."""
+    names a column twice, and with :data:`UNNAMED`; ``distinct`` the text columns' distinct
+    present cells where :func:`_typed` found them."""
     # one spelling per text: a header or cell saved on macOS may spell "ç" as "c" and a
     # combining cedilla (NFD), which looks the same as the spec's "ç" (NFC) but is not equal to
     # it, so the column was "unknown", with the hint "did you mean 'raçe'?" (parse_spec
     # normalises the spec's text the same way)
     names = [unicodedata.normalize("NFC", n) if isinstance(n, str) else n for n in names]
+    distinct = dict(distinct or {})
+    distinct = {unicodedata.normalize("NFC", c) if isinstance(c, str) else c: cells for c, cells in distinct.items()}
     frame.columns = [unicodedata.normalize("NFC", c) if isinstance(c, str) else c for c in frame.columns]
     for column in frame.columns:
         if pd.api.types.is_string_dtype(frame[column]):  # object under pandas 2, str under pandas 3
-            respelt = {v: unicodedata.normalize("NFC", v) for v in frame[column].dropna().unique()
-                       if isinstance(v, str) and not v.isascii()}
+            cells = distinct[column] if column in distinct else frame[column].dropna().unique()
+            respelt = {v: unicodedata.normalize("NFC", v) for v in cells if isinstance(v, str) and not v.isascii()}
             respelt = {v: w for v, w in respelt.items() if v != w}
             if respelt:  # the distinct values only: most columns are ASCII and cost one pass
                 frame[column] = frame[column].replace(respelt)
@@ -455,7 +497,7 @@ def _record_lines(path: Path) -> tuple[int | None, np.ndarray, bool]:
 _FIELD_LIMIT = 2**31 - 1
 
 
-#: bytes read at a time by :func:`_plain_record_lines` and :func:`_may_hold_leading_zero`
+#: bytes read at a time by :func:`_scan_bytes`
 _SCAN_BLOCK = 1 << 22
 _LF, _CR, _COMMA = (ord(c) for c in "\n\r,")
 
@@ -492,23 +534,7 @@ def _plain_record_lines(path: Path) -> np.ndarray | None:
 def _plain_record_count(path: Path) -> int | None:
     """The number of records below the header of a plain file (:func:`_plain_record_lines`),
     or None for any other."""
-    lines, width = 0, None
-    try:
-        for body in _line_blocks(path):
-            if b'"' in body or b"\x00" in body or body.count(b"\r") != body.count(b"\r\n"):
-                return None
-            codes = np.frombuffer(body, dtype=np.uint8)
-            ends = np.flatnonzero(codes == _LF)
-            if len(ends) == 0 or ends[-1] != len(codes) - 1:
-                ends = np.append(ends, len(codes))  # the last line, without a line end
-            commas = np.diff(np.searchsorted(np.flatnonzero(codes == _COMMA), ends), prepend=0)
-            width = commas[0] if width is None else width
-            if width == 0 or (commas != width).any():
-                return None
-            lines += len(commas)
-    except (OSError, EOFError, lzma.LZMAError, zlib.error):
-        return None  # the csv reader meets it again and says what it is
-    return lines - 1 if lines >= 2 else None
+    return _scan_bytes(path, leading_zero=False)[0]
 
 
 def _may_hold_leading_zero(path: Path) -> bool:
@@ -518,20 +544,55 @@ def _may_hold_leading_zero(path: Path) -> bool:
     the cells :func:`holds_leading_zero` looks for, found on the bytes: matched on a million
     cells per numeric column, read a second time as text, it had taken a third of reading the
     file."""
+    return _scan_bytes(path, plain=False)[1]
+
+
+def _scan_bytes(path: Path, plain: bool = True, leading_zero: bool = True) -> tuple[int | None, bool]:
+    """``(_plain_record_count(path), _may_hold_leading_zero(path))`` in one pass over the bytes
+    (each is None or True when not asked for).  Both read where the fields begin, the positions
+    of the commas and line ends, found once per block: as two passes they had taken a quarter
+    of reading a file of a million rows."""
     space, tab, quote = (ord(c) for c in ' \t"')
+    lines, width, may_lead = 0, None, not leading_zero
     try:
         for body in _line_blocks(path):
-            codes = np.frombuffer(body + b"\n\n\n", dtype=np.uint8)
-            starts = np.flatnonzero((codes[:-3] == _COMMA) | (codes[:-3] == _LF) | (codes[:-3] == _CR)) + 1
-            starts = np.concatenate(([0], starts))
-            first, second, third = codes[starts], codes[starts + 1], codes[starts + 2]
-            signed = (first == _PLUS) | (first == _MINUS)
-            if (((first == _ZERO) & _may_be_digit(second)) | (signed & (second == _ZERO) & _may_be_digit(third))
-                    | (first == space) | (first == tab) | (first == quote)).any():
-                return True
+            has_cr = b"\r" in body
+            if plain and (b'"' in body or b"\x00" in body or (has_cr and body.count(b"\r") != body.count(b"\r\n"))):
+                plain = False
+            if not plain and may_lead:
+                break
+            codes = np.frombuffer(body + b"\n\n\n", dtype=np.uint8)  # past the end: no field begins there
+            cut = codes[:-3]
+            separators = cut == _COMMA
+            separators |= cut == _LF
+            if has_cr and not may_lead:
+                separators |= cut == _CR  # a lone CR (old Mac) ends a line for the field starts
+            at = np.flatnonzero(separators)  # where each comma and line end is
+            if not may_lead:
+                starts = np.concatenate(([0], at + 1))
+                first, second, third = codes[starts], codes[starts + 1], codes[starts + 2]
+                signed = (first == _PLUS) | (first == _MINUS)
+                may_lead = bool((((first == _ZERO) & _may_be_digit(second))
+                                 | (signed & (second == _ZERO) & _may_be_digit(third))
+                                 | (first == space) | (first == tab) | (first == quote)).any())
+            if plain:
+                kinds = cut[at]
+                ends = np.flatnonzero(kinds == _LF)  # (a CR of the CRLF before each is no comma)
+                commas_before = np.cumsum(kinds == _COMMA)
+                counted = commas_before[ends] if len(ends) else np.zeros(0, dtype=np.int64)
+                if cut[-1] != _LF:  # the last line, without a line end: its commas are the rest
+                    counted = np.append(counted, commas_before[-1] if len(kinds) else 0)
+                commas = np.diff(counted, prepend=0)
+                width = commas[0] if width is None else width
+                if width == 0 or (commas != width).any():
+                    plain = False
+                else:
+                    lines += len(commas)
     except (OSError, EOFError, lzma.LZMAError, zlib.error):
-        return True
-    return False
+        # the csv reader meets it again and says what it is
+        return None, True
+    records = (lines - 1 if lines >= 2 else None) if plain else None
+    return records, (True if not leading_zero else may_lead)
 
 
 class _LastLine:
@@ -613,17 +674,17 @@ def _empty_as_missing(text: pd.Series) -> pd.Series:
     return text.mask(empty) if empty.any() else text
 
 
-def _numbers_or_text(text: pd.Series) -> pd.Series:
+def _numbers_or_text(text: pd.Series, present: np.ndarray | None = None) -> pd.Series:
     """A column of cell texts as floats when every present cell is a number, else as the text.
+    ``present``: its distinct present cells, when known (:func:`_present_distinct`).
 
     pandas reads a column holding a whole number beyond 64 bits as Python integers, or as
     text beside a decimal one; as floats, like the column of whole numbers with one empty
     cell, it is numeric, as the README says a column of numbers is (one too large for a float
     is infinite, as ``1e400`` is, and the checker names it)."""
-    present = text.dropna()
-    if present.empty or holds_leading_zero(present):
+    distinct = pd.Series(_present_distinct(text) if present is None else present, dtype=object)
+    if distinct.empty or holds_leading_zero(distinct):
         return text  # codes with a leading zero are text (see read_table)
-    distinct = pd.Series(present.unique())
     numbers = pd.to_numeric(distinct, errors="coerce")
     if not numbers.notna().all():
         return text

@@ -55,26 +55,37 @@ def _cell_source(values: pd.Series, kind: str) -> np.ndarray:
     return codes
 
 
-def _cells(source: np.ndarray, kind: str, train: np.ndarray) -> np.ndarray:
+def _cells(source: np.ndarray, kind: str, train: np.ndarray, missing: np.ndarray | None = None) -> np.ndarray:
     """Each row's cell: its category, or its numeric bin cut at the ``train`` rows' quantiles;
-    a missing value is cell -1.  ``source`` is :func:`_cell_source`'s."""
+    a missing value is cell -1.  ``source`` is :func:`_cell_source`'s; ``missing``, when given,
+    ``np.isnan(source)`` (the same for every fold)."""
     if kind != "numeric":
         return source
     x = source
-    seen = x[train][~np.isnan(x[train])]
+    missing = np.isnan(x) if missing is None else missing
+    seen = x[train][~missing[train]]
     edges = np.unique(np.quantile(seen, np.linspace(0, 1, NUMERIC_BINS + 1)[1:-1])) if len(seen) else np.array([])
     cells = np.searchsorted(edges, x, side="left")  # a value at an edge goes below it: 0 apart from > 0
-    return np.where(np.isnan(x), -1, cells)
+    return np.where(missing, -1, cells)
 
 
-def _out_of_fold_counts(cells_of_fold, members: list[np.ndarray], folds) -> list[tuple]:
+def _members_by_fold(members: list[np.ndarray], folds) -> list[list[tuple]]:
+    """Per fold, per member array: its training rows, held-out rows and training mean (the
+    same for every feature: read once, not once per feature)."""
+    return [[(member[train], member[test], float(member[train].mean())) for member in members]
+            for train, test in folds]
+
+
+def _out_of_fold_counts(cells_of_fold, members: list[np.ndarray], folds, by_fold=None) -> list[tuple]:
     """For each of ``members`` (0/1 floats, one per group scored), the out-of-fold scores as
     counts: ``(score, member rows, other rows)`` for every (fold, cell) holding held-out rows,
     where a cell's score is the smoothed share of members among the other folds' rows in it.
+    ``by_fold``: :func:`_members_by_fold` of ``members`` and ``folds``, when computed already.
 
     A row's score is its (fold, cell)'s, so these counts are the pooled out-of-fold scores
     without a score per row, and an AUC weighted by them is the AUC of those scores."""
     out = [([], [], []) for _ in members]
+    by_fold = _members_by_fold(members, folds) if by_fold is None else by_fold
     for k, (train, test) in enumerate(folds):
         cells = cells_of_fold(k, train)
         shift = cells.min(initial=0)
@@ -83,11 +94,10 @@ def _out_of_fold_counts(cells_of_fold, members: list[np.ndarray], folds) -> list
         k_train, k_test = keys[train], keys[test]
         rows = np.bincount(k_train, minlength=size)
         held = np.bincount(k_test, minlength=size)
-        for member, (scores, hits_out, others_out) in zip(members, out):
-            prior = float(member[train].mean())
-            hits = np.bincount(k_train, weights=member[train], minlength=size)
+        for (member_train, member_test, prior), (scores, hits_out, others_out) in zip(by_fold[k], out):
+            hits = np.bincount(k_train, weights=member_train, minlength=size)
             share = (hits + prior) / (rows + 1.0)
-            held_hits = np.bincount(k_test, weights=member[test], minlength=size)
+            held_hits = np.bincount(k_test, weights=member_test, minlength=size)
             present = held > 0
             scores.append(share[present])
             hits_out.append(held_hits[present])
@@ -129,10 +139,13 @@ def proxy_scores(frame: pd.DataFrame, features, groups, *, folds: int = FOLDS, s
     members = [(index == g).astype(float) for g in targets]
     scored = [(g, m) for g, m in zip(targets, members) if m.min() != m.max()]
     out = []
+    by_fold = _members_by_fold([m for _, m in scored], splits)
     for name, kind in features:
         source = _cell_source(frame[name], kind)
+        missing = np.isnan(source) if kind == "numeric" else None
         best = (None, None)
-        counts = _out_of_fold_counts(lambda k, train: _cells(source, kind, train), [m for _, m in scored], splits)
+        counts = _out_of_fold_counts(lambda k, train: _cells(source, kind, train, missing), [m for _, m in scored],
+                                     splits, by_fold)
         for (g, _), (score, hits, others) in zip(scored, counts):
             auc = _weighted_auc(score, hits, others)
             if best[0] is None or auc > best[0]:

@@ -94,7 +94,8 @@ def _alpha_text(criterion) -> str:
                 f"alpha = penalty / (1 + penalty))")
     alphas = ", ".join(f"{a:g}" for a in MP_BOOST_BOUND_ALPHAS)
     return (f"the most accurate of {alphas} once each model's threshold meets {criterion.label()} on the "
-            f"training rows")
+            f"training rows; at alpha {min(MP_BOOST_BOUND_ALPHAS):g} also Lagrange multipliers of the bound "
+            f"(cost-sensitive targets, the reductions of Agarwal et al. 2018)")
 
 
 def mp_boost_lines(plan, mark) -> list[str]:

@@ -200,6 +200,13 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
     """:func:`compile_spec`, and the data table the spec was checked against (read from the
     spec's data file unless given), so that training uses the very rows that were checked
     without reading the file a second time."""
+    return compile_checked(doc, table)[:2]
+
+
+def compile_checked(doc: SpecDocument, table: pd.DataFrame | None = None) -> tuple[Plan, pd.DataFrame, KeptRows]:
+    """:func:`compile_with_table`, and the kept rows' target, groups and split as the checks
+    computed them (:class:`~fairspec.plan.small_groups.KeptRows`), which training can read
+    (``prepare_data``'s ``checked``) instead of computing them again."""
     problems = []
     data_path = None
     try:
@@ -233,4 +240,4 @@ def compile_with_table(doc: SpecDocument, table: pd.DataFrame | None = None) -> 
                           + rule_length_warning(doc, plan))
     if any(d.severity == "error" for d in found):
         raise SpecSemanticError(found, doc.text, doc.filename)  # the warnings with them: all is said at once
-    return dataclasses.replace(plan, warnings=tuple(found), spec_filename=doc.filename), table
+    return dataclasses.replace(plan, warnings=tuple(found), spec_filename=doc.filename), table, kept

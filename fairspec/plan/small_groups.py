@@ -17,6 +17,7 @@ them for cross-validation (the kept model is refitted on every row) and for ``no
 from __future__ import annotations
 
 import math
+import weakref
 
 import numpy as np
 import pandas as pd
@@ -71,11 +72,16 @@ def kept_rows(plan: Plan, table: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 class KeptRows:
     """:func:`kept_rows` of one plan and table, and their split, each computed once on first
-    use: three checks read them, and on a million rows each pass took a few tenths of a second."""
+    use: three checks read them, and on a million rows each pass took a few tenths of a second.
+    Training reads them too (:meth:`for_training`), rather than computing them a second time."""
 
     def __init__(self, plan: Plan, table: pd.DataFrame):
         self._plan, self._table = plan, table
-        self._rows = self._splits = None
+        self._rows = self._split = None
+        # what they are of: the table itself (not kept alive by this) and the parts of the plan
+        # that choose them
+        self._of_table = weakref.ref(table)
+        self._of_plan = (plan.data, plan.missing.strategy, plan.evaluation)
 
     @property
     def target_and_groups(self) -> tuple[np.ndarray, np.ndarray]:
@@ -84,12 +90,24 @@ class KeptRows:
             self._table = None  # the rows are all that is needed of it from here on
         return self._rows
 
+    def split(self) -> tuple[list, str | None]:
+        """``split_rows(plan.evaluation, y, groups)``: the splits and what they are stratified by."""
+        if self._split is None:
+            y, groups = self.target_and_groups
+            self._split = split_rows(self._plan.evaluation, y, groups)
+        return self._split
+
     def splits(self):
         """``split_rows(plan.evaluation, y, groups)``'s splits."""
-        if self._splits is None:
-            y, groups = self.target_and_groups
-            self._splits = split_rows(self._plan.evaluation, y, groups)[0]
-        return self._splits
+        return self.split()[0]
+
+    def for_training(self, plan: Plan, table: pd.DataFrame) -> "KeptRows | None":
+        """These rows when they are ``plan``'s of ``table`` (the plan may differ in what does not
+        choose them, such as its solver settings) and were computed, else None."""
+        if (self._rows is None or self._of_table() is not table
+                or self._of_plan != (plan.data, plan.missing.strategy, plan.evaluation)):
+            return None
+        return self
 
 
 #: fewest hold-out rows without a warning: a test accuracy over n rows has a standard error of

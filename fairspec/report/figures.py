@@ -25,8 +25,10 @@ import re
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
-import matplotlib
-from matplotlib.figure import Figure
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # matplotlib is imported when a figure is drawn (:func:`styled`), not with this module
+    from matplotlib.figure import Figure
 
 #: colours safe for the common colour-vision deficiencies (Okabe and Ito, 2008), each darker
 #: than 3:1 against white; a group is also told by its marker, never by colour alone
@@ -62,7 +64,20 @@ def shown(text) -> str:
     return str(text).translate(INVISIBLE)
 
 
+def styled(settings: dict | None = None):
+    """``matplotlib.rc_context`` with the report's settings (:data:`RC`, then ``settings``).
+
+    matplotlib is imported here, on the first figure, not with the report's modules: a run
+    imports them before it trains, and matplotlib's 0.5 s and 40 MB then came before the data
+    was read and stayed under the training's peak memory."""
+    import matplotlib
+
+    return matplotlib.rc_context({**RC, **(settings or {})})
+
+
 def new_figure(height: float, width: float = WIDTH) -> Figure:
+    from matplotlib.figure import Figure
+
     return Figure(figsize=(width, height), layout="constrained")
 
 
@@ -100,7 +115,7 @@ def svg_text(fig: Figure, name: str, label: str) -> str:
     """``fig`` as inline SVG: ``name`` salts its ids (unique on the page), ``label`` is its
     accessible name (``role="img"``); see the module docstring."""
     buffer = io.StringIO()
-    with matplotlib.rc_context({**RC, "svg.hashsalt": f"fairspec-{name}"}):
+    with styled({"svg.hashsalt": f"fairspec-{name}"}):
         fig.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None})
     svg = _PROLOG.sub("", buffer.getvalue(), count=1)
     for pattern in _DROP:
@@ -163,7 +178,7 @@ def frontier_figure(points: list[FrontierPoint], *, x_label: str, y_label: str, 
     Points at one spot share one label; labels are placed where they overprint no other
     (:func:`place_labels`)."""
     front = non_dominated(points)
-    with matplotlib.rc_context(RC):
+    with styled():
         fig = new_figure(height)
         ax = fig.add_subplot()
         highs = [p.gap_interval[1] if p.gap_interval else p.gap for p in points] + [float(b) for b in bounds]

@@ -331,8 +331,12 @@ FIT_LOG_TERMS: dict[str, str] = {
     # ---------------------------------------------------------------- Fair MP-Boost
     "alpha_from": (
         "Where alpha came from: parameter (given to the estimator), penalty (the spec's penalty as "
-        "alpha = penalty / (1 + penalty)), bound search (the most accurate candidate once each met the bound "
-        "by its threshold) or none (no enforced fairness, alpha 0)."),
+        "alpha = penalty / (1 + penalty)), bound search (the most accurate candidate, over alphas and Lagrange "
+        "multipliers, once each met the bound by its threshold) or none (no enforced fairness, alpha 0)."),
+    "multiplier": (
+        "The Lagrange multiplier of the fairness bound that the model (in bound_search: the candidate) was "
+        "fitted with: its boosting rounds learned cost-sensitive targets and weights in which predicting the "
+        "favoured group positive costs this much more per unit of the gap; 0 when none was used."),
     "adversary": (
         "How each round predicted the rows' group from its tree's output (logistic regression, or the group "
         "shares of each output value), empty when alpha is 0 and no adversary ran."),
@@ -374,8 +378,9 @@ FIT_LOG_TERMS: dict[str, str] = {
         "How unevenly the rows were drawn: for the most-drawn 1, 5, 10, 25 and 50 % of the training rows, "
         "their share of the averaged row probability (under uniform draws each share equals its rows)."),
     "bound_search": (
-        "One record per alpha tried under the bound: the threshold that met it on the training rows, the "
-        "training accuracy and gap there, and the rounds kept; the most accurate candidate was returned."),
+        "One record per alpha and Lagrange multiplier tried under the bound: the threshold that met it on the "
+        "training rows, the training accuracy and gap there, and the rounds kept; the most accurate candidate "
+        "was returned."),
 
     # ---------------------------------------------------------------- baseline
     "learner": "The scikit-learn learner of the baseline: tree (a decision tree) or logistic (L2 logistic regression).",
@@ -508,6 +513,9 @@ FIT_LOG_RECORD_TERMS: dict[str, str] = {
     "note": "Present only when no tree found meets the bound on the batch, saying which was kept.",
     # ---------------------------------------------------------------- Fair MP-Boost bound_search
     "alpha": "The trade-off alpha of this candidate, from 0 to 1.",
+    "multiplier": (
+        "The Lagrange multiplier of the bound this candidate's rounds were fitted with (cost-sensitive targets "
+        "and weights), 0 for none."),
     "threshold": "The score threshold chosen for this candidate on the training rows.",
     "train_accuracy": "Share of training rows this candidate classifies correctly at its threshold, from 0 to 1.",
     "train_gap": "This candidate's fairness gap on the training rows at its threshold, from 0 to 1.",

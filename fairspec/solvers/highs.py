@@ -47,7 +47,10 @@ from dataclasses import dataclass, field
 
 import highspy
 import numpy as np
-import pyomo.environ as pyo
+# pyomo.core holds the modelling classes; pyomo.environ adds every plugin (GDP, DAE, the
+# file writers, ...), half a second of imports a solve through appsi's Highs does not use:
+# write_model imports it for its writers
+import pyomo.core as pyo
 from pyomo.contrib.appsi.base import TerminationCondition as TC
 from pyomo.contrib.appsi.solvers.highs import Highs
 
@@ -439,6 +442,8 @@ def write_model(model: pyo.ConcreteModel, path: str) -> None:
     import os
     import tempfile
     from pathlib import Path
+
+    import pyomo.environ  # noqa: F401  (registers the LP and MPS writers)
 
     from fairspec.files import new_file_mode
 

@@ -4,7 +4,12 @@ model files that the code before it wrote.
 ``tests/fixtures/boosting_reference.json`` holds, per case of :func:`all_cases`, the SHA-256 of
 the model file (sorted keys, the fit log without its timings; a tree's nodes for the grower),
 written by this module (``python tests/models/test_boosting_same_models.py
---write``) from main at commit 2a516b9, before the speed work (issues 45 and 46).  The cases are
+--write``) from main at commit 2a516b9, before the speed work (issues 45 and 46).  The
+``mp_boost`` entries were written again when its model file gained the Lagrange multiplier
+(``multiplier``, the parameter ``multiplier_shares``, a multiplier per bound-search record),
+after checking that every ``mp_boost`` file of the new code with those keys left out (and the
+bound case fitted with ``multiplier_shares=()``, no multiplier searched) hashed to the entry
+written at 2a516b9.  The cases are
 random data with numeric columns of many and of few distinct values, categorical codes (more
 codes than bins, too), missing values, every missing-value rule each learner supports, row
 weights (the forest's bootstrap counts and random fractional weights given to the grower), the

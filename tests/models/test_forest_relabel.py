@@ -73,8 +73,8 @@ def test_a_feasible_start_is_kept_when_highs_returns_nothing(monkeypatch):
     every = [np.array(bits, float) for bits in itertools.product([0, 1], repeat=5)]
     start = min((z for z in every if _objective(z, rows, leaves, weights, offset, y, g, crit, None)[1] <= 1e-9),
                 key=lambda z: _objective(z, rows, leaves, weights, offset, y, g, crit, None)[0])
-    real_solve = relabel.highs.solve
-    monkeypatch.setattr(relabel.highs, "solve", lambda *a, **k: dataclasses.replace(
+    real_solve = relabel.highs.HighsSession.solve
+    monkeypatch.setattr(relabel.highs.HighsSession, "solve", lambda *a, **k: dataclasses.replace(
         real_solve(*a, **k), status=relabel.highs.TIME_LIMIT_NO_SOLUTION, has_solution=False, objective=None))
     with pytest.raises(NoUsableModelError, match="found no labelling"):
         relabel_leaves(rows, leaves, weights, 5, y, g, crit.rates, 0.05, offset=offset)

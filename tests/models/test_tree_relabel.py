@@ -218,8 +218,8 @@ def test_a_relabelling_mip_the_clock_stopped_is_reported_as_not_reproducible(mon
     finished = MissingAwareTreeClassifier(**params).fit(X, y, sensitive_features=g)
     assert finished.fit_log_["relabel_status"] == "optimal"
     assert finished.fit_log_["reproducible"] is True and finished.fit_log_["cut_by_clock"] == []
-    real_solve = relabel.highs.solve
-    monkeypatch.setattr(relabel.highs, "solve", lambda *a, **k: dataclasses.replace(
+    real_solve = relabel.highs.HighsSession.solve
+    monkeypatch.setattr(relabel.highs.HighsSession, "solve", lambda *a, **k: dataclasses.replace(
         real_solve(*a, **k), status=relabel.highs.TIME_LIMIT))
     log = MissingAwareTreeClassifier(**params).fit(X, y, sensitive_features=g).fit_log_
     assert log["reproducible"] is False and log["cut_by_clock"] == ["relabel_mip"]

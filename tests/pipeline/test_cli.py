@@ -125,14 +125,14 @@ def test_a_file_that_changes_while_it_is_read_is_refused(tmp_path, monkeypatch):
     from fairspec.errors import DataError
 
     path = make_data(tmp_path / "d.csv")
-    counted = table_module._record_lines
+    counted = table_module._scan_bytes  # where a plain file's records are counted
 
     def count_then_edit(p):
         found = counted(p)
         p.write_bytes(p.read_bytes().replace(b",", b";", 1))  # a writer between two readings
         return found
 
-    monkeypatch.setattr(table_module, "_record_lines", count_then_edit)
+    monkeypatch.setattr(table_module, "_scan_bytes", count_then_edit)
     with pytest.raises(DataError, match="the file changed while it was read"):
         table_module.read_table(path)
 

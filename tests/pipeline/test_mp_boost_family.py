@@ -85,7 +85,10 @@ def test_a_bound_is_met_on_the_training_rows_from_the_cli(adult_sample, tmp_path
     metrics = json.loads((out / "metrics.json").read_text())
     assert metrics["fairness"]["met_train"] is True and metrics["fairness"]["achieved_train"] <= 0.03 + 1e-9
     log = metrics["training_log"]
-    assert log["threshold_from"] == "bound" and [r["alpha"] for r in log["bound_search"]] == [0.0, 0.5, 0.9]
+    # the three alphas at multiplier 0, then seven Lagrange multipliers at alpha 0, each meeting the bound
+    assert log["threshold_from"] == "bound" and [r["alpha"] for r in log["bound_search"]] == [0.0, 0.5, 0.9] + [0.0] * 7
+    assert [r["multiplier"] > 0 for r in log["bound_search"]] == [False] * 3 + [True] * 7
+    assert all(r["train_gap"] <= 0.03 + 1e-9 for r in log["bound_search"])
     assert "(chosen on the training rows to meet demographic_parity <= 0.03)" in \
         json.loads((out / "model.json").read_text())["model"]["text"][2]
     capsys.readouterr()

@@ -7,14 +7,17 @@
 * :mod:`~fairspec.models.mp_boost.adversary` — the adversary's row weights ``L_F``;
 * :mod:`~fairspec.models.mp_boost.routing` — every training row through a round's tree, fast;
 * :mod:`~fairspec.models.mp_boost.threshold` — the decision threshold that meets a bound;
+* :mod:`~fairspec.models.mp_boost.lagrangian` — a bound's Lagrange multiplier as cost-sensitive
+  targets and row weights (Agarwal et al. 2018);
 * :mod:`~fairspec.models.mp_boost.estimator` — the scikit-learn estimator, JSON, read-out.
 
 The weak learners are the missing-aware trees of :mod:`fairspec.models.tree`:
 ``recipe.params["missing"]`` is the plan's strategy (``mia``, ``trinary``, ``trinary_mia``,
 ``majority``, ``fractional``, or ``none`` when the data was imputed or its incomplete rows
 dropped).  The spec's fairness line sets the trade-off α: ``penalty λ`` is ``α = λ / (1 + λ)``;
-a bound ``<= ε`` is met on the training rows by the decision threshold, α chosen among the
-estimator's ``bound_alphas`` (see :mod:`~fairspec.models.mp_boost.estimator`).
+a bound ``<= ε`` is met on the training rows by the decision threshold, on the most accurate of
+the models fitted at the estimator's ``bound_alphas`` and at Lagrange multipliers of the bound
+(see :mod:`~fairspec.models.mp_boost.estimator`).
 """
 from __future__ import annotations
 

@@ -149,7 +149,9 @@ def grow_on_patch(X: np.ndarray, y: np.ndarray, rows: np.ndarray, features: np.n
     feature indices mapped back to columns of ``X``."""
     enc = EncodedFeatures.encode(X[np.ix_(rows, features)], categorical[features])
     task = Task("classification", settings.criterion, 0)
-    scorer = SplitScorer(task, settings.missing, settings.min_samples_leaf)
+    # every minipatch row has weight 1 (the draw, not a weight, says how often a row counts):
+    # the compiled split search applies where numba is installed (same trees)
+    scorer = SplitScorer(task, settings.missing, settings.min_samples_leaf, unit_weights=True)
     grow = GrowSettings(max_depth=settings.max_depth, min_samples_split=2, min_samples_leaf=settings.min_samples_leaf,
                         middle_growth=settings.middle_growth)
     tree = grow_tree(enc, y[rows].astype(float), np.ones(len(rows)), task, scorer, grow)
@@ -208,15 +210,26 @@ class RoundRouting:
 
 
 def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndarray | None, n_groups: int,
-          settings: BoostingSettings, rng: np.random.Generator, keep_patches: bool = False) -> BoostingResult:
+          settings: BoostingSettings, rng: np.random.Generator, keep_patches: bool = False,
+          fit_labels: np.ndarray | None = None, row_weights: np.ndarray | None = None) -> BoostingResult:
     """Run the rounds (module docstring) on ``X`` (NaN = missing), ``y`` in {0, 1}, ``groups``
-    codes 0..n_groups-1 (needed only when ``settings.alpha > 0``)."""
+    codes 0..n_groups-1 (needed only when ``settings.alpha > 0``).
+
+    ``fit_labels`` and ``row_weights``: a cost-sensitive problem (:mod:`.lagrangian`): the trees
+    learn ``fit_labels`` and the exponential loss of step 4 is weighted,
+    ``L_A ∝ w_i·exp(-(2ŷ_i - 1)·F_i)`` (the first minipatch is drawn by ``w``); the out-of-patch
+    accuracy, the importances and the adversary read ``y``.  None: ``ŷ = y``, ``w = 1``."""
     N, M = X.shape
     alpha, mu = float(settings.alpha), float(settings.learning_rate)
     if alpha > 0 and groups is None:
         raise ValueError("alpha > 0 needs the rows' groups")
     y = np.asarray(y, dtype=np.int64)
-    sign = 2.0 * y - 1.0
+    target = y if fit_labels is None else np.asarray(fit_labels, dtype=np.int64)
+    sign = 2.0 * target - 1.0
+    log_weight = None
+    if row_weights is not None:
+        with np.errstate(divide="ignore"):
+            log_weight = np.log(np.asarray(row_weights, dtype=float))
     positive = y == 1
     router = TrainingRouter(EncodedFeatures.encode(X, categorical))
     if alpha > 0:
@@ -224,7 +237,7 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
         column, width = 2 * groups + y, 2 * n_groups
     else:
         column, width = y, 2
-    p = np.full(N, 1.0 / N)
+    p = np.full(N, 1.0 / N) if row_weights is None else np.asarray(row_weights, dtype=float) / np.sum(row_weights)
     q = np.full(M, 1.0 / M)
     F = np.zeros(N)
     G = np.zeros(N)
@@ -242,7 +255,7 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
         # the sums the averages read: rounds after the burn-in, and the burn-in's own (frozen after it)
         sums["p_burned" if t >= settings.burn_in else "p_early"] += p
         sums["q_burned" if t >= settings.burn_in else "q_early"] += q
-        tree = grow_on_patch(X, y, rows, feats, categorical, settings)
+        tree = grow_on_patch(X, target, rows, feats, categorical, settings)
         trees.append(tree)
         if keep_patches:
             patches.append(rows)
@@ -265,7 +278,7 @@ def boost(X: np.ndarray, y: np.ndarray, categorical: np.ndarray, groups: np.ndar
                 stopped_by = "patience"
                 break
         # 4: rows
-        margin = -sign * F
+        margin = -sign * F if log_weight is None else log_weight - sign * F
         loss = np.exp(margin - margin.max())
         p = loss / loss.sum()
         if alpha > 0:

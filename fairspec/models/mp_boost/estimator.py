@@ -7,11 +7,19 @@ fairness criterion asks for:
 * ``fairness`` with a penalty λ: ``α = λ / (1 + λ)``, so that the rows' and features' mixtures
   weigh accuracy and fairness as ``1 : λ`` (``loss + λ·fairness``, as a penalty means in every
   family; λ = 9 is the paper's α = 0.9, λ = 1/9 its α = 0.1);
-* ``fairness`` with a bound ε: each α of ``bound_alphas`` is fitted (same seed), each model's
-  decision threshold is chosen on the training rows as the most accurate one whose training
-  gap is within ε (:mod:`.threshold`), and the most accurate of those models is kept.  The
-  bound is met on the training rows by the threshold; α is chosen for accuracy, not for
-  fairness, and the fit log says both;
+* ``fairness`` with a bound ε: each α of ``bound_alphas`` is fitted (same seed); then, at the
+  smallest of them, the bound's Lagrangian is fitted at the multipliers ``λ = s·λ₀`` for each
+  share ``s`` of ``multiplier_shares`` (:mod:`.lagrangian`: the rounds learn the cost-sensitive
+  targets and weights of the constraint between the groups whose rates the unconstrained model
+  sets furthest apart; ``λ₀`` is where a whole group-and-label cell's targets would flip).  Each
+  model's decision threshold is chosen on the training rows as the most accurate one whose
+  training gap is within ε (:mod:`.threshold`), and the most accurate of those models is kept.
+  The bound is met on the training rows by the threshold; α and λ are chosen for accuracy under
+  it, and the fit log's ``bound_search`` lists every candidate.  (A multiplier picked on the
+  training rows, with no held-out split: the candidates differ in their targets, not in their
+  capacity, so their training accuracies at the bound compare like with like.)  The
+  Lagrangian's rows are general — any learner with row weights could fit them — and would suit
+  the shared calibration layer; they live here until it takes them;
 * no criterion (or an audited one) and no ``alpha``: α = 0, plain MP-Boost.
 
 With α > 0 the rounds need each row's group (``sensitive_features``); the adversary and
@@ -43,6 +51,7 @@ from fairspec.models.model_file import (class_labels, feature_indices, feature_n
                                         show)
 from fairspec.models.mp_boost.adversary import ADVERSARIES
 from fairspec.models.mp_boost.boosting import BoostingSettings, boost, leaf_output
+from fairspec.models.mp_boost.lagrangian import cost_sensitive_rows, extreme_groups, flip_multiplier
 from fairspec.models.mp_boost.threshold import choose_threshold
 from fairspec.models.readout import column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.estimators import describe_tree
@@ -60,6 +69,10 @@ ENFORCEABLE = {"demographic_parity": False, "equal_opportunity": True}
 TREES_SHOWN = 3
 #: the most influential rows the fit log names
 INFLUENTIAL_ROWS = 10
+#: the Lagrange multipliers a bound is searched over besides λ = 0 (:mod:`.lagrangian`), at the
+#: smallest α of ``bound_alphas``, as shares of ``λ₀`` (:func:`~.lagrangian.flip_multiplier`: the
+#: multiplier at which the targets of the smaller constrained group-and-label cell flip)
+MP_BOOST_MULTIPLIER_SHARES = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
 
 
 def _criterion_to_json(c: Criterion | None):
@@ -102,23 +115,25 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
     better out-of-patch score before stopping (0: every round is run and kept); ``burn_in``:
     first rounds left out of the averaged probabilities.  Early stopping is off by default: with
     α > 0 the out-of-patch accuracy peaks in the first rounds, before ``q`` has moved towards the
-    fair features (:mod:`.boosting`), and a fit stopped there is the unfair one.  ``alpha``, ``fairness`` and
-    ``bound_alphas``: the trade-off (module docstring).  ``adversary``: a name of
+    fair features (:mod:`.boosting`), and a fit stopped there is the unfair one.  ``alpha``,
+    ``fairness``, ``bound_alphas`` and ``multiplier_shares``: the trade-off and the bound's search
+    (module docstring).  ``adversary``: a name of
     :data:`~fairspec.models.mp_boost.adversary.ADVERSARIES`.  ``missing``, ``criterion``,
     ``min_samples_leaf``, ``middle_growth``, ``categorical_features``: the trees'
     (:class:`~fairspec.models.tree.estimators.MissingAwareTreeClassifier`).  ``random_state``:
     an int, None (0) or a ``RandomState`` (one draw per fit); ``seed_`` is the integer used.
 
-    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``feature_probabilities_`` (the averaged
-    ``q``, also ``feature_importances_``), ``row_probabilities_`` (the averaged ``p`` of the
-    training rows, in the order given: on the fitted estimator only, the model file keeps its
-    summaries in the fit log, not one number per training row), ``out_of_patch_accuracy_`` (per
-    round run), ``fit_log_``.
+    Learned: ``trees_``, ``threshold_``, ``alpha_``, ``multiplier_`` (the Lagrange multiplier λ, 0
+    for none), ``feature_probabilities_`` (the averaged ``q``, also ``feature_importances_``),
+    ``row_probabilities_`` (the averaged ``p`` of the training rows, in the order given: on the
+    fitted estimator only, the model file keeps its summaries in the fit log, not one number per
+    training row), ``out_of_patch_accuracy_`` (per round run), ``fit_log_``.
     """
 
     def __init__(self, n_rounds=200, max_depth=2, patch_rows=None, patch_features=None, learning_rate=0.2,
-                 alpha=None, fairness=None, bound_alphas=MP_BOOST_BOUND_ALPHAS, adversary="logistic", patience=0,
-                 burn_in=20, min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed",
+                 alpha=None, fairness=None, bound_alphas=MP_BOOST_BOUND_ALPHAS,
+                 multiplier_shares=MP_BOOST_MULTIPLIER_SHARES, adversary="logistic", patience=0, burn_in=20,
+                 min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed",
                  categorical_features=None, random_state=0):
         self.n_rounds = n_rounds
         self.max_depth = max_depth
@@ -128,6 +143,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         self.alpha = alpha
         self.fairness = fairness
         self.bound_alphas = bound_alphas
+        self.multiplier_shares = multiplier_shares
         self.adversary = adversary
         self.patience = patience
         self.burn_in = burn_in
@@ -156,6 +172,12 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
             alphas = None
         if not alphas or not all(0.0 <= a <= 1.0 for a in alphas):
             raise ValueError(f"bound_alphas must be a non-empty list of numbers in [0, 1]; got {self.bound_alphas!r}")
+        try:
+            shares = [float(v) for v in self.multiplier_shares]
+        except (TypeError, ValueError):
+            shares = None
+        if shares is None or not all(0.0 <= v < 1.0 for v in shares):
+            raise ValueError(f"multiplier_shares must be a list of numbers in [0, 1); got {self.multiplier_shares!r}")
         if self.adversary not in ADVERSARIES:
             raise ValueError(f"adversary must be one of {', '.join(ADVERSARIES)}; got {self.adversary!r}")
         if self.criterion not in ("gini", "entropy"):
@@ -229,23 +251,40 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         bound = self.fairness.bound if self.fairness is not None else None
 
         tried = []
-        for alpha in alphas:
+
+        def fit_one(alpha, multiplier=0.0, fit_labels=None, row_weights=None):
             settings = self._settings(alpha, n_rows, n_features)
-            result = boost(X, y01, categorical, groups, n_groups, settings, np.random.default_rng(self.seed_))
+            result = boost(X, y01, categorical, groups, n_groups, settings, np.random.default_rng(self.seed_),
+                           fit_labels=fit_labels, row_weights=row_weights)
             if bound is not None:
                 threshold, train_accuracy, train_gap = choose_threshold(result.score, y01, groups, n_groups,
                                                                         positives_only, bound)
             else:
                 threshold = 0.0
                 train_accuracy, train_gap = None, None
-            tried.append((alpha, settings, result, threshold, train_accuracy, train_gap))
+            tried.append((alpha, settings, result, threshold, train_accuracy, train_gap, multiplier))
+
+        for alpha in alphas:
+            fit_one(alpha)
+        if bound is not None:
+            # the Lagrangian's cost-sensitive rows (module .lagrangian), at the smallest α, for the
+            # pair of groups whose rates are furthest apart under that α's unconstrained model
+            first = min(range(len(alphas)), key=lambda i: alphas[i])
+            pair = extreme_groups(tried[first][2].score > 0, y01, groups, n_groups, positives_only)
+            for share in self.multiplier_shares if pair is not None else ():
+                if not share > 0:
+                    continue
+                multiplier = float(share) * flip_multiplier(y01, groups, pair[0], pair[1], positives_only)
+                labels, weights = cost_sensitive_rows(y01, groups, pair[0], pair[1], multiplier, positives_only)
+                fit_one(alphas[first], multiplier, labels, weights)
         # the most accurate under the bound; the first of equals (the smallest α of the list order)
         best = max(range(len(tried)), key=lambda i: (tried[i][4] if tried[i][4] is not None else 0.0, -i))
-        alpha, settings, result, threshold, _, _ = tried[best]
+        alpha, settings, result, threshold, _, _, multiplier = tried[best]
 
         self.trees_ = result.trees
         self.threshold_ = float(threshold)
         self.alpha_ = float(alpha)
+        self.multiplier_ = float(multiplier)
         self.feature_probabilities_ = result.feature_probabilities
         self.row_probabilities_ = result.row_probabilities
         self.out_of_patch_accuracy_ = np.asarray(result.oop_accuracy)
@@ -255,7 +294,8 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         log = {
             "status": "heuristic", "mip_gap": None, "algorithm": "Fair MP-Boost (minipatch boosting)",
             "missing": self.missing, "criterion": None if self.fairness is None else self.fairness.label(),
-            "alpha": self.alpha_, "alpha_from": alpha_from, "adversary": self.adversary if self.alpha_ > 0 else None,
+            "alpha": self.alpha_, "alpha_from": alpha_from, "multiplier": self.multiplier_,
+            "adversary": self.adversary if self.alpha_ > 0 else None,
             "patch_rows": settings.patch_rows, "patch_features": settings.patch_features,
             "rounds_run": result.rounds_run, "rounds_kept": result.kept_round, "stopped_by": result.stopped_by,
             "best_round": result.best_round,
@@ -328,6 +368,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         params["random_state"] = getattr(self, "seed_", params["random_state"])
         params["fairness"] = _criterion_to_json(params["fairness"])
         params["bound_alphas"] = [float(a) for a in params["bound_alphas"]]
+        params["multiplier_shares"] = [float(v) for v in params["multiplier_shares"]]
         if params.get("categorical_features") is not None:
             params["categorical_features"] = list(categorical_indices(params["categorical_features"], self,
                                                                       self.n_features_in_))
@@ -337,6 +378,7 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
             "classes": [c.item() if hasattr(c, "item") else c for c in self.classes_],
             "fit_log": json_values(self.fit_log_),
             "learning_rate": float(params["learning_rate"]), "threshold": self.threshold_, "alpha": self.alpha_,
+            "multiplier": self.multiplier_,
             "rounds": [{"nodes": t.to_nodes()} for t in self.trees_],
             "feature_probabilities": [float(v) for v in self.feature_probabilities_],
             "out_of_patch_accuracy": [float(v) for v in self.out_of_patch_accuracy_],
@@ -380,8 +422,8 @@ _TREE_FIELDS = ("feature", "threshold", "left_codes", "right_codes", "route", "f
 
 def _bound_search_records(tried) -> list[dict]:
     """One record per α a bound was searched over: its threshold, training accuracy and gap."""
-    return [{"alpha": a, "threshold": t, "train_accuracy": acc, "train_gap": gap, "rounds_kept": r.kept_round}
-            for a, _, r, t, acc, gap in tried]
+    return [{"alpha": a, "multiplier": lam, "threshold": t, "train_accuracy": acc, "train_gap": gap,
+             "rounds_kept": r.kept_round} for a, _, r, t, acc, gap, lam in tried]
 
 
 def _influential_rows(p: np.ndarray) -> list[dict]:
@@ -442,6 +484,8 @@ def estimator_from_json(doc: dict) -> FairMPBoostClassifier:
         params["fairness"] = _criterion_from_json(params.get("fairness"))
         if isinstance(params.get("bound_alphas"), list):
             params["bound_alphas"] = tuple(params["bound_alphas"])
+        if isinstance(params.get("multiplier_shares"), list):
+            params["multiplier_shares"] = tuple(params["multiplier_shares"])
         est = FairMPBoostClassifier(**params)
         est._validate()
         n_features = integer(doc["n_features_in"], "n_features_in", 1)
@@ -457,6 +501,8 @@ def estimator_from_json(doc: dict) -> FairMPBoostClassifier:
                              f"{show(params['learning_rate'])}")
         est.threshold_ = number(doc["threshold"], "threshold")
         est.alpha_ = number(doc["alpha"], "alpha", 0.0, 1.0)
+        # written since the Lagrangian bound search; a file from before it fitted with λ = 0
+        est.multiplier_ = number(doc.get("multiplier", 0.0), "multiplier", 0.0)
         rounds = doc["rounds"]
         if not isinstance(rounds, list) or not rounds:
             raise ValueError("'rounds' must be a non-empty list of trees")

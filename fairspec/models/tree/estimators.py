@@ -169,17 +169,19 @@ class _TreeParams:
 
         fairness = self.fairness
         # copies of one growth relabelled at several bounds (fit_bound_path) share how the rows
-        # reach the leaves and what the trees predicted as grown: both read the splits alone
+        # reach the leaves and what the trees predicted as grown (both read the splits alone),
+        # and the MIPs whose model does not depend on the bound (the joint relabelling, a
+        # forest's trees each alone), re-solved at each bound (relabel.RelabellingMIP)
         shared = getattr(self, "_grown_routes", None)
         if shared:
-            routes, offsets, before = shared
+            routes, offsets, before = shared["routes"]
         else:
             routes, offsets = TreeRoutes.of(trees, X)
             # what the model predicts as grown: the label vote below is not it for a single tree
             # whose rows are split over leaves (fractional), which mixes the leaves' frequencies
             before = self._predicts_positive(X)
             if shared is not None:
-                shared.extend((routes, offsets, before))
+                shared["routes"] = (routes, offsets, before)
         n_leaf_ids = offsets[-1] + trees[-1].n_nodes
         rows, leaves, w = routes.concatenated()
         own_labels = [t.leaf_label for t in trees]
@@ -189,7 +191,8 @@ class _TreeParams:
         if len(trees) > 1:
             current = np.concatenate([t.leaf_labels() for t in trees])
             labels, dlog = tree_by_tree_labels(routes, current, y_num, groups, fairness.rates, fairness.bound,
-                                               deadline=deadline, **solver)
+                                               deadline=deadline, reuse=None if shared is None else
+                                               shared.setdefault("trees_alone", {}), **solver)
             log.update(dlog)
             descent_met_bound = dlog["relabel_descent_meets_bound"]
         if not descent_met_bound:  # otherwise the fit's own status stands: heuristic, no MIP gap
@@ -198,7 +201,7 @@ class _TreeParams:
             constant = (np.zeros(n_leaf_ids), np.ones(n_leaf_ids))
             labels, mlog = relabel_leaves(rows, leaves, w, n_leaf_ids, y_num, groups, fairness.rates, fairness.bound,
                                           time_limit=deadline - time.perf_counter(), fallback_labels=constant,
-                                          **solver)
+                                          reuse=None if shared is None else shared.setdefault("joint", {}), **solver)
             if mlog["relabel_labels_from"] == "fallback":
                 predicted = "positive" if labels[np.unique(leaves)].all() else "negative"
                 found = ("only a less accurate labelling" if mlog["relabel_objective_of_mip"] is not None
@@ -261,32 +264,45 @@ class _TreeParams:
         and a bound has no split penalty), so a fit at ε′ is the tree(s) grown once with their
         leaves relabelled at ε′: each copy is exactly what ``fit`` with ``fairness`` at that
         bound returns, at the cost of one growth and ``len(bounds)`` relabelling MIPs.  This is
-        the path :mod:`fairspec.calibration` reads its candidates from."""
+        the path :mod:`fairspec.calibration` reads its candidates from.
+
+        The candidates share what does not depend on the bound: the routing of the rows, and the
+        relabelling MIPs whose model is the same at every bound, built once and re-solved at
+        each (:class:`.relabel.RelabellingMIP` says why a re-solve returns what a fresh fit
+        does).  Each candidate gets its own shallow copies of the grown trees (a relabelling
+        only assigns a tree's ``leaf_label``), and all share one copy of the trees as grown for
+        :meth:`fitted_without_fairness`."""
         if self.fairness is None or self.fairness.bound is None:
             raise ValueError("fit_bound_path needs a fairness criterion with a bound")
         start = time.perf_counter()
         grown_from = copy.deepcopy(self)
         X, y_num, groups, log = grown_from._grow(X, y, sensitive_features)
         grown_seconds = time.perf_counter() - start
-        fitted, shared = [], []
+        as_grown = [copy.copy(t) for t in grown_from._trees()]
+        fitted, shared = [], {}
         for bound in bounds:
-            est = copy.deepcopy(grown_from)
+            est = copy.copy(grown_from)
+            est._set_trees([copy.copy(t) for t in as_grown])
             est.fairness = type(self.fairness)(bound=float(bound))
             est._grown_routes = shared  # filled by the first relabelling, read by the others
-            est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds)
+            est._finish_fit(est._trees(), X, y_num, groups, dict(log), time.perf_counter() - grown_seconds,
+                            grown_trees=as_grown)
             del est._grown_routes
             fitted.append(est)
         return fitted
 
-    def _finish_fit(self, trees: list[TreeStructure], X, y_num, groups, log: dict, start: float) -> None:
+    def _finish_fit(self, trees: list[TreeStructure], X, y_num, groups, log: dict, start: float,
+                    grown_trees: list[TreeStructure] | None = None) -> None:
         """The end of a classifier's fit once ``trees`` are grown: relabel their leaves under a
         bound (a penalty already acted in the split score; its train gap is logged), then the
-        reproducibility keys and the time, into ``fit_log_``."""
+        reproducibility keys and the time, into ``fit_log_``.  ``grown_trees``: a copy of
+        ``trees`` as grown that nothing will change (fit_bound_path's, shared), else one is made."""
         # what fitting without the criterion grows (a bound acts only on the leaves), kept for
         # :meth:`fitted_without_fairness`; a refit without a bound forgets an earlier fit's
         self._grown_before_relabel = None
         if self.fairness is not None and self.fairness.bound is not None:
-            self._grown_before_relabel = (copy.deepcopy(trees), dict(log), time.perf_counter() - start)
+            self._grown_before_relabel = (copy.deepcopy(trees) if grown_trees is None else grown_trees, dict(log),
+                                          time.perf_counter() - start)
             self._relabel(trees, X, y_num, groups, log, self._deadline())
         elif self.fairness is not None and self.fairness.enforced:
             # on 0/1 (1 = classes_[1]), as y_num is: the labels may be strings

@@ -115,6 +115,8 @@ class _Problem:
     solver: dict
     n_leaves: int
 
+    reuse: dict | None = None
+
     def relabel(self, t, weights, **kw):
         return relabel_leaves(self.routes.rows[t], self.routes.leaves[t], weights, self.n_leaves, self.y,
                               self.groups, self.rates, self.bound, sample_weight=self.sample_weight,
@@ -134,7 +136,9 @@ def _each_tree_alone(p: _Problem, z: np.ndarray) -> tuple[np.ndarray, bool]:
         if time.perf_counter() >= p.deadline:
             return z, True
         try:
-            alone, rlog = p.relabel(t, p.routes.weights[t] * n_trees)
+            # the same MIP at every bound: kept in p.reuse (fit_bound_path) and re-solved there
+            alone, rlog = p.relabel(t, p.routes.weights[t] * n_trees,
+                                    reuse=None if p.reuse is None else p.reuse.setdefault(t, {}))
         except NoUsableModelError:
             continue
         own = np.unique(p.routes.leaves[t])
@@ -183,7 +187,7 @@ def _descend(p: _Problem, z: np.ndarray, cost: float) -> tuple[np.ndarray, int, 
 
 def tree_by_tree_labels(routes: TreeRoutes, labels: np.ndarray, y, groups, rates, bound: float, *,
                         deadline: float, sample_weight=None, mip_gap: float = 1e-4, threads: int = 1,
-                        seed: int = 0, max_checkpoints: int | None = None):
+                        seed: int = 0, max_checkpoints: int | None = None, reuse: dict | None = None):
     """Labels for every leaf (indexed like ``labels``, the forest's current ones) and a log.
 
     The descent runs from two starts, each tree alone (step 1 of the module docstring) and the
@@ -194,14 +198,18 @@ def tree_by_tree_labels(routes: TreeRoutes, labels: np.ndarray, y, groups, rates
     ``deadline`` is a ``time.perf_counter()`` value (or infinity); the descent stops there, and
     the log's ``relabel_descent_cut_by_clock`` says whether it did. ``max_checkpoints`` is each
     block MIP's work limit. The labels returned meet the bound on the exact vote when
-    ``relabel_descent_meets_bound`` is true.
+    ``relabel_descent_meets_bound`` is true.  ``reuse`` (a dict, empty at first) keeps each
+    tree's own MIP of step 1, whose model does not depend on the bound, for a later call at
+    another bound (:func:`.relabel.relabel_leaves`); the block problems depend on the other
+    trees' labels and are built each time.
     """
     start = time.perf_counter()
     y = np.asarray(y).astype(int)
     n = len(y)
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
     p = _Problem(routes, y, np.asarray(groups), tuple(rates), float(bound), sw, deadline,
-                 dict(mip_gap=mip_gap, threads=threads, seed=seed, max_checkpoints=max_checkpoints), len(labels))
+                 dict(mip_gap=mip_gap, threads=threads, seed=seed, max_checkpoints=max_checkpoints), len(labels),
+                 reuse)
     cost = lexicographic_excess_cost(y, groups, rates, sw)
     rows, leaves, weights = routes.concatenated()
     majority = np.asarray(labels, float)

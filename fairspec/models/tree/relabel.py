@@ -41,7 +41,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pyomo.environ as pyo
+import pyomo.core as pyo  # the modelling classes alone (fairspec.solvers.highs says why)
 
 from fairspec.errors import NoUsableModelError
 from fairspec.models.tree.split_search import VOTE_TOL
@@ -191,7 +191,8 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
                    offset: np.ndarray | None = None, excess_cost: float | None = None,
                    sample_weight: np.ndarray | None = None, time_limit: float = 60.0, mip_gap: float = 1e-4,
                    threads: int = 1, seed: int = 0, initial_labels: np.ndarray | None = None,
-                   fallback_labels: tuple = (), max_checkpoints: int | None = None):
+                   fallback_labels: tuple = (), max_checkpoints: int | None = None,
+                   reuse: dict | None = None):
     """Solve the relabelling MIP.
 
     ``rows, leaves, weights`` is the routing of the training rows (row ``r`` reaches leaf
@@ -226,177 +227,251 @@ def relabel_leaves(rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_
     ``time_limit_no_solution`` (:func:`_out_of_time`).
     """
     start = time.perf_counter()
-    n = len(y)
-    y = np.asarray(y).astype(int)
-    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
-    base = np.zeros(n) if offset is None else np.asarray(offset, float)
-    _, g = np.unique(np.asarray(groups), return_inverse=True)
     if time_limit <= 0:
-        return _out_of_time(rows, leaves, weights, n_leaves_total, y, g, sw, base, rates, bound, excess_cost,
-                            initial_labels, fallback_labels, start)
-    if not np.array_equal(sw, np.round(sw)):
-        # sums of fractional weights depend on their order (see _canonical_rows); sums of
-        # whole ones are exact, and then numbering the vote patterns by content is enough
-        rows, leaves, weights, y, g, sw, base = _canonical_rows(rows, leaves, weights, y, g, sw, base)
+        n = len(y)
+        sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+        base = np.zeros(n) if offset is None else np.asarray(offset, float)
+        _, g = np.unique(np.asarray(groups), return_inverse=True)
+        return _out_of_time(rows, leaves, weights, n_leaves_total, np.asarray(y).astype(int), g, sw, base, rates,
+                            bound, excess_cost, initial_labels, fallback_labels, start)
+    mip = None if reuse is None else reuse.get("mip")
+    if mip is None:
+        mip = RelabellingMIP(rows, leaves, weights, n_leaves_total, y, groups, rates, offset=offset,
+                             excess_cost=excess_cost, sample_weight=sample_weight, mip_gap=mip_gap, threads=threads,
+                             seed=seed, max_checkpoints=max_checkpoints)
+        if reuse is not None:
+            reuse["mip"] = mip
+    return mip.solve(bound, time_limit=time_limit, initial_labels=initial_labels, fallback_labels=fallback_labels,
+                     start=start)
 
-    # ŷ_r = [base_r + Σ a_rl z_l > 1/2 + τ]: a constant 1 when the base alone is a majority, a
-    # constant 0 when not even every free leaf voting 1 makes one; "simple" when one free leaf
-    # decides it (base <= 1/2 + τ < base + a, so ŷ_r = z_leaf); a vote pattern otherwise
-    per_row = np.bincount(rows, minlength=n)
-    reach = np.bincount(rows, weights=weights, minlength=n)
-    always = base > 0.5 + VOTE_TOL
-    free = ~always & (base + reach > 0.5 + VOTE_TOL)
-    simple = free & (per_row == 1)
-    first = np.full(n, -1)
-    order = np.lexsort((leaves, rows))
-    r_sorted, l_sorted, w_sorted = rows[order], leaves[order], weights[order]
-    starts = np.searchsorted(r_sorted, np.arange(n))
-    first[simple] = l_sorted[starts[simple]]
-    complex_rows = np.flatnonzero(free & ~simple)
-    # distinct routing patterns (and bases) of the complex rows
-    pattern_of_row = np.full(n, -1)
-    patterns: list[tuple[tuple[int, ...], tuple[float, ...], float]] = []
-    index: dict = {}
-    for r in complex_rows:  # one Python step per multi-leaf row, not in the growth hot path
-        a, b = starts[r], starts[r] + per_row[r]
-        key = (tuple(l_sorted[a:b].tolist()), tuple(np.round(w_sorted[a:b], 12).tolist()), round(float(base[r]), 12))
-        k = index.get(key)
-        if k is None:
-            k = index[key] = len(patterns)
-            patterns.append(key)
-        pattern_of_row[r] = k
-    # numbered by content, not by the first row showing them: the MIP's columns (and so
-    # HiGHS's path when a work limit stops it) are the same for any order of the rows
-    by_content = sorted(range(len(patterns)), key=patterns.__getitem__)
-    renumber = np.empty(len(patterns), dtype=np.int64)
-    renumber[by_content] = np.arange(len(patterns))
-    patterns = [patterns[k] for k in by_content]
-    pattern_of_row[complex_rows] = renumber[pattern_of_row[complex_rows]]
-    used_leaves = np.unique(leaves)
 
-    m = pyo.ConcreteModel(name="fair_leaf_relabelling")
-    m.L = pyo.Set(initialize=used_leaves.tolist())
-    m.K = pyo.RangeSet(0, len(patterns) - 1) if patterns else pyo.Set(initialize=[])
-    m.z = pyo.Var(m.L, domain=pyo.Binary)
-    m.v = pyo.Var(m.K, domain=pyo.Binary)
+class RelabellingMIP:
+    """The relabelling MIP of one routing (:func:`relabel_leaves`), built and loaded into HiGHS
+    once, with the bound ε a mutable right-hand side: :meth:`solve` solves it at any ε.
 
-    def pred_expr_coeffs(mask: np.ndarray, coef: np.ndarray):
-        """Σ_r∈mask coef_r·sw_r·ŷ_r as {leaf: c} + {pattern: c} + the constant of the rows predicted 1."""
-        cl = np.bincount(first[mask & simple], weights=(coef * sw)[mask & simple], minlength=n_leaves_total)
-        cm = mask & free & ~simple
-        ck = np.bincount(pattern_of_row[cm], weights=(coef * sw)[cm], minlength=len(patterns)) if patterns else np.zeros(0)
-        return cl, ck, float((coef * sw)[mask & always].sum())
+    Why a re-solve gives what a fresh build gives.  :func:`fairspec.calibration` needs one
+    labelling per candidate bound of the same grown tree, each exactly the one ``fit`` returns
+    at that bound.  The MIP can have several optimal labellings (ties in the error count), and
+    which one HiGHS returns depends on its search, so the re-solve must make the same search,
+    not merely reach the same objective.  A single-threaded, seeded HiGHS run is a function of
+    the model it holds, its options and its solver state.  The model: the Pyomo model is built
+    with ε as a mutable parameter, so changing ε changes one row's upper bound in the loaded
+    HiGHS model (APPSI's parameter update) to the value a fresh load would give, and nothing
+    else (the same columns and rows in the same order).  The options: the same but the time
+    limit, which changes nothing until it is reached (and then the status says so, and the fit
+    is not called reproducible, as a fresh one's would not be).  The state: ``Highs.clearSolver`` before every re-solve drops
+    the previous run's solution, basis, presolve and information, and a MIP run would otherwise
+    take the previous optimum as its start (HiGHS uses a valid solution it holds as a MIP
+    start); no MIP start is passed unless the caller asks for one, as a fresh call would.  The
+    Pyomo variables are set as a fresh call sets them (fallbacks valued, then the start) before
+    each solve.  ``tests/models/test_relabel_resolve.py`` checks, per bound, that a re-solve
+    equals a fresh build (small tied problems, where a re-solve without ``clearSolver`` returns
+    another optimum) and that ``fit_bound_path`` equals ``fit`` on compas, for a tree and a
+    forest.
 
-    def linear(cl, ck, const=0.0):
-        return (sum(float(cl[l]) * m.z[l] for l in used_leaves if cl[l] != 0)
-                + sum(float(ck[k]) * m.v[k] for k in range(len(patterns)) if ck[k] != 0) + const)
+    What it saves: building the Pyomo model and loading it into HiGHS, which were about 60 % of
+    a depth-4 tree's relabelling on compas (``benchmarks/README.md``, "Cost"); HiGHS's own solve
+    is made every time.
+    """
 
-    # accuracy = Σ sw·[(2y-1)·ŷ + (1-y)]
-    cl, ck, c1 = pred_expr_coeffs(np.ones(n, bool), 2.0 * y - 1.0)
-    accuracy = linear(cl, ck, c1 + float((sw * (1 - y)).sum()))
+    def __init__(self, rows: np.ndarray, leaves: np.ndarray, weights: np.ndarray, n_leaves_total: int,
+                 y: np.ndarray, groups: np.ndarray, rates: tuple[str, ...], *, offset: np.ndarray | None = None,
+                 excess_cost: float | None = None, sample_weight: np.ndarray | None = None, mip_gap: float = 1e-4,
+                 threads: int = 1, seed: int = 0, max_checkpoints: int | None = None):
+        build_start = time.perf_counter()
+        n = len(y)
+        y = np.asarray(y).astype(int)
+        sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, float)
+        base = np.zeros(n) if offset is None else np.asarray(offset, float)
+        _, g = np.unique(np.asarray(groups), return_inverse=True)
+        if not np.array_equal(sw, np.round(sw)):
+            # sums of fractional weights depend on their order (see _canonical_rows); sums of
+            # whole ones are exact, and then numbering the vote patterns by content is enough
+            rows, leaves, weights, y, g, sw, base = _canonical_rows(rows, leaves, weights, y, g, sw, base)
 
-    m.vote = pyo.ConstraintList()
-    for k, (ls, ws, b) in enumerate(patterns):
-        s = b + sum(wt * m.z[l] for l, wt in zip(ls, ws))
-        m.vote.add(s >= (0.5 + 2 * VOTE_TOL) * m.v[k])
-        m.vote.add(m.v[k] >= 2.0 * (s - 0.5 - VOTE_TOL))
+        # ŷ_r = [base_r + Σ a_rl z_l > 1/2 + τ]: a constant 1 when the base alone is a majority, a
+        # constant 0 when not even every free leaf voting 1 makes one; "simple" when one free leaf
+        # decides it (base <= 1/2 + τ < base + a, so ŷ_r = z_leaf); a vote pattern otherwise
+        per_row = np.bincount(rows, minlength=n)
+        reach = np.bincount(rows, weights=weights, minlength=n)
+        always = base > 0.5 + VOTE_TOL
+        free = ~always & (base + reach > 0.5 + VOTE_TOL)
+        simple = free & (per_row == 1)
+        first = np.full(n, -1)
+        order = np.lexsort((leaves, rows))
+        r_sorted, l_sorted, w_sorted = rows[order], leaves[order], weights[order]
+        starts = np.searchsorted(r_sorted, np.arange(n))
+        first[simple] = l_sorted[starts[simple]]
+        complex_rows = np.flatnonzero(free & ~simple)
+        # distinct routing patterns (and bases) of the complex rows
+        pattern_of_row = np.full(n, -1)
+        patterns: list[tuple[tuple[int, ...], tuple[float, ...], float]] = []
+        index: dict = {}
+        for r in complex_rows:  # one Python step per multi-leaf row, not in the growth hot path
+            a, b = starts[r], starts[r] + per_row[r]
+            key = (tuple(l_sorted[a:b].tolist()), tuple(np.round(w_sorted[a:b], 12).tolist()), round(float(base[r]), 12))
+            k = index.get(key)
+            if k is None:
+                k = index[key] = len(patterns)
+                patterns.append(key)
+            pattern_of_row[r] = k
+        # numbered by content, not by the first row showing them: the MIP's columns (and so
+        # HiGHS's path when a work limit stops it) are the same for any order of the rows
+        by_content = sorted(range(len(patterns)), key=patterns.__getitem__)
+        renumber = np.empty(len(patterns), dtype=np.int64)
+        renumber[by_content] = np.arange(len(patterns))
+        patterns = [patterns[k] for k in by_content]
+        pattern_of_row[complex_rows] = renumber[pattern_of_row[complex_rows]]
+        used_leaves = np.unique(leaves)
 
-    m.fair = pyo.ConstraintList()
-    m.rmax = pyo.Var(list(rates), bounds=(0.0, 1.0))
-    m.rmin = pyo.Var(list(rates), bounds=(0.0, 1.0))
-    elastic = excess_cost is not None
-    if elastic:
-        m.excess = pyo.Var(list(rates), bounds=(0.0, 1.0))
-    n_constrained = 0
-    terms_of = {rate: rate_terms(rate, y, g, sw) for rate in rates}  # kept to value a start
-    for rate, terms in terms_of.items():
-        for cond, coef, c0, den in terms:
-            cl, ck, c1 = pred_expr_coeffs(cond, coef)
-            expr = linear(cl / den, ck / den, (c1 + c0) / den)
-            m.fair.add(expr <= m.rmax[rate])
-            m.fair.add(expr >= m.rmin[rate])
-        if len(terms) >= 2:
-            m.fair.add(m.rmax[rate] - m.rmin[rate] - (m.excess[rate] if elastic else 0.0) <= float(bound))
-            n_constrained += 1
-    m.obj = pyo.Objective(
-        expr=accuracy - (float(excess_cost) * sum(m.excess[r] for r in rates) if elastic else 0.0),
-        sense=pyo.maximize)
+        m = pyo.ConcreteModel(name="fair_leaf_relabelling")
+        m.L = pyo.Set(initialize=used_leaves.tolist())
+        m.K = pyo.RangeSet(0, len(patterns) - 1) if patterns else pyo.Set(initialize=[])
+        m.z = pyo.Var(m.L, domain=pyo.Binary)
+        m.v = pyo.Var(m.K, domain=pyo.Binary)
 
-    def value_of(labels) -> tuple[float, bool]:
+        def pred_expr_coeffs(mask: np.ndarray, coef: np.ndarray):
+            """Σ_r∈mask coef_r·sw_r·ŷ_r as {leaf: c} + {pattern: c} + the constant of the rows predicted 1."""
+            cl = np.bincount(first[mask & simple], weights=(coef * sw)[mask & simple], minlength=n_leaves_total)
+            cm = mask & free & ~simple
+            ck = np.bincount(pattern_of_row[cm], weights=(coef * sw)[cm], minlength=len(patterns)) if patterns else np.zeros(0)
+            return cl, ck, float((coef * sw)[mask & always].sum())
+
+        def linear(cl, ck, const=0.0):
+            return (sum(float(cl[l]) * m.z[l] for l in used_leaves if cl[l] != 0)
+                    + sum(float(ck[k]) * m.v[k] for k in range(len(patterns)) if ck[k] != 0) + const)
+
+        # accuracy = Σ sw·[(2y-1)·ŷ + (1-y)]
+        cl, ck, c1 = pred_expr_coeffs(np.ones(n, bool), 2.0 * y - 1.0)
+        accuracy = linear(cl, ck, c1 + float((sw * (1 - y)).sum()))
+
+        m.vote = pyo.ConstraintList()
+        for k, (ls, ws, b) in enumerate(patterns):
+            s = b + sum(wt * m.z[l] for l, wt in zip(ls, ws))
+            m.vote.add(s >= (0.5 + 2 * VOTE_TOL) * m.v[k])
+            m.vote.add(m.v[k] >= 2.0 * (s - 0.5 - VOTE_TOL))
+
+        # ε, the only thing a re-solve changes (the class docstring)
+        m.bound = pyo.Param(mutable=True, initialize=0.0, within=pyo.Reals)
+        m.fair = pyo.ConstraintList()
+        m.rmax = pyo.Var(list(rates), bounds=(0.0, 1.0))
+        m.rmin = pyo.Var(list(rates), bounds=(0.0, 1.0))
+        elastic = excess_cost is not None
+        if elastic:
+            m.excess = pyo.Var(list(rates), bounds=(0.0, 1.0))
+        n_constrained = 0
+        terms_of = {rate: rate_terms(rate, y, g, sw) for rate in rates}  # kept to value a start
+        for rate, terms in terms_of.items():
+            for cond, coef, c0, den in terms:
+                cl, ck, c1 = pred_expr_coeffs(cond, coef)
+                expr = linear(cl / den, ck / den, (c1 + c0) / den)
+                m.fair.add(expr <= m.rmax[rate])
+                m.fair.add(expr >= m.rmin[rate])
+            if len(terms) >= 2:
+                m.fair.add(m.rmax[rate] - m.rmin[rate] - (m.excess[rate] if elastic else 0.0) <= m.bound)
+                n_constrained += 1
+        m.obj = pyo.Objective(
+            expr=accuracy - (float(excess_cost) * sum(m.excess[r] for r in rates) if elastic else 0.0),
+            sense=pyo.maximize)
+        self.m, self.rows, self.leaves, self.weights, self.n, self.y, self.sw, self.base = m, rows, leaves, weights, n, y, sw, base
+        self.excess_cost, self.elastic, self.terms_of, self.patterns = excess_cost, elastic, terms_of, patterns
+        self.used_leaves, self.n_leaves_total, self.n_constrained = used_leaves, n_leaves_total, n_constrained
+        self.mip_gap, self.max_checkpoints = mip_gap, max_checkpoints
+        self.session = highs.HighsSession(time_limit=60.0, mip_gap=mip_gap, threads=threads, seed=seed,
+                                          max_checkpoints=max_checkpoints)
+        self.solves = 0
+        self.build_seconds = time.perf_counter() - build_start
+
+    def _value_of(self, labels, bound) -> tuple[float, bool]:
         """Objective of a labelling by the exact vote, and whether it meets the hard bound;
         sets every variable to it (HiGHS reads a missing value as 0)."""
-        yhat = vote_labels(rows, leaves, weights, labels, n, base=base)
-        value, ok, values_of = labelling_value(yhat, y, sw, terms_of, bound, excess_cost)
+        m, patterns, elastic = self.m, self.patterns, self.elastic
+        yhat = vote_labels(self.rows, self.leaves, self.weights, labels, self.n, base=self.base)
+        value, ok, values_of = labelling_value(yhat, self.y, self.sw, self.terms_of, bound, self.excess_cost)
         for rate, values in values_of.items():
             m.rmax[rate].set_value(max(values))
             m.rmin[rate].set_value(min(values))
             if elastic:
                 m.excess[rate].set_value(min(excess_over(values, bound), 1.0))
-        for l in used_leaves:
+        for l in self.used_leaves:
             m.z[l].set_value(int(labels[l]))
         for k, (ls, ws, b) in enumerate(patterns):
             m.v[k].set_value(int(b + sum(wt * labels[l] for l, wt in zip(ls, ws)) > 0.5 + VOTE_TOL))
         return value, ok
 
-    fallback = None  # (objective, labels) of the best fallback labelling that meets the bound
-    for candidate in fallback_labels:
-        value, ok = value_of(np.asarray(candidate, float))
-        if ok and (fallback is None or value > fallback[0] + 1e-9):
-            fallback = (value, np.asarray(candidate, float))
-    start_value, start_ok = (None, False)
-    if initial_labels is not None:  # valued last: its values are the MIP start HiGHS reads
-        start_value, start_ok = value_of(np.asarray(initial_labels, float))
-    built = time.perf_counter()
-    # HiGHS gets what building and loading the model leave of the limit (before, it had the
-    # whole limit to itself: a 50-tree forest on adult with a 60 s limit took 73 s to fit)
-    solver_seconds = max(highs.seconds_to_solve(time_limit - (built - start), built - start), 0.01)
-    res = highs.solve(m, time_limit=solver_seconds, mip_gap=mip_gap, threads=threads, seed=seed,
-                      warmstart=start_ok, max_checkpoints=max_checkpoints)
-    # the labelling returned: HiGHS's, unless the start, then a fallback, scores better
-    source, best = ("mip", res.objective) if res.has_solution else (None, None)
-    for name, value in (("start", start_value if start_ok else None),
-                        ("fallback", None if fallback is None else fallback[0])):
-        if value is not None and (best is None or best < value - 1e-7):
-            source, best = name, value
-    if source is None:
-        if res.status == highs.INFEASIBLE:
+    def solve(self, bound: float, *, time_limit: float = 60.0, initial_labels: np.ndarray | None = None,
+              fallback_labels: tuple = (), start: float | None = None):
+        """:func:`relabel_leaves` at ``bound`` on this MIP (its arguments and return value);
+        ``start`` is when the caller's relabelling began (its ``time_limit`` counts from there)."""
+        start = time.perf_counter() if start is None else start
+        m, used_leaves, patterns = self.m, self.used_leaves, self.patterns
+        m.bound.set_value(float(bound))
+        value_of = lambda labels: self._value_of(labels, bound)  # noqa: E731
+        fallback = None  # (objective, labels) of the best fallback labelling that meets the bound
+        for candidate in fallback_labels:
+            value, ok = value_of(np.asarray(candidate, float))
+            if ok and (fallback is None or value > fallback[0] + 1e-9):
+                fallback = (value, np.asarray(candidate, float))
+        start_value, start_ok = (None, False)
+        if initial_labels is not None:  # valued last: its values are the MIP start HiGHS reads
+            start_value, start_ok = value_of(np.asarray(initial_labels, float))
+        built = time.perf_counter()
+        # HiGHS gets what building and loading the model leave of the limit (before, it had the
+        # whole limit to itself: a 50-tree forest on adult with a 60 s limit took 73 s to fit); a
+        # re-solve has nothing to load
+        loading = built - start if self.solves == 0 else 0.0
+        solver_seconds = max(highs.seconds_to_solve(time_limit - (built - start), loading), 0.01)
+        if self.solves:
+            # the previous run's solution would be HiGHS's MIP start: a fresh load has none
+            self.session.highs.clearSolver()
+        self.session.configure(time_limit=solver_seconds)
+        res = self.session.solve(m, warmstart=start_ok)
+        self.solves += 1
+        # the labelling returned: HiGHS's, unless the start, then a fallback, scores better
+        source, best = ("mip", res.objective) if res.has_solution else (None, None)
+        for name, value in (("start", start_value if start_ok else None),
+                            ("fallback", None if fallback is None else fallback[0])):
+            if value is not None and (best is None or best < value - 1e-7):
+                source, best = name, value
+        if source is None:
+            if res.status == highs.INFEASIBLE:
+                raise NoUsableModelError(
+                    f"no labelling of the {len(used_leaves)} leaves meets the fairness bound {bound:g} "
+                    f"on the training data (HiGHS proved the relabelling MIP infeasible); loosen the bound "
+                    f"or grow deeper (more leaves to label)")
+            if res.status == highs.WORK_LIMIT_NO_SOLUTION:
+                raise NoUsableModelError(
+                    f"the leaf-relabelling MIP found no labelling within its work limit of {self.max_checkpoints} HiGHS "
+                    f"checkpoints, nor proved that none exists: the bound {bound:g} may be infeasible for this tree; "
+                    f"loosen it, or raise the solver's time_limit (which sizes that limit) to search longer")
             raise NoUsableModelError(
-                f"no labelling of the {len(used_leaves)} leaves meets the fairness bound {bound:g} "
-                f"on the training data (HiGHS proved the relabelling MIP infeasible); loosen the bound "
-                f"or grow deeper (more leaves to label)")
-        if res.status == highs.WORK_LIMIT_NO_SOLUTION:
-            raise NoUsableModelError(
-                f"the leaf-relabelling MIP found no labelling within its work limit of {max_checkpoints} HiGHS "
-                f"checkpoints, nor proved that none exists: the bound {bound:g} may be infeasible for this tree; "
-                f"loosen it, or raise the solver's time_limit (which sizes that limit) to search longer")
-        raise NoUsableModelError(
-            f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
-            f"it (status {res.status}); raise the solver's time_limit")
-    labels = np.zeros(n_leaves_total)
-    if source == "fallback":
-        labels[used_leaves] = fallback[1][used_leaves]
-    elif source == "start":
-        labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
-    else:
-        for l in used_leaves:
-            # a leaf whose rows' terms all cancel (say one positive and one negative of a group
-            # under accuracy parity) is in no row of the model, so HiGHS never sees it and gives
-            # it no value: every label scores the same there; keep the start's, else 0
-            z = pyo.value(m.z[l], exception=False)
-            if z is None:
-                labels[l] = 0.0 if initial_labels is None else float(initial_labels[l])
-            else:
-                labels[l] = 1.0 if z > 0.5 else 0.0
-    log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
-           "relabel_objective": best, "relabel_bound": res.bound,
-           # where the labels came from: HiGHS's solution, the start handed to it, or a fallback
-           "relabel_labels_from": source,
-           "relabel_objective_of_mip": res.objective if res.has_solution else None,
-           "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
-           "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": n_constrained,
-           "relabel_checkpoints": res.details.get("checkpoints")}
-    if initial_labels is not None:
-        log["relabel_start_objective"] = start_value
-        log["relabel_start_used"] = "kept (HiGHS found nothing better)" if source == "start" else (
-            "handed to HiGHS" if start_ok else "not feasible, not used")
-    return labels, log
+                f"the leaf-relabelling MIP found no labelling in the {solver_seconds:.3g} s the time limit left "
+                f"it (status {res.status}); raise the solver's time_limit")
+        labels = np.zeros(self.n_leaves_total)
+        if source == "fallback":
+            labels[used_leaves] = fallback[1][used_leaves]
+        elif source == "start":
+            labels[used_leaves] = np.asarray(initial_labels, float)[used_leaves]
+        else:
+            for l in used_leaves:
+                # a leaf whose rows' terms all cancel (say one positive and one negative of a group
+                # under accuracy parity) is in no row of the model, so HiGHS never sees it and gives
+                # it no value: every label scores the same there; keep the start's, else 0
+                z = pyo.value(m.z[l], exception=False)
+                if z is None:
+                    labels[l] = 0.0 if initial_labels is None else float(initial_labels[l])
+                else:
+                    labels[l] = 1.0 if z > 0.5 else 0.0
+        log = {"relabel_status": res.status, "relabel_mip_gap": res.mip_gap,
+               "relabel_objective": best, "relabel_bound": res.bound,
+               # where the labels came from: HiGHS's solution, the start handed to it, or a fallback
+               "relabel_labels_from": source,
+               "relabel_objective_of_mip": res.objective if res.has_solution else None,
+               "relabel_seconds": round(time.perf_counter() - start, 3), "relabel_leaves": int(len(used_leaves)),
+               "relabel_vote_patterns": len(patterns), "relabel_constrained_rates": self.n_constrained,
+               "relabel_checkpoints": res.details.get("checkpoints")}
+        if initial_labels is not None:
+            log["relabel_start_objective"] = start_value
+            log["relabel_start_used"] = "kept (HiGHS found nothing better)" if source == "start" else (
+                "handed to HiGHS" if start_ok else "not feasible, not used")
+        return labels, log

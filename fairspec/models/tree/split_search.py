@@ -340,7 +340,8 @@ class SplitScorer:
     """Scores every candidate split of a node for one strategy."""
 
     def __init__(self, task: Task, strategy: str, min_samples_leaf: int, *,
-                 penalty: float = 0.0, rates: tuple[str, ...] = (), mia_missing_split: bool = True):
+                 penalty: float = 0.0, rates: tuple[str, ...] = (), mia_missing_split: bool = True,
+                 unit_weights: bool = False):
         #: Breiman's ordering is exact only for an impurity summed over children with weights
         #: n_c and no penalty; otherwise small category sets are searched exhaustively (so
         #: too where majority routing sends missing rows to the heavier side: see
@@ -355,6 +356,15 @@ class SplitScorer:
         self.rates = rates
         self.mia_missing_split = mia_missing_split
         self.fair = FairState(rates, task.n_groups) if penalty else None
+        #: every row weight is 1 (the caller's promise), so every statistic is a whole number and
+        #: any order of summing it gives the same float: the compiled search
+        #: (:mod:`fairspec.models.tree.compiled_split`) then finds the split this class finds
+        self.compiled_search = (unit_weights and task.kind == "classification" and task.criterion == "gini"
+                                and strategy == "mia" and not penalty)
+        if self.compiled_search:  # imported here: scoring a saved tree reads this module and needs no numba
+            from fairspec.models.tree import compiled, compiled_split
+
+            self._compiled, self._compiled_split = compiled, compiled_split
         self.total_weight = 1.0
         self._parent = None
 
@@ -387,6 +397,15 @@ class SplitScorer:
     def best_for_feature(self, j: int, stats: np.ndarray, counts: np.ndarray, values: np.ndarray,
                          categorical: bool, S_node: np.ndarray, parent_estimate: float) -> SplitCandidate | None:
         """Best split on feature ``j`` from its per-bin stats (last row = missing)."""
+        if self.compiled_search and self._compiled.active():
+            compiled_split = self._compiled_split
+            kind, score, cut, route, obs = compiled_split.best_mia_gini(
+                stats, counts.astype(np.int64, copy=False), bool(categorical), float(self.task.weight(S_node)),
+                int(self.msl), bool(self.mia_missing_split))
+            if kind == compiled_split.NO_SPLIT:
+                return None
+            return self._candidate(j, score, "pvm" if kind == compiled_split.PRESENT_VS_MISSING else "threshold",
+                                   cut, route, obs, stats[obs], values, categorical, None)
         task = self.task
         U = len(values)
         M, nM = stats[U], int(counts[U])
@@ -507,6 +526,13 @@ class SplitScorer:
         if best is None:
             return None
         score, kind, cut, route = best
+        return self._candidate(j, score, kind, cut, route, obs, S_obs, values, categorical, subsets)
+
+    def _candidate(self, j, score, kind, cut, route, obs, S_obs, values, categorical, subsets) -> SplitCandidate:
+        """The split ``best_for_feature`` chose: ``kind`` "pvm" (present vs missing) or
+        "threshold" (the bins ``obs``, in scan order, cut after position ``cut``, or the
+        ``subsets`` row ``cut``)."""
+        task = self.task
         if kind == "pvm":
             # "present" is every category of the training rows, not only this node's: a row
             # holding one the node did not see is present, as the read-out says it is (it had

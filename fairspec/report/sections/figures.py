@@ -11,11 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import matplotlib
 import numpy as np
 
 from fairspec.metrics.intervals import jeffreys_interval
-from fairspec.report.figures import COLOURS, MARKERS, RC, new_figure, short, svg_text
+from fairspec.report.figures import COLOURS, MARKERS, new_figure, short, styled, svg_text
 from fairspec.report.format import fmt_gap
 from fairspec.report.sections.base import RunDocuments
 from fairspec.report.words import RATE_HEADINGS
@@ -50,7 +49,7 @@ def rates_figure(disparities: dict, name: str, rows: str) -> FigureView | None:
         return None
     entries = disparities["groups"]
     k = len(groups)
-    with matplotlib.rc_context(RC):
+    with styled():
         fig = new_figure(0.5 + 0.42 * len(FIGURE_RATES) * max(1.0, k / 4) + 0.25 * k, 4.3)
         ax = fig.add_subplot()
         for j, g in enumerate(groups):
@@ -89,7 +88,7 @@ def roc_figure(block: dict, name: str, rows: str) -> FigureView | None:
         return None
     abroca = (block.get("gaps") or {}).get("abroca")
     labels_only = block.get("score_kind") == "labels"
-    with matplotlib.rc_context(RC):
+    with styled():
         fig = new_figure(3.15, 2.95)
         ax = fig.add_subplot()
         ax.plot([0, 1], [0, 1], color="#9aa6b2", linestyle=(0, (4, 3)), linewidth=0.9, label="chance")
@@ -122,7 +121,7 @@ def calibration_figure(block: dict, name: str, rows: str) -> FigureView | None:
     groups = calibration.get("groups") or {}
     if not groups or block.get("score_kind") != "probability":
         return None
-    with matplotlib.rc_context(RC):
+    with styled():
         fig = new_figure(3.15, 2.95)
         ax = fig.add_subplot()
         ax.plot([0, 1], [0, 1], color="#9aa6b2", linestyle=(0, (4, 3)), linewidth=0.9, label="perfectly calibrated")

@@ -17,9 +17,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import matplotlib
 
-from fairspec.report.figures import COLOURS, RC, new_figure, short, svg_text
+from fairspec.report.figures import COLOURS, new_figure, short, styled, svg_text
 from fairspec.report.format import UNDEFINED, KeyValue, fmt_count, fmt_rate, fmt_sig, fmt_value, key_value
 from fairspec.report.labels import category_labels, labelled
 from fairspec.report.sections.base import RunDocuments
@@ -391,7 +390,7 @@ def mp_boost_figure(model_doc: dict, metrics_doc: dict, suffix: str = "") -> Fig
     summary = [r for r in ((metrics_doc.get("training_log") or {}).get("row_probability_summary") or [])
                if isinstance(r, dict) and isinstance(r.get("draws_per_uniform"), (int, float))]
     classes = (model_doc.get("model") or {}).get("class_names") or ["0", "1"]
-    with matplotlib.rc_context(RC):
+    with styled():
         height = 0.9 + 0.24 * len(q) + (0.9 + 0.24 * len(summary) if summary else 0)
         fig = new_figure(height)
         grid = fig.add_gridspec(2 if summary else 1, 1,
