@@ -195,3 +195,51 @@ def test_distinct_rows_orders_patterns_as_one_key_column_per_byte(width):
     got_first, got_inverse = distinct_rows(literals, y, g)
     np.testing.assert_array_equal(got_first, first)
     np.testing.assert_array_equal(got_inverse, inverse.ravel())
+
+
+def test_the_final_ip_stops_early_by_the_measured_cost_of_the_work_after_it(monkeypatch):
+    # on a million rows the simplification and the candidates' measurement after the IP read
+    # every pattern (about 2.3 merges' worth): the IP ran to the limit and the stages ended 18 %
+    # over it.  Slow the local search's merge by a known second: the IP's deadline moves by
+    # POST_IP_MERGES of it (the stages' clock starts before that merge)
+    import time
+
+    from fairspec.models.rule_set import estimator as rs
+    from fairspec.models.rule_set.estimator import POST_IP_MERGES, clock_reserve, final_ip_deadline
+
+    assert final_ip_deadline(100.0, 1.0, 0.0) == 99.0
+    assert final_ip_deadline(100.0, 1.0, 2.0) == 100.0 - 1.0 - 2.0 * POST_IP_MERGES
+    assert final_ip_deadline(100.0, 1.0, -1.0) == 99.0  # a clock step back never extends it
+
+    rng = np.random.default_rng(4)
+    g = rng.integers(0, 2, 400)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + 0.3 * g + rng.normal(size=400) > 0).astype(int)
+    slow = 1.0
+    merged_columns, final_ip = rs.FairRuleSetClassifier._merged_columns, rs.FairRuleSetClassifier._final_ip
+    merges, deadlines = [], []
+
+    def slowed(self, *args, **kwargs):
+        start = time.perf_counter()
+        if kwargs.get("base") is None:  # the local search's merge, which the deadline is sized by
+            time.sleep(slow)
+        out = merged_columns(self, *args, **kwargs)
+        merges.append((start, time.perf_counter()))
+        return out
+
+    def spy(self, problem, pool, ks, mip_start, deadline, exact_negatives):
+        deadlines.append(deadline)
+        return final_ip(self, problem, pool, ks, mip_start, deadline, exact_negatives)
+
+    monkeypatch.setattr(rs.FairRuleSetClassifier, "_merged_columns", slowed)
+    monkeypatch.setattr(rs.FairRuleSetClassifier, "_final_ip", spy)
+    limit = 30.0
+    before = time.perf_counter()
+    FairRuleSetClassifier(criterion=make_criterion("equal_opportunity", 0.05), max_complexity=6,
+                          time_limit=limit, clock_cap=True).fit(X, y, sensitive_features=g)
+    assert len(deadlines) == 1 and len(merges) >= 1
+    (start, end), reserve = merges[0], clock_reserve(limit)
+    # the clock started inside the fit and before the slowed merge, which took between `slow`
+    # and end - start
+    assert deadlines[0] <= start + limit - reserve - POST_IP_MERGES * slow + 1e-6
+    assert deadlines[0] >= before + limit - reserve - POST_IP_MERGES * (end - start) - 1e-6

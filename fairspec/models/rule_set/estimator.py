@@ -133,6 +133,22 @@ IP_CLOCK_SHARE = 0.1
 CG_CELLS_PER_SECOND = 9.0e6
 
 
+#: the work after the final IP that reads every pattern (the simplification's merge by the chosen
+#: rules' literals, the new rules' coverage, the candidates' measurement), in units of the local
+#: search's merge of every pattern by its columns, which is timed just before: 2.3 of them on a
+#: million rows (benchmarks/README.md, "A rule set on 1M rows"), rounded up
+POST_IP_MERGES = 2.5
+
+
+def final_ip_deadline(stages_end: float, reserve: float, merge_seconds: float) -> float:
+    """When the final IP must stop so the stages after it end by ``stages_end``: ``reserve``
+    for building the IP, and :data:`POST_IP_MERGES` times ``merge_seconds`` (one merge of
+    every pattern, as measured in this fit) for the work after it.  On small data the merge
+    takes milliseconds and this is the plain reserve; on a million rows it is seconds that
+    the IP, cut by the clock there anyway, gives up so the fit keeps its limit."""
+    return stages_end - reserve - POST_IP_MERGES * max(merge_seconds, 0.0)
+
+
 def clock_reserve(time_limit: float) -> float:
     """Seconds kept back from the local search's and the final IP's clock caps for building the
     IP and re-measuring the candidates: 5 % of ``time_limit``, at least 0.5 s, but never more
@@ -479,7 +495,8 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         exact_negatives = final_ip_exact_negatives(merged, problem.fairness)
         log["ip_patterns"] = int(len(merged.y))
         ip_info = self._final_ip(merged_problem, pool, ks, searched[0][0] if searched else (),
-                                 clock + budget - reserve, exact_negatives)
+                                 final_ip_deadline(clock + budget, reserve, after_cg["search_merge"]),
+                                 exact_negatives)
         if ip_info.get("rules") is not None:
             candidates.insert(0, (tuple(ip_info["rules"]), "final_ip"))
         if stopped_by_clock(ip_info["status"]) or ip_info.get("cut_by_clock"):
