@@ -17,6 +17,21 @@ def show(value) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
+def check_header(doc, kinds, version: int, family: str) -> str:
+    """``doc``'s kind, once ``doc`` is an object of one of ``kinds`` in format ``version``;
+    otherwise ``ModelFileError`` naming what it is instead (another family's file, or one an
+    older or newer fairspec wrote).  ``family`` names the reader in the messages."""
+    from fairspec.errors import ModelFileError
+
+    kind = doc.get("kind") if isinstance(doc, dict) else None
+    if not (isinstance(kind, str) and kind in kinds):
+        raise ModelFileError(f"not a {family} model: kind {kind!r}")
+    found = doc.get("format_version")
+    if not is_integer(found) or found != version:
+        raise ModelFileError(f"{family} model format version {show(found)}; this fairspec reads {version}")
+    return kind
+
+
 def is_integer(value) -> bool:
     # bool is an int in Python, and int("3") or int(2.7) would quietly accept what no writer wrote
     return isinstance(value, int) and not isinstance(value, bool)

@@ -49,7 +49,7 @@ from fairspec.models.inputs import (binary_labels, categorical_indices, feature_
                                    require_finite, require_flag, require_whole, seed_of)
 from fairspec.models.mip_forest.candidates import candidate_splits, split_matrix
 from fairspec.models.mip_forest.tree_fit import TreeTask, fit_tree
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
+from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, integer, is_integer,
                                         json_values, labels_to_json, params_at_fit, record_params,
                                         restore_feature_names, show)
 from fairspec.models.readout import column_names, shown_classes
@@ -484,13 +484,7 @@ class FairMIPForestClassifier(ClassifierMixin, BaseEstimator):
     def from_json(cls, doc: dict) -> "FairMIPForestClassifier":
         """The fitted estimator :meth:`to_json` wrote; anything else is a ``ModelFileError`` (another
         kind or version) or a ``ValueError`` saying what is wrong, here at load."""
-        from fairspec.errors import ModelFileError
-
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if kind != "mip_forest":
-            raise ModelFileError(f"not a mip_forest model (kind={kind!r})")
-        if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-            raise ModelFileError(f"mip_forest model format {doc.get('format_version')!r} is not {FORMAT_VERSION}")
+        check_header(doc, ("mip_forest",), FORMAT_VERSION, "mip_forest")
         try:
             return cls._from_document(doc)
         except KeyError as exc:

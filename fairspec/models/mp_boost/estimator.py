@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
+from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, integer,
                                         json_values, number, params_at_fit, record_params, restore_feature_names,
                                         show)
 from fairspec.models.mp_boost.adversary import ADVERSARIES
@@ -471,11 +471,7 @@ def _row_summary(p: np.ndarray, y: np.ndarray, group_names, groups) -> list[dict
 def estimator_from_json(doc: dict) -> FairMPBoostClassifier:
     """Rebuild a fitted :class:`FairMPBoostClassifier` from ``to_json()`` output (data only);
     ``ModelFileError`` saying what is wrong otherwise."""
-    if not isinstance(doc, dict) or doc.get("kind") != KIND:
-        raise ModelFileError(f"not a Fair MP-Boost model: kind {doc.get('kind') if isinstance(doc, dict) else doc!r}")
-    if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-        raise ModelFileError(f"Fair MP-Boost model format version {doc.get('format_version')!r}; "
-                             f"this fairspec reads {FORMAT_VERSION}")
+    check_header(doc, (KIND,), FORMAT_VERSION, "Fair MP-Boost")
     try:
         params = doc["params"]
         if not isinstance(params, dict):

@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
+from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
                                         number, params_at_fit, record_params, restore_feature_names)
 from fairspec.models.privileged_boost.boosting import BoostData, boost, validation_rows
 from fairspec.models.privileged_boost.objective import sigmoid
@@ -319,12 +319,7 @@ def describe_histogram_tree(tree: HistogramTree, feature_names=None, categories=
 def estimator_from_json(doc: dict) -> PrivilegedBoostClassifier:
     """The fitted estimator ``to_json`` wrote (data only); ``ModelFileError`` saying what is
     wrong otherwise."""
-    if not isinstance(doc, dict) or doc.get("kind") != KIND:
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        raise ModelFileError(f"not a privileged_boost model: kind {kind!r}")
-    if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-        raise ModelFileError(f"privileged_boost model format version {doc.get('format_version')!r}; "
-                             f"this fairspec reads {FORMAT_VERSION}")
+    check_header(doc, (KIND,), FORMAT_VERSION, "privileged_boost")
     try:
         params = doc["params"]
         if not isinstance(params, dict):

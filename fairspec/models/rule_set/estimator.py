@@ -94,7 +94,7 @@ from fairspec.errors import DataError
 from fairspec.models.exact_sums import grid_step, on_grid
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (class_labels, feature_indices, feature_names_to_json, integer, is_integer,
+from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, integer,
                                         json_values, labels_to_json, number, params_at_fit, record_params,
                                         restore_feature_names, show)
 from fairspec.models.readout import column_names, shown_classes
@@ -989,13 +989,7 @@ class FairRuleSetClassifier(ClassifierMixin, BaseEstimator):
         of another kind or version is a ``ModelFileError``, one whose content ``to_json`` could
         not have written a ``ValueError`` saying what is wrong, here at load, never a crash or a
         wrong score at predict time."""
-        from fairspec.errors import ModelFileError
-
-        kind = doc.get("kind") if isinstance(doc, dict) else None
-        if kind != "rule_set":
-            raise ModelFileError(f"not a rule_set model (kind={kind!r})")
-        if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-            raise ModelFileError(f"rule_set model format {doc.get('format_version')!r} is not {FORMAT_VERSION}")
+        check_header(doc, ("rule_set",), FORMAT_VERSION, "rule_set")
         # content errors are ValueErrors, as the baseline's loader raises them (the pipeline
         # names either kind as a damaged model file); a missing entry or a value of the wrong
         # type says so instead of surfacing as a KeyError or TypeError from deep inside

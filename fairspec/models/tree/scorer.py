@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.model_file import class_labels, feature_indices, is_integer, restore_feature_names
+from fairspec.models.model_file import check_header, class_labels, feature_indices, restore_feature_names
 from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.tree.describe import describe_tree
 from fairspec.models.tree.grow import TreeStructure
@@ -95,12 +95,7 @@ def read_tree_document(doc: dict) -> TreeDocument:
     """The parts of ``to_json()`` output, each checked; ``ModelFileError`` saying what is wrong
     when ``doc`` is not something ``to_json`` writes (a model file comes from outside, and a
     damaged one must fail here with a reason rather than crash, loop or score garbage)."""
-    kind = doc.get("kind") if isinstance(doc, dict) else None
-    if not (isinstance(kind, str) and kind in PARAMS):
-        raise ModelFileError(f"not a missing-aware tree model: kind {kind!r}")
-    if not is_integer(doc.get("format_version")) or doc["format_version"] != FORMAT_VERSION:
-        raise ModelFileError(f"tree model format version {doc.get('format_version')!r}; "
-                             f"this fairspec reads {FORMAT_VERSION}")
+    kind = check_header(doc, PARAMS, FORMAT_VERSION, "missing-aware tree")
     try:
         params = doc["params"]
         if not isinstance(params, dict):
