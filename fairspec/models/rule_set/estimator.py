@@ -49,7 +49,8 @@ only a cap:
   ``time_limit``;
 * the final IP: ``ip_checkpoints`` HiGHS checkpoints (:mod:`fairspec.solvers.highs`), by
   default ``IP_SHARE`` of ``time_limit`` at ``IP_CHECKPOINTS_PER_SECOND``.  Cap: what is left
-  of ``time_limit`` less a small reserve for re-measuring.
+  of ``time_limit`` less a small reserve for re-measuring and the measured cost of the work
+  after it that reads every pattern (:func:`final_ip_deadline`).
 
 So ``time_limit`` sizes the work of every stage and bounds the wall clock of each; under
 ``clock_cap=False`` a stage ends by its work limit, near the time its share of the limit
