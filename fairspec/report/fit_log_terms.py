@@ -110,6 +110,15 @@ FIT_LOG_TERMS: dict[str, str] = {
         "Present when the training rows were more than the set-up's sample size: the number of rows, "
         "drawn at random under the seed, from which the set-up learned its conditions' cut points and "
         "its warm-start rules; every later step counts all training rows."),
+    "master_lp": (
+        "Present, as \"arrays\", when the training rows merged into so many patterns that the master "
+        "LP was handed to HiGHS as arrays rather than built as a Pyomo model: the same LP, built "
+        "faster; a smaller fit writes no such entry."),
+    "after_cg_seconds": (
+        "Seconds of each step after column generation, by name: merging the patterns for the local "
+        "search and for the final integer program, the final integer program, choosing among the "
+        "candidates, the refinement, and re-measuring the chosen rule set on every row (timings only, "
+        "which the model file leaves out)."),
     "certifier_skipped": (
         "Present when the time limit was too short to run the certifier: column generation ended when "
         "its beam search found no new rule, without the pricing integer program that would prove no "
@@ -433,6 +442,12 @@ FIT_LOG_TERMS: dict[str, str] = {
 
 #: key of a nested record (a rule set's ``phases`` records, its ``refine`` dict) -> meaning
 FIT_LOG_RECORD_TERMS: dict[str, str] = {
+    "search_merge": "Seconds merging every training pattern by the local search's columns (after_cg_seconds).",
+    "ip_merge": "Seconds merging the patterns by the final integer program's columns (after_cg_seconds).",
+    "final_ip": "Seconds building and solving the final integer program (after_cg_seconds).",
+    "select": "Seconds choosing the rule set among the candidates on every training row (after_cg_seconds).",
+    "refine": "Seconds simplifying the chosen rule set and the hill-climb after it (after_cg_seconds).",
+    "measure": "Seconds re-measuring the kept rule set's accuracy and gap on the training rows (after_cg_seconds).",
     "work_limit": (
         "True when the phase ended because its work limit (cells) was spent, the same on every "
         "machine, rather than by convergence or the clock."),

@@ -46,6 +46,9 @@ RECORD_WRITERS = {"_refine", "fit_tree", "_solve_mip"}
 #: dicts named like a log that never reach the fit log under their own keys: the local
 #: search's (its ``cells`` and ``iterations`` become ``local_search_cells`` / ``_iterations``)
 INTERNAL_LOGS = {"search_log"}
+#: dicts a fit builds and writes whole under one key of its log (the rule set's ``after_cg``,
+#: written as ``after_cg_seconds``): their keys, and those of that key's dict display, are record keys
+RECORD_DICTS = {"after_cg": "after_cg_seconds"}
 
 
 def _missing(keys, terms) -> list[str]:
@@ -216,6 +219,25 @@ def _written_keys(func: ast.AST) -> set[str]:
     return keys
 
 
+def _record_dict_keys(func: ast.AST) -> set[str]:
+    """Keys of the :data:`RECORD_DICTS` ``func`` builds: ``after_cg = {...}``,
+    ``after_cg["k"] = ...`` and ``{"after_cg_seconds": {...}}``."""
+    keys = set()
+    for node in ast.walk(func):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                if isinstance(target, ast.Name) and target.id in RECORD_DICTS:
+                    keys |= _dict_keys(node.value)
+                elif (isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name)
+                      and target.value.id in RECORD_DICTS and isinstance(target.slice, ast.Constant)):
+                    keys.add(target.slice.value)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if isinstance(key, ast.Constant) and key.value in RECORD_DICTS.values():
+                    keys |= _dict_keys(value)
+    return keys
+
+
 def _source_keys() -> tuple[set[str], set[str]]:
     """(top-level keys, record keys) the estimator sources write into fit logs."""
     top, records = set(), set()
@@ -227,6 +249,7 @@ def _source_keys() -> tuple[set[str], set[str]]:
                     records.update(_record_keys(func))
                 else:
                     (records if func.name in RECORD_WRITERS else top).update(_written_keys(func))
+                    records.update(_record_dict_keys(func))
     return top, records
 
 
