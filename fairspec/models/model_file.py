@@ -32,6 +32,20 @@ def check_header(doc, kinds, version: int, family: str) -> str:
     return kind
 
 
+def criterion_from_json(d):
+    """The ``fairness`` parameter a model file names (null, or a criterion by name)."""
+    from fairspec.registry.criteria import make_criterion
+
+    if d is None:
+        return None
+    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
+        raise ValueError("'fairness' must be null or an object with a 'name'")
+    try:
+        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
+    except KeyError:  # the table of criteria is keyed by name
+        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
+
+
 def is_integer(value) -> bool:
     # bool is an int in Python, and int("3") or int(2.7) would quietly accept what no writer wrote
     return isinstance(value, int) and not isinstance(value, bool)

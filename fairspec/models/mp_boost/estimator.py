@@ -46,7 +46,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_whole, seed_of)
-from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, integer,
+from fairspec.models.model_file import (check_header, class_labels, criterion_from_json, feature_indices, feature_names_to_json, integer,
                                         json_values, number, params_at_fit, record_params, restore_feature_names,
                                         show)
 from fairspec.models.mp_boost.adversary import ADVERSARIES
@@ -78,16 +78,6 @@ MP_BOOST_MULTIPLIER_SHARES = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
 def _criterion_to_json(c: Criterion | None):
     return None if c is None else {"name": c.name, "bound": c.bound, "penalty": c.penalty}
 
-
-def _criterion_from_json(d):
-    if d is None:
-        return None
-    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
-        raise ValueError("'fairness' must be null or an object with a 'name'")
-    try:
-        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
-    except KeyError:
-        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
 
 
 def _share(estimator, name: str, total: int) -> int:
@@ -477,7 +467,7 @@ def estimator_from_json(doc: dict) -> FairMPBoostClassifier:
         if not isinstance(params, dict):
             raise ValueError("'params' must be an object")
         params = dict(params)
-        params["fairness"] = _criterion_from_json(params.get("fairness"))
+        params["fairness"] = criterion_from_json(params.get("fairness"))
         if isinstance(params.get("bound_alphas"), list):
             params["bound_alphas"] = tuple(params["bound_alphas"])
         if isinstance(params.get("multiplier_shares"), list):

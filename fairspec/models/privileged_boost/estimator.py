@@ -26,7 +26,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    require_finite, require_flag, require_whole, seed_of)
-from fairspec.models.model_file import (check_header, class_labels, feature_indices, feature_names_to_json, is_integer, json_values,
+from fairspec.models.model_file import (check_header, class_labels, criterion_from_json, feature_indices, feature_names_to_json, is_integer, json_values,
                                         number, params_at_fit, record_params, restore_feature_names)
 from fairspec.models.privileged_boost.boosting import BoostData, boost, validation_rows
 from fairspec.models.privileged_boost.objective import sigmoid
@@ -34,7 +34,7 @@ from fairspec.models.privileged_boost.threshold import DEFAULT_THRESHOLD, choose
 from fairspec.models.readout import category_text, column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.histogram import (HISTOGRAM_STRATEGIES, MAX_BINS, EnsembleRouter, FeatureBins, HistogramTree,
                                             TreeSettings, check_no_missing, refuse_strategy)
-from fairspec.registry.criteria import Criterion, make_criterion
+from fairspec.registry.criteria import Criterion
 
 KIND = "privileged_boost_classifier"
 FORMAT_VERSION = 1
@@ -44,16 +44,6 @@ VARIANTS = ("kbpib", "jpib")
 def _criterion_to_json(c: Criterion | None):
     return None if c is None else {"name": c.name, "bound": c.bound, "penalty": c.penalty}
 
-
-def _criterion_from_json(d):
-    if d is None:
-        return None
-    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
-        raise ValueError("'fairness' must be null or an object with a 'name'")
-    try:
-        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
-    except KeyError:
-        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
 
 
 def _check_codes(X: np.ndarray, columns, what: str) -> None:
@@ -325,7 +315,7 @@ def estimator_from_json(doc: dict) -> PrivilegedBoostClassifier:
         if not isinstance(params, dict):
             raise ValueError("'params' must be an object")
         params = dict(params)
-        params["fairness"] = _criterion_from_json(params.get("fairness"))
+        params["fairness"] = criterion_from_json(params.get("fairness"))
         est = PrivilegedBoostClassifier(**params)
         est._validate()
         n_features = doc["n_features_in"]

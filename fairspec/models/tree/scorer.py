@@ -19,12 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from fairspec.errors import DataError, ModelFileError
-from fairspec.models.model_file import check_header, class_labels, feature_indices, restore_feature_names
+from fairspec.models.model_file import check_header, class_labels, criterion_from_json, feature_indices, restore_feature_names
 from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.tree.describe import describe_tree
 from fairspec.models.tree.grow import TreeStructure
 from fairspec.models.tree.split_search import VOTE_TOL
-from fairspec.registry.criteria import make_criterion
 
 FORMAT_VERSION = 1
 
@@ -48,17 +47,6 @@ CLASS_NAMES = {"missing_aware_tree_classifier": "MissingAwareTreeClassifier",
                "missing_aware_tree_regressor": "MissingAwareTreeRegressor",
                "missing_aware_forest_classifier": "MissingAwareForestClassifier"}
 
-
-def criterion_from_json(d):
-    """The ``fairness`` parameter a model file names (null, or a criterion by name)."""
-    if d is None:
-        return None
-    if not isinstance(d, dict) or not isinstance(d.get("name"), str):
-        raise ValueError("'fairness' must be null or an object with a 'name'")
-    try:
-        return make_criterion(d["name"], bound=d.get("bound"), penalty=d.get("penalty"))
-    except KeyError:  # the table of criteria is keyed by name
-        raise ValueError(f"unknown fairness criterion {d['name']!r}") from None
 
 
 @dataclass
