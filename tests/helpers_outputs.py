@@ -1,5 +1,5 @@
 """Helpers of the tests that hand-edit the files a run wrote (model.json, metrics.json,
-sweep.json) and check how `fairspec report` reads them back."""
+sweep.json) and check how `fairspec report` reads them back, or compare two runs' documents."""
 from __future__ import annotations
 
 import json
@@ -9,6 +9,15 @@ import pytest
 
 from fairspec.errors import ModelFileError
 from fairspec.pipeline.outputs import read_outputs
+
+
+def without_seconds(doc) -> str:
+    """``doc`` as JSON text without its wall-clock seconds (what two runs of one fit differ in)."""
+    def strip(value):
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if "seconds" not in k}
+        return [strip(v) for v in value] if isinstance(value, list) else value
+    return json.dumps(strip(doc), sort_keys=True)
 
 
 def edit(path: Path, change) -> None:

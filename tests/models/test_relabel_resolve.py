@@ -3,7 +3,6 @@ what a fresh build at that bound returns, so ``fit_bound_path``'s candidates sta
 fits at their bounds (the calibration reads them as such)."""
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -15,16 +14,10 @@ from fairspec.models.tree import relabel
 from fairspec.models.tree.estimators import MissingAwareForestClassifier, MissingAwareTreeClassifier
 from fairspec.models.tree.relabel import relabel_leaves
 from fairspec.registry.criteria import make_criterion
+from tests.helpers_outputs import without_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 
-
-def _without_seconds(doc):
-    def strip(value):
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if "seconds" not in k}
-        return [strip(v) for v in value] if isinstance(value, list) else value
-    return json.dumps(strip(doc), sort_keys=True)
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +97,7 @@ def test_the_bound_path_on_compas_is_the_fit_at_each_candidate(compas, criterion
         assert len(built) == 1  # one MIP for the whole path, re-solved at each bound
         for bound, est in zip(bounds, path):
             fresh = make(bound).fit(X[tr], y[tr], sensitive_features=groups[tr])
-            assert _without_seconds(est.to_json()) == _without_seconds(fresh.to_json()), bound
+            assert without_seconds(est.to_json()) == without_seconds(fresh.to_json()), bound
 
 
 def test_a_forests_bound_path_is_the_fit_at_each_bound(compas):
@@ -117,4 +110,4 @@ def test_a_forests_bound_path_is_the_fit_at_each_bound(compas):
     path = make(bounds[0]).fit_bound_path(X, y, bounds, sensitive_features=groups)
     for bound, est in zip(bounds, path):
         fresh = make(bound).fit(X, y, sensitive_features=groups)
-        assert _without_seconds(est.to_json()) == _without_seconds(fresh.to_json()), bound
+        assert without_seconds(est.to_json()) == without_seconds(fresh.to_json()), bound

@@ -2,7 +2,6 @@
 is the model a fresh unconstrained fit gives."""
 from __future__ import annotations
 
-import json
 
 import numpy as np
 import pytest
@@ -10,6 +9,7 @@ import pytest
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier
 from fairspec.pipeline import train as train_module
 from fairspec.registry.criteria import make_criterion
+from tests.helpers_outputs import without_seconds
 
 
 def _data(n=1500, seed=0):
@@ -22,14 +22,6 @@ def _data(n=1500, seed=0):
     y = (rng.random(n) < 1 / (1 + np.exp(-(X[:, 0] + 0.5 * X[:, 1])))).astype(int)
     return X, y, groups
 
-
-def _without_seconds(doc):
-    """``doc`` as JSON text, without its wall-clock seconds (what two runs of one fit differ in)."""
-    def strip(value):
-        if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if "seconds" not in k}
-        return [strip(v) for v in value] if isinstance(value, list) else value
-    return json.dumps(strip(doc), sort_keys=True)
 
 
 @pytest.mark.parametrize("make", [
@@ -45,10 +37,10 @@ def test_the_tree_as_grown_is_the_fresh_unconstrained_fit(make):
     reused = bounded.fitted_without_fairness()
     fresh = make(None).fit(X, y, sensitive_features=groups)
     assert reused.fairness is None
-    assert _without_seconds(reused.to_json()) == _without_seconds(fresh.to_json())
+    assert without_seconds(reused.to_json()) == without_seconds(fresh.to_json())
     np.testing.assert_array_equal(reused.predict_proba(X), fresh.predict_proba(X))
     assert not np.array_equal(bounded.predict(X), fresh.predict(X))
-    assert _without_seconds(reused.fit_log_) == _without_seconds(fresh.fit_log_)
+    assert without_seconds(reused.fit_log_) == without_seconds(fresh.fit_log_)
     # the bounded model is left as it was
     assert bounded.fairness is not None and bounded.fit_log_["leaves_relabelled"] > 0
 
@@ -120,4 +112,4 @@ def test_each_copy_of_the_bound_path_is_the_fit_at_its_bound(missing):
     assert not any(hasattr(est, "_grown_routes") for est in path)
     for bound, est in zip(bounds, path):
         fresh = make(bound).fit(X, y, sensitive_features=groups)
-        assert _without_seconds(est.to_json()) == _without_seconds(fresh.to_json())
+        assert without_seconds(est.to_json()) == without_seconds(fresh.to_json())
