@@ -13,6 +13,7 @@ from fairspec import load_spec
 from fairspec.data.table import read_table
 from fairspec.pipeline.train import prepare_data, train
 from fairspec.plan.compile import compile_checked
+from tests.helpers_outputs import without_seconds
 
 SPEC = """spec small_tree
 data "rows.csv"
@@ -87,3 +88,54 @@ def test_a_training_run_imports_matplotlib_only_when_the_report_draws():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
     assert out[0] == "[]" and out[1] == "[]", out
     assert out[2] == "True True", out
+
+
+@pytest.mark.parametrize("missing, evaluate", [("mia", "holdout 0.3 stratify seed 1"), ("drop", "holdout 0.3 seed 4")])
+def test_no_frame_of_the_data_is_alive_while_the_model_is_fitted(tmp_path, monkeypatch, missing, evaluate):
+    # a hold-out run encodes its training and test rows before the fit and lets the frame go
+    # (fairspec.pipeline.train.EncodedRows): on a million rows it had been held through the fit,
+    # beside the training matrix, to encode the test rows after it.  Looked for from inside the
+    # fit: every DataFrame the garbage collector can see, and the one the data was read into
+    import gc
+    import weakref
+
+    import pandas as pd
+
+    from fairspec.calibration import CalibratedFairClassifier
+    from fairspec.cli import main
+    from fairspec.plan import compile as compile_module
+
+    write_table(tmp_path / "rows.csv", n=1200, seed=3)
+    (tmp_path / "s.fair").write_text(SPEC.format(missing=missing, evaluate=evaluate))
+    read, seen = [], []
+    real_read, real_fit = compile_module.read_table, CalibratedFairClassifier.fit
+
+    def reading(*args, **kwargs):
+        table = real_read(*args, **kwargs)
+        read.append(weakref.ref(table))
+        return table
+
+    def fitting(self, *args, **kwargs):
+        gc.collect()
+        seen.append((read[0]() is None, sum(isinstance(o, pd.DataFrame) for o in gc.get_objects())))
+        return real_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(compile_module, "read_table", reading)
+    monkeypatch.setattr(CalibratedFairClassifier, "fit", fitting)
+    assert main(["compile-and-train", str(tmp_path / "s.fair"), "-o", str(tmp_path / "out"), "-q"]) == 0
+    assert len(read) == 1 and seen == [(True, 0)], seen
+    monkeypatch.undo()
+    # and the model and measures are the ones a fit that reads the frame gives (as a
+    # cross-validation's folds still do)
+    from fairspec.pipeline.progress import SILENT
+    from fairspec.pipeline.train import _train_point
+
+    plan, table, checked = compile_checked(load_spec(tmp_path / "s.fair"))
+    lean = train(plan, table=table, checked=checked).points[0]
+    data = prepare_data(plan, table=read_table(tmp_path / "rows.csv"))
+    assert data.frame is not None and data.encoded is None
+    plain = _train_point(plan, data, plan.fairness[0], 0, 1, SILENT, {}, 0.0)
+    lean_doc, plain_doc = (dict(doc, created=None) for doc in (lean.model_doc, plain.model_doc))
+    assert json.dumps(lean_doc, sort_keys=True) == json.dumps(plain_doc, sort_keys=True)
+    for block in ("train", "test", "fairness", "evaluation", "constant_model"):
+        assert without_seconds(lean.metrics_doc[block]) == without_seconds(plain.metrics_doc[block]), block
