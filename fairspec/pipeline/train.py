@@ -355,6 +355,11 @@ def encode_kept_rows(plan: Plan, data: PreparedData) -> EncodedRows:
         if plan.missing.strategy == "drop" and len(test_rows):
             scorable = ~np.isnan(test_matrix).any(axis=1)
             test_rows, test_matrix = test_rows[scorable], test_matrix[scorable]
+    for shared in (X, privileged, test_matrix):
+        # every point of a sweep, and the comparison model, fits on these same arrays: a fit
+        # that wrote into its input would change the next one's, so none may
+        if shared is not None:
+            shared.flags.writeable = False
     return EncodedRows(encoder, imputer, X, privileged, test_rows, test_matrix, train_seconds,
                        test_seconds + time.perf_counter() - start)
 
