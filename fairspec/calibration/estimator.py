@@ -337,8 +337,8 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, float(self.margin))
         interval = gap_intervals(y_held, pooled01[best], g_held, seed=int(self.random_state or 0))
         held_out_rows, inner_training_rows = int(len(held)), [int(len(tr)) for tr, _ in used]
-        # the inner folds' rows and predictions are not read from here on: on a million rows they
-        # are ~50 MB, which the refit had held beside its own arrays (benchmarks/README.md, "Scale")
+        # the inner folds' rows and predictions are not read from here on: let go before the refit,
+        # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
         del splits, used, predictions, held, pooled, pooled01, y_held, g_held, y01, groups_text
         tr = te = row = None  # (a fold's rows, and a view of the pooled predictions)
         self.estimator_ = with_bound(self.estimator, chosen, refit_share).fit(
