@@ -221,7 +221,7 @@ def tune() -> dict:
     return {"rows": rows, "best": best, "chosen": cheapest}
 
 
-def run(names, seeds, skip_eg: bool, skip_fairgbm: bool) -> dict:
+def run(names, seeds, skip_eg: bool, skip_fairgbm: bool, alphas=ALPHAS) -> dict:
     results = {}
     for name in names:
         X, y, g, cat, _ = load(name)
@@ -235,7 +235,7 @@ def run(names, seeds, skip_eg: bool, skip_fairgbm: bool) -> dict:
             X_tr, y_tr, g_tr, X_te, y_te, g_te = X[train], y[train], g[train], X[test], y[test], g[test]
             model, s = fit_lightgbm(X_tr, y_tr, cat, seed, depth=TUNED["max_depth"])
             add(f"lightgbm (depth {TUNED['max_depth']})", seed, model.predict(X_te), s)
-            for alpha in ALPHAS:
+            for alpha in alphas:
                 for label, params in (("defaults", {}), ("tuned", TUNED)):
                     model, s = fit_mp_boost(X_tr, y_tr, g_tr, cat, seed, alpha=alpha, **params)
                     add(f"mp_boost alpha={alpha:g} ({label})", seed, model.predict(X_te), s)
@@ -256,6 +256,7 @@ def run(names, seeds, skip_eg: bool, skip_fairgbm: bool) -> dict:
             print(f"{name} seed {seed} done ({header()})", flush=True)
         table(name, res)
         front(name, res)
+        own_front(name, res)
     return results
 
 
@@ -302,6 +303,27 @@ def front(name: str, res: dict) -> None:
         print(f"| {row} | {dp:.4f} | {acc:.4f} | {r} | {d:.4f} | {a:.4f} | {'yes' if acc >= a else '**no**'} |")
 
 
+def own_front(name: str, res: dict) -> None:
+    """Which of our rows some other row of ours dominates (at least as accurate at an equal or
+    smaller mean test gap, and better in one), and so whether a setting (an α, a bound) lies on the
+    method's own front or inside it."""
+    ours = {row: (_mean(v, "dp")[0], _mean(v, "accuracy")[0]) for row, v in res.items()
+            if row.startswith("mp_boost")}
+    if len(ours) < 2:
+        return
+    print(f"\n### {name}: our rows against our own other rows (split means)\n")
+    print("| ours | test DP | accuracy | dominated by | its DP | its accuracy |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for row, (dp, acc) in ours.items():
+        better = [(r, d, a) for r, (d, a) in ours.items()
+                  if r != row and d <= dp and a >= acc and (d < dp or a > acc)]
+        if better:
+            r, d, a = max(better, key=lambda t: (t[2], -t[1]))
+            print(f"| {row} | {dp:.4f} | {acc:.4f} | {r} | {d:.4f} | {a:.4f} |")
+        else:
+            print(f"| {row} | {dp:.4f} | {acc:.4f} | none: on the front | | |")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", nargs="+", default=list(DATASETS), choices=list(DATASETS))
@@ -312,6 +334,8 @@ def main(argv=None) -> int:
     parser.add_argument("--tune", action="store_true")
     parser.add_argument("--skip-eg", action="store_true")
     parser.add_argument("--skip-fairgbm", action="store_true")
+    parser.add_argument("--alphas", nargs="+", type=float, default=list(ALPHAS),
+                        help="the α rows (defaults and tuned at each); e.g. 0 0.1 ... 1 for the whole trade-off")
     parser.add_argument("--json", type=Path, help="also write the raw numbers here")
     args = parser.parse_args(argv)
     print(f"# Fair MP-Boost benchmark ({header()})")
@@ -323,7 +347,7 @@ def main(argv=None) -> int:
     else:
         if not args.no_speed:
             out["speed"] = speed(args.repeats)
-        out["results"] = run(args.data, args.splits, args.skip_eg, args.skip_fairgbm)
+        out["results"] = run(args.data, args.splits, args.skip_eg, args.skip_fairgbm, tuple(args.alphas))
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, default=str))
     return 0
