@@ -313,7 +313,8 @@ class EncodedRows:
     #: the test rows the model can score (:func:`_scorable`) and their matrix; None without a hold-out
     test_rows: np.ndarray | None
     test_matrix: np.ndarray | None
-    #: the encodings' seconds, counted in the stages that had encoded them (fit and evaluate)
+    #: the encodings' seconds, counted once, in the first fit's and evaluation's times (the
+    #: stages that had encoded the rows)
     train_seconds: float
     test_seconds: float
 
@@ -589,8 +590,10 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         fitted, *_ = result(0, label, i + 1, n_points)
     fit_seconds = (time.perf_counter() - t_fit if fits is None
                    else sum(done[-1] for done in fits if not isinstance(done, Exception)))
-    if fits is None and data.encoded is not None:  # the training rows' encoding, done before the fit
+    if fits is None and data.encoded is not None:
+        # the training rows' encoding, done once before the fits: the first fit's time counts it
         fit_seconds += data.encoded.train_seconds
+        data.encoded.train_seconds = 0.0
     t_eval = time.perf_counter()
     encoded_seconds = 0.0  # the test rows' encoding, when it was done before the fit
     if fitted.train_matrix is not None:  # the rows as the fit read them: not encoded again
@@ -615,7 +618,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
             scored_idx = data.encoded.test_rows
             if fitted.test_matrix is None:
                 fitted.test_matrix = data.encoded.test_matrix
-                encoded_seconds = data.encoded.test_seconds
+                encoded_seconds, data.encoded.test_seconds = data.encoded.test_seconds, 0.0
         else:
             scored_idx = _scorable(plan, fitted, frame, test_idx)
         unscored = len(test_idx) - len(scored_idx)
