@@ -445,8 +445,12 @@ def cmd_compile_and_train(args, out, err) -> int:
     # metrics.json's timing starts with what came before the data was read and checked
     table.attrs[STARTUP_SECONDS] = max(0.0, time.perf_counter() - _STARTED[0] - table.attrs.get(READ_SECONDS, 0.0)
                                        - table.attrs.get(CHECK_SECONDS, 0.0))
+    # training is handed this function's only references to the table and the checked rows: it
+    # drops the frame before the fits when nothing after reads it (fairspec.pipeline.train.EncodedRows)
+    handed = {"table": table, "checked": checked}
+    del table, checked
     with use_scheduler(args.scheduler):
-        result = train(plan, progress, table, n_jobs=args.jobs or 1, checked=checked)
+        result = train(plan, progress, handed.pop("table"), n_jobs=args.jobs or 1, checked=handed.pop("checked"))
     progress.step(f"writing {out_dir}")
     written = write_outputs(result, out_dir)
     for point in result.points:

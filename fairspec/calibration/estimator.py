@@ -335,20 +335,25 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         smooth_acc = np.empty(len(bounds))
         smooth_acc[order] = smooth_increasing(eb, accs[order])
         chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, float(self.margin))
+        interval = gap_intervals(y_held, pooled01[best], g_held, seed=int(self.random_state or 0))
+        held_out_rows, inner_training_rows = int(len(held)), [int(len(tr)) for tr, _ in used]
+        # the inner folds' rows and predictions are not read from here on: let go before the refit,
+        # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
+        del splits, used, predictions, held, pooled, pooled01, y_held, g_held, y01, groups_text
+        tr = te = row = None  # (a fold's rows, and a view of the pooled predictions)
         self.estimator_ = with_bound(self.estimator, chosen, refit_share).fit(
             X, y, sensitive_features=sensitive_features, **fit_params)
         self.bound_ = chosen
         self.classes_ = self.estimator_.classes_
-        interval = gap_intervals(y_held, pooled01[best], g_held, seed=int(self.random_state or 0))
         self.calibration_ = {
             "method": "inner cross-validation" if not single else "inner hold-out",
             "bound": eps,
             "internal_bound": chosen,
             "met": bool(met),
             "folds": folds,
-            "inner_folds_fitted": len(used),
-            "held_out_rows": int(len(held)),
-            "inner_training_rows": [int(len(tr)) for tr, _ in used],
+            "inner_folds_fitted": len(inner_training_rows),
+            "held_out_rows": held_out_rows,
+            "inner_training_rows": inner_training_rows,
             # groups with a label too rare to spread over the folds: on every inner training side
             "groups_never_held_out": kept_in_training,
             "margin": float(self.margin),

@@ -76,6 +76,12 @@ class _Fitted(FittedPipeline):
 
 def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     """Encoder and imputer fitted on ``frame``, the encoded matrix, and an unfitted estimator."""
+    encoder, imputer, X = _encode(plan, frame)
+    return encoder, imputer, _estimator(plan, encoder, criterion), X
+
+
+def _encode(plan: Plan, frame: pd.DataFrame):
+    """Encoder and imputer fitted on ``frame``, and ``frame``'s rows encoded (and imputed) by them."""
     names = [f.name for f in plan.data.features]
     kinds = [f.kind for f in plan.data.features]
     encoder = FeatureEncoder.fit(frame, names, kinds)
@@ -84,6 +90,11 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     if plan.missing.strategy == "impute":
         imputer = Imputer.fit(X, encoder.categorical_indices, plan.missing.impute_method, plan.missing.k)
         X = imputer.transform(X)
+    return encoder, imputer, X
+
+
+def _estimator(plan: Plan, encoder: FeatureEncoder, criterion: Criterion | None):
+    """The unfitted estimator of ``plan`` at ``criterion`` (calibrated when the plan says so)."""
     native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
     recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
     estimator = family_module(plan.model.family).build_estimator(
@@ -91,7 +102,7 @@ def _prepare(plan: Plan, frame: pd.DataFrame, criterion: Criterion | None):
     if plan.calibrates and criterion is not None and criterion.bound is not None:
         # the bound is to hold on unseen rows: an internal bound chosen on held-out training rows
         estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed)
-    return encoder, imputer, estimator, X
+    return estimator
 
 
 def family_estimator(estimator):
@@ -106,18 +117,21 @@ def calibration_record(estimator) -> dict | None:
     return getattr(estimator, "calibration_", None) if isinstance(estimator, CalibratedFairClassifier) else None
 
 
-def _fit_task(plan: Plan, frame: pd.DataFrame, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
-              train_idx: np.ndarray, test_idx: np.ndarray | None, fold: int | None, keep_matrix: bool = False):
+def _fit_task(plan: Plan, frame: pd.DataFrame | None, y: np.ndarray, groups: np.ndarray, criterion: Criterion | None,
+              train_idx: np.ndarray, test_idx: np.ndarray | None, fold: int | None, keep_matrix: bool = False,
+              encoded: "EncodedRows | None" = None):
     """One independent fit, as :func:`fairspec.parallel.run_tasks` runs it (here or in a worker):
     the model fitted on ``train_idx`` and, for a cross-validation fold, its predictions on the
     scorable rows of ``test_idx``.  Returns plain data, ``(fitted, scored rows, labels, scores,
     seconds)``, or the error a user is told: returned, not raised, so that the other fits'
     results still come back in task order and the first error in that order is raised, as a
     serial run raises it.  ``keep_matrix``: the kept model keeps its training matrix
-    (``train_matrix``), which its evaluation scores (a worker's result leaves it behind)."""
+    (``train_matrix``), which its evaluation scores (a worker's result leaves it behind).
+    ``encoded``: the kept model's rows, encoded (:func:`encode_kept_rows`), when ``frame`` is
+    dropped; ``train_idx`` must be those rows."""
     started = time.perf_counter()
     try:
-        fitted = _fit(plan, frame, train_idx, y[train_idx], groups[train_idx], criterion, fold=fold)
+        fitted = _fit(plan, frame, train_idx, y[train_idx], groups[train_idx], criterion, fold=fold, encoded=encoded)
     except (DataError, NoUsableModelError) as exc:
         return exc
     if not keep_matrix or test_idx is not None:
@@ -175,16 +189,20 @@ def privileged_matrix(plan: Plan, frame: pd.DataFrame) -> np.ndarray | None:
     return FeatureEncoder.fit(frame, names, kinds).transform(frame)
 
 
-def _fit(plan: Plan, frame: pd.DataFrame, rows: np.ndarray, y: np.ndarray, groups: np.ndarray,
-         criterion: Criterion | None, fold: int | None = None) -> _Fitted:
-    """The model fitted on ``rows`` of ``frame`` (``y`` and ``groups`` theirs).  The rows' copy
-    of the frame lives only while they are encoded: on a million rows it is as large as the
-    matrix, and had been held through the whole fit."""
-    names = [f.name for f in plan.data.features] + [f.name for f in plan.data.privileged]
-    part = frame[list(dict.fromkeys(names))].iloc[rows]
-    encoder, imputer, estimator, X = _prepare(plan, part, criterion)
-    privileged = privileged_matrix(plan, part)
-    del part
+def _fit(plan: Plan, frame: pd.DataFrame | None, rows: np.ndarray, y: np.ndarray, groups: np.ndarray,
+         criterion: Criterion | None, fold: int | None = None, encoded: "EncodedRows | None" = None) -> _Fitted:
+    """The model fitted on ``rows`` of ``frame`` (``y`` and ``groups`` theirs), or on ``encoded``,
+    the kept model's rows encoded before any fit (:func:`encode_kept_rows`; ``frame`` is then
+    None).  The rows' copy of the frame lives only while they are encoded: on a million rows it
+    is as large as the matrix, and had been held through the whole fit."""
+    if encoded is not None:
+        encoder, imputer, X, privileged = encoded.encoder, encoded.imputer, encoded.train_matrix, encoded.privileged
+        estimator = _estimator(plan, encoder, criterion)
+    else:
+        part = _feature_rows(plan, frame, rows)
+        encoder, imputer, estimator, X = _prepare(plan, part, criterion)
+        privileged = privileged_matrix(plan, part)
+        del part
     start = time.perf_counter()
     try:
         estimator.fit(X, y, sensitive_features=groups, **({} if privileged is None else {"privileged": privileged}))
@@ -242,6 +260,12 @@ def _data_summary(plan: Plan, y: np.ndarray, groups: np.ndarray, splits, before_
     return summary
 
 
+def _feature_rows(plan: Plan, frame: pd.DataFrame, rows: np.ndarray) -> pd.DataFrame:
+    """The feature (and privileged) columns of ``rows`` of ``frame``: what a fit encodes."""
+    names = [f.name for f in plan.data.features] + [f.name for f in plan.data.privileged]
+    return frame[list(dict.fromkeys(names))].iloc[rows]
+
+
 def _scorable(plan: Plan, fitted: FittedPipeline, frame: pd.DataFrame, idx: np.ndarray) -> np.ndarray:
     """The rows of ``idx`` the fitted model can score: all of them, except under ``missing
     drop``, where a category the training rows never had encodes as missing and the saved model
@@ -257,7 +281,8 @@ def _scorable(plan: Plan, fitted: FittedPipeline, frame: pd.DataFrame, idx: np.n
 class PreparedData:
     """The rows a plan trains and evaluates on, with their target, groups and splits."""
 
-    frame: pd.DataFrame
+    #: None once the fits read :attr:`encoded` instead
+    frame: pd.DataFrame | None
     y: np.ndarray
     groups: np.ndarray
     splits: list
@@ -267,6 +292,77 @@ class PreparedData:
     stratified_by: str | None = None
     #: the classes as the data spells them, negative then positive (:func:`class_names`)
     class_names: tuple[str, str] = ("0", "1")
+    #: the kept model's rows encoded before the fits, when ``frame`` has been dropped (:func:`encode_kept_rows`)
+    encoded: "EncodedRows | None" = None
+
+
+@dataclass
+class EncodedRows:
+    """The rows every fit and measurement of a hold-out (or no evaluation) run reads, encoded once
+    before the first fit: the kept model's training rows (with their encoder, imputer and
+    privileged columns) and the hold-out's scorable test rows.  With them the frame can be dropped
+    before the fits: on a million rows it is as large as the training matrix and had been held
+    beside it through the whole fit, to encode the test rows after it.  The encoder is fitted on
+    the training rows only, as a fit fits it, so the matrices are the ones each fit and the
+    evaluation had encoded for themselves, and the models the same."""
+
+    encoder: FeatureEncoder
+    imputer: Imputer | None
+    train_matrix: np.ndarray
+    privileged: np.ndarray | None
+    #: the test rows the model can score (:func:`_scorable`) and their matrix; None without a hold-out
+    test_rows: np.ndarray | None
+    test_matrix: np.ndarray | None
+    #: the encodings' seconds, counted once, in the first fit's and evaluation's times (the
+    #: stages that had encoded the rows)
+    train_seconds: float
+    test_seconds: float
+
+
+def fits_on_encoded_rows(plan: Plan, n_jobs: int | None) -> bool:
+    """Whether the run's fits can read :class:`EncodedRows` instead of the frame: every fit trains
+    on the kept model's rows (a hold-out or no evaluation; cross-validation's folds each fit their
+    own encoder) and runs here, one after another (a worker is sent the frame)."""
+    from fairspec.parallel import scheduler_address
+
+    return (plan.evaluation.kind in ("holdout", "none") and scheduler_address() is None
+            and (n_jobs is None or int(n_jobs) == 1))
+
+
+def encode_kept_rows(plan: Plan, data: PreparedData) -> EncodedRows:
+    """:class:`EncodedRows` of ``data``, whose frame it drops (``data.frame`` is None after): the
+    kept model's training rows encoded as :func:`_fit` encodes them, and the hold-out's test rows
+    as the evaluation encoded them after the fit (all of them, then under ``missing drop`` those
+    without a missing value, :func:`_scorable`).  The feature columns of both are cut from the
+    frame first and the frame let go, so that it is not held while the rows are encoded either."""
+    start = time.perf_counter()
+    train_part = _feature_rows(plan, data.frame, kept_model_rows(plan, data.splits))
+    train_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    test_rows = data.splits[0][1] if plan.evaluation.kind == "holdout" else None
+    test_part = None if test_rows is None else _feature_rows(plan, data.frame, test_rows)
+    test_seconds = time.perf_counter() - start
+    data.frame = None
+    start = time.perf_counter()
+    encoder, imputer, X = _encode(plan, train_part)
+    privileged = privileged_matrix(plan, train_part)
+    del train_part
+    train_seconds += time.perf_counter() - start
+    start = time.perf_counter()
+    test_matrix = None
+    if test_part is not None:
+        test_matrix = FittedPipeline(encoder, imputer, None).matrix(test_part)
+        del test_part
+        if plan.missing.strategy == "drop" and len(test_rows):
+            scorable = ~np.isnan(test_matrix).any(axis=1)
+            test_rows, test_matrix = test_rows[scorable], test_matrix[scorable]
+    for shared in (X, privileged, test_matrix):
+        # every point of a sweep, and the comparison model, fits on these same arrays: a fit
+        # that wrote into its input would change the next one's, so none may
+        if shared is not None:
+            shared.flags.writeable = False
+    return EncodedRows(encoder, imputer, X, privileged, test_rows, test_matrix, train_seconds,
+                       test_seconds + time.perf_counter() - start)
 
 
 def prepare_data(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = None,
@@ -360,6 +456,10 @@ def train(plan: Plan, progress: Progress = SILENT, table: pd.DataFrame | None = 
     data = prepare_data(plan, progress, table, checked)
     load_seconds = time.perf_counter() - t_start - sum(earlier.values())
     earlier["load_seconds"] = load_seconds
+    del table, checked  # (the caller's references are its own: the command line passes its only ones)
+    if fits_on_encoded_rows(plan, n_jobs):
+        # no stage after this reads the frame: the fits run without it (EncodedRows)
+        data.encoded = encode_kept_rows(plan, data)
 
     points: list[PointResult] = []
     failed: list[PointFailure] = []
@@ -466,7 +566,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         """Fit ``k`` of the point: computed already, or now (serially, with its progress line)."""
         if fits is None:
             progress.step(step, at, of)
-        done = fits[k] if fits is not None else _fit_task(*shared, *tasks[k], keep_matrix=True)
+        done = fits[k] if fits is not None else _fit_task(*shared, *tasks[k], keep_matrix=True, encoded=data.encoded)
         if isinstance(done, Exception):
             raise done
         return done
@@ -490,11 +590,18 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         fitted, *_ = result(0, label, i + 1, n_points)
     fit_seconds = (time.perf_counter() - t_fit if fits is None
                    else sum(done[-1] for done in fits if not isinstance(done, Exception)))
+    if fits is None and data.encoded is not None:
+        # the training rows' encoding, done once before the fits: the first fit's time counts it
+        fit_seconds += data.encoded.train_seconds
+        data.encoded.train_seconds = 0.0
     t_eval = time.perf_counter()
+    encoded_seconds = 0.0  # the test rows' encoding, when it was done before the fit
     if fitted.train_matrix is not None:  # the rows as the fit read them: not encoded again
         tr_pred, tr_score = fitted.predict_matrix(fitted.train_matrix)
         if not keep_train_matrix:
             fitted.train_matrix = None
+    elif data.encoded is not None:
+        tr_pred, tr_score = fitted.predict_matrix(data.encoded.train_matrix)
     else:
         tr_pred, tr_score = fitted.predict(frame.iloc[train_idx])
     train_block = evaluate_predictions(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx])
@@ -507,7 +614,13 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
                                       curves=plan.evaluation.kind == "none", **audit))
     test_block = None
     if plan.evaluation.kind == "holdout":
-        scored_idx = _scorable(plan, fitted, frame, test_idx)
+        if data.encoded is not None:
+            scored_idx = data.encoded.test_rows
+            if fitted.test_matrix is None:
+                fitted.test_matrix = data.encoded.test_matrix
+                encoded_seconds, data.encoded.test_seconds = data.encoded.test_seconds, 0.0
+        else:
+            scored_idx = _scorable(plan, fitted, frame, test_idx)
         unscored = len(test_idx) - len(scored_idx)
         if fitted.test_matrix is None:
             fitted.test_matrix = fitted.matrix(frame.iloc[scored_idx])
@@ -535,7 +648,7 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         # its key; the report lists every key); total counts from the start of reading
         "timing": {**{name: round(seconds, 3) for name, seconds in earlier.items()},
                    "fit_seconds": round(fit_seconds, 3),
-                   "evaluate_seconds": round(time.perf_counter() - t_eval, 3),
+                   "evaluate_seconds": round(time.perf_counter() - t_eval + encoded_seconds, 3),
                    "total_seconds": round(time.perf_counter() - t_start, 3)},
         "evaluation": {"kind": plan.evaluation.kind, "test_size": plan.evaluation.test_size or None,
                        "folds": plan.evaluation.folds or None, "stratify": plan.evaluation.stratify,

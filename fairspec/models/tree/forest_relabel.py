@@ -61,6 +61,10 @@ class TreeRoutes:
     weights: list[np.ndarray]
 
     def concatenated(self):
+        """Every tree's routing in one (rows, leaves, weights); a single tree's arrays as they are
+        (a copy would hold them twice through the relabelling, where a large fit peaks)."""
+        if len(self.rows) == 1:
+            return self.rows[0], self.leaves[0], self.weights[0]
         return np.concatenate(self.rows), np.concatenate(self.leaves), np.concatenate(self.weights)
 
     @classmethod

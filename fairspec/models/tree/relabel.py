@@ -317,6 +317,9 @@ class RelabellingMIP:
             pattern_of_row[r] = k
         # numbered by content, not by the first row showing them: the MIP's columns (and so
         # HiGHS's path when a work limit stops it) are the same for any order of the rows
+        # the sorted routing is not read from here on: let go before the model is built (on a
+        # large fit the relabelling is the peak of its memory)
+        del order, r_sorted, l_sorted, w_sorted, starts, reach
         by_content = sorted(range(len(patterns)), key=patterns.__getitem__)
         renumber = np.empty(len(patterns), dtype=np.int64)
         renumber[by_content] = np.arange(len(patterns))
