@@ -26,16 +26,19 @@ def reference_group(group_rows: dict[str, int], declared: str | None) -> tuple[s
 
 
 def audit_measures(y_true, y_pred, y_score, groups, *, reference: str, reference_from: str,
-                   score_kind: str = "probability", curves: bool = False) -> dict:
+                   score_kind: str = "probability", curves: bool = False, outcome: str | None = None) -> dict:
     """The keys a block of rows gains for the report (see the module docstring); ``curves``
-    on the rows the verdict is read on only (the test rows, or the training rows without)."""
+    on the rows the verdict is read on only (the test rows, or the training rows without);
+    ``outcome`` is the spec's word for the positive class (favourable, adverse or None), which
+    decides the rate the four-fifths rule reads."""
     if score_kind not in SCORE_KINDS:
         raise ValueError(f"score_kind must be one of {SCORE_KINDS}, not {score_kind!r}")
     score = None if y_score is None else np.asarray(y_score, dtype=float).ravel()
     if score is not None and np.isin(score, (0.0, 1.0)).all():
         score_kind = "labels"
     out = {"score_kind": score_kind,
-           "disparities": against_reference(confusion_by_group(y_true, y_pred, groups), reference, reference_from)}
+           "disparities": against_reference(confusion_by_group(y_true, y_pred, groups), reference, reference_from,
+                                            outcome=outcome)}
     if curves and score is not None:
         out["roc"] = roc_by_group(y_true, score, groups)
         if score_kind == "probability":

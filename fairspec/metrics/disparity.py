@@ -25,6 +25,11 @@ rate below four fifths of the highest group's as evidence of adverse impact.  It
 whatever criterion the spec declares: :func:`four_fifths` gives the lowest selection rate over
 the highest, and each group's selection-rate ratio to the reference is flagged when it is
 below 0.8 or above 1.25 (the reference's rate is then below four fifths of this group's).
+The Guidelines' selection is the favourable decision (hired, approved).  When the spec says
+the positive class is adverse (``target two_year_recid positive 1 adverse``: a recidivism
+flag), the favourable decision is the negative prediction, and the rule reads each group's
+``favourable_rate`` = (FN + TN) / n = 1 − selection rate in its place
+(:func:`four_fifths_rate`); the block's ``rate`` says which it read.
 """
 from __future__ import annotations
 
@@ -38,6 +43,28 @@ RATES = ("selection_rate", "tpr", "fpr", "fnr", "precision", "accuracy")
 COUNTS = ("tp", "fp", "fn", "tn")
 #: the four-fifths rule's threshold on a selection-rate ratio
 FOUR_FIFTHS = 0.8
+#: the rates the four-fifths rule can read: the selection rate (the positive class is
+#: favourable, or the spec does not say) or the rate of negative predictions (it is adverse)
+FOUR_FIFTHS_RATES = ("selection_rate", "favourable_rate")
+
+
+def four_fifths_rate(outcome: str | None) -> str:
+    """The rate the four-fifths rule reads for the spec's ``outcome`` (favourable, adverse or None):
+    the rate of the favourable decision, which is the negative prediction when the positive
+    class is adverse; the selection rate otherwise, as before the spec could say."""
+    return "favourable_rate" if outcome == "adverse" else "selection_rate"
+
+
+def rule_rate(counts: dict[str, int], rate: str = "selection_rate") -> float | None:
+    """A group's ``rate`` (one of :data:`FOUR_FIFTHS_RATES`) from its confusion counts; None
+    for a group without rows."""
+    if rate not in FOUR_FIFTHS_RATES:
+        raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
+    tp, fp, fn, tn = (int(counts[k]) for k in COUNTS)
+    n = tp + fp + fn + tn
+    if n == 0:
+        return None
+    return (tp + fp) / n if rate == "selection_rate" else (fn + tn) / n
 
 
 def confusion_by_group(y_true, y_pred, groups) -> dict[str, dict[str, int]]:
@@ -77,17 +104,21 @@ def group_rates(counts: dict[str, int], level: float = LEVEL) -> dict[str, tuple
     return out
 
 
-def four_fifths(selection: dict[str, float | None]) -> dict:
-    """The lowest selection rate over the highest, which groups those are, and whether the
-    ratio is below :data:`FOUR_FIFTHS`; ratio ``None`` when fewer than two groups have a rate
-    or the highest is 0 (nobody selected: no group is selected less)."""
+def four_fifths(selection: dict[str, float | None], rate: str = "selection_rate") -> dict:
+    """The lowest of the groups' ``selection`` rates over the highest, which groups those are,
+    and whether the ratio is below :data:`FOUR_FIFTHS`; ratio ``None`` when fewer than two
+    groups have a rate or the highest is 0 (nobody selected: no group is selected less).
+    ``rate`` names what the rates are (:data:`FOUR_FIFTHS_RATES`) and is recorded."""
+    if rate not in FOUR_FIFTHS_RATES:
+        raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
     present = {g: r for g, r in selection.items() if r is not None}
     if len(present) < 2:
-        return {"threshold": FOUR_FIFTHS, "ratio": None, "lowest": None, "highest": None, "flagged": False}
+        return {"threshold": FOUR_FIFTHS, "rate": rate, "ratio": None, "lowest": None, "highest": None,
+                "flagged": False}
     lowest = min(present, key=lambda g: (present[g], g))
     highest = max(present, key=lambda g: (present[g], g))
     ratio = None if present[highest] == 0 else present[lowest] / present[highest]
-    return {"threshold": FOUR_FIFTHS, "ratio": ratio, "lowest": lowest, "highest": highest,
+    return {"threshold": FOUR_FIFTHS, "rate": rate, "ratio": ratio, "lowest": lowest, "highest": highest,
             "flagged": ratio is not None and ratio < FOUR_FIFTHS}
 
 
@@ -98,15 +129,19 @@ def four_fifths_flag(ratio: float | None) -> bool:
 
 
 def against_reference(confusion: dict[str, dict[str, int]], reference: str | None = None,
-                      reference_from: str = "largest group", level: float = LEVEL) -> dict:
+                      reference_from: str = "largest group", level: float = LEVEL,
+                      outcome: str | None = None) -> dict:
     """The metrics.json block's ``disparities`` (see docs/ARTIFACTS.md): for each group its
     counts, rates, intervals, and differences and ratios to ``reference`` (default: the
     :func:`largest_group`, and ``reference_from`` says which rule chose it).  A reference that
     has no rows here (a group absent from the test rows) leaves differences and ratios
-    ``None``.  Deterministic: ``fairspec report`` recomputes it from the counts to check a file."""
+    ``None``.  The four-fifths rule reads the rate :func:`four_fifths_rate` gives for the
+    spec's ``outcome``.  Deterministic: ``fairspec report`` recomputes it from the counts to
+    check a file."""
     if reference is None:
         reference = largest_group({g: sum(c.values()) for g, c in confusion.items()})
     rates = {g: group_rates(c, level) for g, c in confusion.items()}
+    rule = four_fifths_rate(outcome)
     ref = rates.get(reference)
     groups = {}
     for g, counts in confusion.items():
@@ -121,4 +156,4 @@ def against_reference(confusion: dict[str, dict[str, int]], reference: str | Non
         groups[g] = entry
     return {"reference": reference, "reference_from": reference_from, "level": level,
             "rates": list(RATES), "groups": groups,
-            "four_fifths": four_fifths({g: e["selection_rate"] for g, e in groups.items()})}
+            "four_fifths": four_fifths({g: rule_rate(c, rule) for g, c in confusion.items()}, rule)}

@@ -6,7 +6,9 @@ report shows both the block's per-group rates and these tables, so a hand edit o
 make the page say two things: :func:`disparity_problem` checks that the counts give the
 block's rows and rates, and that every derived number is what
 :func:`~fairspec.metrics.disparity.against_reference` gives for the counts, and names the first
-place where either fails.  The curves (``roc``, ``calibration``) and the proxy scores come from
+place where either fails.  The four-fifths rule is recomputed on the rate the spec's outcome
+gives (model.json's ``schema.target.outcome``); a block without the rule's ``rate`` was
+written before the rule could read another, and is checked as the selection rate it read.  The curves (``roc``, ``calibration``) and the proxy scores come from
 scores and features the file does not hold; the schema bounds them, nothing can recompute them.
 """
 from __future__ import annotations
@@ -59,8 +61,9 @@ def _first_difference(found, wanted, place: tuple) -> tuple | None:
     return place if _differs(found, wanted) else None
 
 
-def disparity_problem(doc: dict) -> str | None:
-    """Where a block's ``disparities`` contradict the block or themselves, or None."""
+def disparity_problem(doc: dict, outcome: str | None = None) -> str | None:
+    """Where a block's ``disparities`` contradict the block or themselves, or None; ``outcome``
+    is the spec's word for the positive class (model.json's ``schema.target.outcome``)."""
     for place, block in _blocks(doc):
         d = block["disparities"]
         where = json_place("metrics", (*place, "disparities"))
@@ -86,10 +89,14 @@ def disparity_problem(doc: dict) -> str | None:
                             f"{json.dumps(own[name][rate])}, but the counts in {where} give {json.dumps(wanted)}")
         confusion = {g: {k: e[k] for k in COUNTS} for g, e in groups.items()}
         try:
+            rule = d.get("four_fifths")
+            before_rate = isinstance(rule, dict) and "rate" not in rule  # written before the rule's rate
             wanted = against_reference(confusion, d.get("reference"), d.get("reference_from", "largest group"),
-                                       d.get("level", LEVEL))
+                                       d.get("level", LEVEL), outcome=None if before_rate else outcome)
         except (TypeError, ValueError, KeyError):
             return f"{where} cannot be read (its reference or level)"
+        if before_rate:
+            del wanted["four_fifths"]["rate"]
         at = _first_difference(d, wanted, ())
         if at is not None:
             found = d

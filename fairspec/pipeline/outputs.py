@@ -459,7 +459,8 @@ def _read_point(out_dir: Path, run_dir: Path) -> tuple[dict, dict]:
     # named where it was edited, not as a verdict that no longer matches it
     unconstrained = metrics_doc.get("unconstrained") or {}
     problem = (_gap_problem(metrics_doc) or _gap_problem(unconstrained, ("unconstrained",))
-               or _fairness_problem(metrics_doc) or disparity_problem(metrics_doc))
+               or _fairness_problem(metrics_doc)
+               or disparity_problem(metrics_doc, ((model_doc.get("schema") or {}).get("target") or {}).get("outcome")))
     if problem is not None:
         raise ModelFileError(f"{metrics_path}: error: damaged metrics file ({problem})")
     _check_same_run(model_doc, metrics_doc, model_path, metrics_path)

@@ -609,7 +609,8 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
     # the curves it draws on the rows the verdict is read on
     reference, reference_from = reference_group({g: v["count"] for g, v in summary["groups"].items()},
                                                 plan.data.reference)
-    audit = {"reference": reference, "reference_from": reference_from, "score_kind": FAMILIES[plan.model.family].score}
+    audit = {"reference": reference, "reference_from": reference_from, "score_kind": FAMILIES[plan.model.family].score,
+             "outcome": plan.data.outcome}
     train_block.update(audit_measures(y_all[train_idx], tr_pred, tr_score, groups_all[train_idx],
                                       curves=plan.evaluation.kind == "none", **audit))
     test_block = None

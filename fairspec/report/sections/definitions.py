@@ -20,6 +20,8 @@ SPEC_NORMALISED_NOTE = ("The text above is the spec as fairspec read it: the fil
 #: stand in READING_NOTES for the notes that depend on the runs: the verdict's (on the
 #: evaluation), ABROCA's (on the scores) and the training log's (on the statuses)
 VERDICT_NOTE, ABROCA_NOTE, TRAINING_NOTE = object(), object(), object()
+#: stands for the four-fifths note, which names the rate the rule read
+FOUR_FIFTHS_NOTE = object()
 #: how a test gap's interval is made (fairspec.metrics.intervals), in a reviewer's words
 INTERVAL_HOW = ("each group's rates (TPR, FPR, selection rate or accuracy, as the criterion compares them) as "
                 "Jeffreys posteriors; with two or three groups (two under equalized odds) their differences "
@@ -73,11 +75,7 @@ READING_NOTES = (
     "Which side of a difference is worse depends on whether the positive class is favourable (a loan: fewer "
     "selections disadvantage a group) or adverse (a recidivism flag: more selections do); the spec says which on "
     "its target line, and the summary names the disadvantaged group only when it does.",
-    f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads a selection rate below {FOUR_FIFTHS:g} "
-    "of the highest group's as evidence of adverse impact. It is checked whatever criterion the spec declares: the "
-    "summary gives the lowest selection rate over the highest, and the comparison table flags each group whose "
-    f"selection-rate ratio to the reference is below {FOUR_FIFTHS:g} or above {1 / FOUR_FIFTHS:g}. It is a screen, "
-    "not a test: with small groups a ratio moves a lot by chance.",
+    FOUR_FIFTHS_NOTE,
     VERDICT_NOTE,
     f"Proxies: for each feature, the AUC of a model that predicts the protected group from that feature alone "
     f"(its category, or its decile, each scored by the share of the group among the other folds' rows; 5 folds). "
@@ -110,6 +108,33 @@ MIP_GAP_NOTE = ("The MIP gap is how far that solution's objective may be from th
                 "not that the model is inaccurate: the measured accuracy and gaps above are what the model does.")
 
 
+#: the four-fifths note when the rule read selection rates (the positive class is favourable, or
+#: the spec does not say)
+FOUR_FIFTHS_ON_SELECTION = (
+    f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads a selection rate below {FOUR_FIFTHS:g} "
+    "of the highest group's as evidence of adverse impact. It is checked whatever criterion the spec declares: the "
+    "summary gives the lowest selection rate over the highest, and the comparison table flags each group whose "
+    f"selection-rate ratio to the reference is below {FOUR_FIFTHS:g} or above {1 / FOUR_FIFTHS:g}. It is a screen, "
+    "not a test: with small groups a ratio moves a lot by chance.")
+#: the four-fifths note when the positive class is adverse and the rule read favourable predictions
+FOUR_FIFTHS_ON_FAVOURABLE = (
+    f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads a rate of the favourable decision "
+    f"(being hired, approved) below {FOUR_FIFTHS:g} of the highest group's as evidence of adverse impact. Here the "
+    "spec says the positive class is adverse, so the favourable decision is the negative prediction and the rule "
+    "reads each group's rate of favourable predictions, 1 − selection rate. It is checked whatever criterion the "
+    "spec declares: the summary gives the lowest rate of favourable predictions over the highest, and the "
+    "comparison table flags each group whose ratio of that rate to the reference's is below "
+    f"{FOUR_FIFTHS:g} or above {1 / FOUR_FIFTHS:g}. It is a screen, not a test: with small groups a ratio moves a "
+    "lot by chance.")
+
+
+def _four_fifths_note(documents: list[tuple[dict, dict]]) -> str:
+    """The four-fifths note for the rate the runs' rule read (metrics.json's ``four_fifths.rate``)."""
+    favourable = any(((((d.get(k) or {}).get("disparities") or {}).get("four_fifths") or {}).get("rate")
+                      == "favourable_rate") for _, d in documents for k in ("train", "test"))
+    return FOUR_FIFTHS_ON_FAVOURABLE if favourable else FOUR_FIFTHS_ON_SELECTION
+
+
 def _training_note(statuses: list[str], has_mip_gap: bool) -> str:
     """The note on the training log, for the statuses this report shows."""
     known = [meaning for status, meaning in STATUS_MEANINGS.items() if status in statuses]
@@ -132,6 +157,7 @@ def reading_notes(kind: str, documents: list[tuple[dict, dict]]) -> tuple[str, .
     logs = [d.get("training_log") or (m.get("training") or {}).get("fit_log") or {} for m, d in documents]
     notes = {
         VERDICT_NOTE: VERDICT_NOTES[kind],
+        FOUR_FIFTHS_NOTE: _four_fifths_note(documents),
         ABROCA_NOTE: _abroca_note(any((d.get(k) or {}).get("scores_are_labels") for _, d in documents
                                       for k in ("train", "test"))),
         TRAINING_NOTE: _training_note([str(log.get("status")) for log in logs],

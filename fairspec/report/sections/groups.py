@@ -3,8 +3,9 @@
 For each split, the rows the verdict is read on first (test, or out of fold), then the training
 rows: a table of each group's rates with their 95 % intervals (:mod:`fairspec.metrics.disparity`),
 a table of each group against the reference group (difference and ratio on every rate, the
-four-fifths flag on the selection-rate ratio), the confusion counts, and the gaps between
-groups with the test gap's interval.  A metrics.json written before fairspec measured the
+four-fifths flag on the selection-rate ratio, or on the favourable-prediction rate's when the
+spec says the positive class is adverse), the confusion counts, and the gaps between groups
+with the test gap's interval.  A metrics.json written before fairspec measured the
 disparities shows the rates alone.
 """
 from __future__ import annotations
@@ -12,11 +13,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fairspec.metrics.disparity import FOUR_FIFTHS, RATES, four_fifths_flag
+from fairspec.metrics.disparity import FOUR_FIFTHS, RATES, four_fifths_flag, rule_rate
 from fairspec.report.format import (UNDEFINED, KeyValue, fmt_count, fmt_gap, fmt_gap_against, fmt_interval,
                                     fmt_rate, fmt_rate_interval, fmt_ratio, fmt_signed)
 from fairspec.report.sections.base import RunDocuments
-from fairspec.report.words import ABROCA_OF_LABELS, AUC_OF_LABELS, GAP_TITLES, RATE_HEADINGS
+from fairspec.report.words import ABROCA_OF_LABELS, AUC_OF_LABELS, GAP_TITLES, RATE_HEADINGS, OutcomeWords, \
+    outcome_words
 
 GROUP_COLUMNS = ("Group", "Rows", "Base rate", "Selection rate", "TPR", "FPR", "FNR", "Accuracy")
 GROUP_RATE_KEYS = ("base_rate", "selection_rate", "tpr", "fpr", "fnr", "accuracy")
@@ -91,6 +93,8 @@ class SplitMetrics:
     #: the four-fifths rule over all groups: "0.66 (Caucasian 0.30 against African-American 0.45): below 0.8"
     four_fifths: str = ""
     four_fifths_flagged: bool = False
+    #: the comparison table's four-fifths column: which ratio it flags
+    four_fifths_heading: str = "Four-fifths rule (selection-rate ratio)"
 
 
 @dataclass(frozen=True)
@@ -127,12 +131,23 @@ def split_title(key: str, evaluation_kind: str | None) -> str:
     return "Out-of-fold rows (cross-validation)" if evaluation_kind == "cv" else "Test rows"
 
 
-def four_fifths_text(rule: dict | None) -> tuple[str, bool]:
-    """The four-fifths rule over every group, in words, and whether it is flagged."""
+def favourable_predictions(outcome: OutcomeWords | None) -> str:
+    """What a favourable prediction is when the positive class is adverse: "predicted two_year_recid = 0"."""
+    return "predicted negative" if outcome is None else f"predicted {outcome.negative_class}"
+
+
+def four_fifths_text(rule: dict | None, outcome: OutcomeWords | None = None) -> tuple[str, bool]:
+    """The four-fifths rule over every group, in words naming the rate it read (the block's
+    ``rate``; a block without one read the selection rate), and whether it is flagged."""
     if not rule or rule.get("ratio") is None:
         return "", False
-    said = (f"{fmt_rate(rule['ratio'], 2)}: the lowest selection rate (\u201c{rule['lowest']}\u201d) over the "
-            f"highest (\u201c{rule['highest']}\u201d)")
+    if rule.get("rate", "selection_rate") == "favourable_rate":
+        said = (f"{fmt_rate(rule['ratio'], 2)}: the lowest rate of favourable predictions "
+                f"({favourable_predictions(outcome)}, as the positive class is adverse), "
+                f"\u201c{rule['lowest']}\u201d, over the highest, \u201c{rule['highest']}\u201d")
+    else:
+        said = (f"{fmt_rate(rule['ratio'], 2)}: the lowest selection rate (\u201c{rule['lowest']}\u201d) over the "
+                f"highest (\u201c{rule['highest']}\u201d)")
     if rule.get("flagged"):
         return said + f", below {FOUR_FIFTHS:g}: the four-fifths rule flags it", True
     return said + f", at least {FOUR_FIFTHS:g}: the four-fifths rule does not flag it", False
@@ -144,8 +159,27 @@ def group_label(summary: dict, name) -> str:
     return str(label) if isinstance(label, str) else ""
 
 
+def _compare_flag(rate: str, entry: dict, reference_entry: dict | None) -> str:
+    """A group's four-fifths flag against the reference, "" when it passes: on the selection-rate
+    ratio the table shows, or on the favourable-prediction rates' ratio, which it does not show
+    and the flag therefore states."""
+    if rate != "favourable_rate":
+        ratio = entry.get("selection_rate_ratio")
+        if not four_fifths_flag(ratio):
+            return ""
+        return (f"below {FOUR_FIFTHS:g} ✗" if ratio < FOUR_FIFTHS
+                else f"above {1 / FOUR_FIFTHS:g} ✗ (the reference is selected less)")
+    mine = rule_rate(entry, rate)
+    base = None if reference_entry is None else rule_rate(reference_entry, rate)
+    ratio = None if mine is None or base is None or base == 0 else mine / base
+    if not four_fifths_flag(ratio):
+        return "" if ratio is None else f"{fmt_ratio(ratio)} passes ✓"
+    return (f"{fmt_ratio(ratio)} below {FOUR_FIFTHS:g} ✗" if ratio < FOUR_FIFTHS
+            else f"{fmt_ratio(ratio)} above {1 / FOUR_FIFTHS:g} ✗ (the reference is predicted favourably less)")
+
+
 def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
-           summary: dict | None = None) -> SplitMetrics:
+           summary: dict | None = None, outcome: OutcomeWords | None = None) -> SplitMetrics:
     summary = summary or {}
     groups = tuple(
         GroupRow(str(name), (fmt_count(g.get("count")),) + tuple(fmt_rate(g.get(r)) for r in GROUP_RATE_KEYS),
@@ -160,6 +194,8 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
     if not isinstance(d, dict):
         return split
     reference = str(d.get("reference"))
+    rule_rate_name = (d.get("four_fifths") or {}).get("rate", "selection_rate")
+    reference_entry = (d.get("groups") or {}).get(reference)
     own = block.get("groups") or {}
     rates, compared, counts = [], [], []
     for name, entry in d.get("groups", {}).items():
@@ -168,17 +204,13 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
                              fmt_rate((own.get(name) or {}).get("base_rate")),
                              tuple(RateCell(fmt_rate(entry.get(r)), fmt_rate_interval(entry.get(f"{r}_interval")))
                                    for r in RATES), is_ref, group_label(summary, name)))
-        ratio = entry.get("selection_rate_ratio")
-        flag = ""
-        if four_fifths_flag(ratio):
-            flag = (f"below {FOUR_FIFTHS:g} ✗" if ratio < FOUR_FIFTHS
-                    else f"above {1 / FOUR_FIFTHS:g} ✗ (the reference is selected less)")
+        flag = _compare_flag(rule_rate_name, entry, reference_entry)
         compared.append(CompareRow(name, tuple(RateCell(fmt_signed(entry.get(f"{r}_difference")),
                                                         fmt_ratio(entry.get(f"{r}_ratio"))) for r in RATES),
                                    "reference" if is_ref else (flag or "passes ✓"), is_ref, group_label(summary, name)))
         counts.append(GroupRow(name, tuple(fmt_count(entry.get(k)) for k in ("tp", "fp", "fn", "tn")),
                                group_label(summary, name)))
-    rule, flagged = four_fifths_text(d.get("four_fifths"))
+    rule, flagged = four_fifths_text(d.get("four_fifths"), outcome)
     level = d.get("level")
     return SplitMetrics(**{**split.__dict__, "rates": tuple(rates), "compared": tuple(compared),
                            "counts": tuple(counts),
@@ -186,7 +218,9 @@ def _split(key: str, block: dict, suffix: str, evaluation_kind: str | None,
                            "reference_from": "named in the spec" if d.get("reference_from") == "spec"
                            else "the group with the most rows",
                            "level": f"{level:.0%}" if isinstance(level, float) else "95%",
-                           "four_fifths": rule, "four_fifths_flagged": flagged})
+                           "four_fifths": rule, "four_fifths_flagged": flagged,
+                           "four_fifths_heading": "Four-fifths rule (favourable-prediction-rate ratio)"
+                           if rule_rate_name == "favourable_rate" else split.four_fifths_heading})
 
 
 def _gaps(blocks: list[dict], criterion: str | None, intervals: dict | None,
@@ -229,7 +263,8 @@ def build(docs: RunDocuments) -> GroupsView:
     kind = (metrics_doc.get("evaluation") or {}).get("kind")
     # the rows the verdict is read on first
     blocks = [(key, metrics_doc[key]) for key in ("test", "train") if metrics_doc.get(key)]
-    splits = tuple(_split(key, block, docs.suffix, kind, metrics_doc.get("data_summary") or {})
+    outcome = outcome_words(docs.model_doc, metrics_doc)
+    splits = tuple(_split(key, block, docs.suffix, kind, metrics_doc.get("data_summary") or {}, outcome)
                    for key, block in blocks)
     intervals = (metrics_doc.get("test") or {}).get("gap_intervals")
     level = intervals.get("level") if intervals else None

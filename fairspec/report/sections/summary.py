@@ -54,6 +54,8 @@ class SummaryView:
     columns: tuple[str, ...]
     headline: tuple[HeadlineRow, ...]
     reference: str = ""
+    #: the four-fifths card's title: which rate the rule read
+    four_fifths_title: str = "Four-fifths rule on selection rates"
 
 
 def majority_rate(block: dict | None) -> float | None:
@@ -148,8 +150,9 @@ def build(model_doc: dict, metrics_doc: dict, fairness: FairnessView, outcome: O
     criterion, bound = f.get("criterion"), f.get("bound")
     found = direction(verdict_block, criterion, outcome, rows,
                       (metrics_doc.get("data_summary") or {}).get("group_labels"))
-    rule, flagged = four_fifths_text((verdict_block or {}).get("disparities", {}).get("four_fifths")
-                                     if isinstance((verdict_block or {}).get("disparities"), dict) else None)
+    block_rule = ((verdict_block or {}).get("disparities", {}).get("four_fifths")
+                  if isinstance((verdict_block or {}).get("disparities"), dict) else None)
+    rule, flagged = four_fifths_text(block_rule, outcome)
     blocks = [metrics_doc.get(k) for k in keys]
     headline = [_row("This model", blocks, criterion, bound)]
     unconstrained = metrics_doc.get("unconstrained")
@@ -177,6 +180,10 @@ def build(model_doc: dict, metrics_doc: dict, fairness: FairnessView, outcome: O
     if isinstance(d, dict):
         reference = d.get("reference") or ""
     return SummaryView(fairness=fairness, direction=found.sentence if found else "", outcome=outcome.statement,
-                       four_fifths=rule, four_fifths_flagged=flagged, columns=tuple(columns),
+                       four_fifths=rule, four_fifths_flagged=flagged,
+                       four_fifths_title=("Four-fifths rule on favourable-prediction rates"
+                                          if isinstance(block_rule, dict) and block_rule.get("rate") == "favourable_rate"
+                                          else "Four-fifths rule on selection rates"),
+                       columns=tuple(columns),
                        headline=tuple(headline), reference=reference)
 
