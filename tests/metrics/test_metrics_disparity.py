@@ -10,7 +10,7 @@ from sklearn.metrics import accuracy_score, confusion_matrix, precision_score, r
 
 from fairspec.metrics.curves import calibration_by_group, roc_by_group
 from fairspec.metrics.disparity import FOUR_FIFTHS, RATES, against_reference, confusion_by_group, four_fifths, \
-    four_fifths_flag, largest_group
+    four_fifths_flag, four_fifths_rate, largest_group, rule_rate
 
 
 def _data(seed: int, n: int = 900, groups=("a", "b", "c", "d")):
@@ -87,6 +87,45 @@ def test_the_four_fifths_flag():
     # against the reference, either way round
     assert [four_fifths_flag(r) for r in (0.79, 0.8, 1.0, 1.25, 1.26, None)] == [True, False, False, False, True,
                                                                               False]
+
+
+def _counts(selected: int, rows: int) -> dict[str, int]:
+    """A group of ``rows`` rows of which ``selected`` are predicted positive (half of each truly positive)."""
+    return {"tp": selected // 2, "fp": selected - selected // 2,
+            "fn": (rows - selected) // 2, "tn": rows - selected - (rows - selected) // 2}
+
+
+@pytest.mark.parametrize("selected, selection_flagged, favourable_flagged, favourable_ratio", [
+    # selection rates 0.10 and 0.20: 0.10 / 0.20 = 0.5 fails; favourable 0.80 / 0.90 = 0.889 passes
+    ({"a": 10, "b": 20}, True, False, 0.80 / 0.90),
+    # selection rates 0.60 and 0.70: 0.857 passes; favourable 0.30 / 0.40 = 0.75 fails
+    ({"a": 60, "b": 70}, False, True, 0.30 / 0.40),
+])
+def test_an_adverse_positive_class_puts_the_rule_on_favourable_predictions(selected, selection_flagged,
+                                                                          favourable_flagged, favourable_ratio):
+    confusion = {g: _counts(k, 100) for g, k in selected.items()}
+    for outcome in (None, "favourable"):  # as before the spec could say: the selection rate
+        rule = against_reference(confusion, "a", "spec", outcome=outcome)["four_fifths"]
+        assert rule == {"threshold": FOUR_FIFTHS, "rate": "selection_rate", "lowest": "a", "highest": "b",
+                        "ratio": pytest.approx(selected["a"] / selected["b"]), "flagged": selection_flagged}
+        assert rule == four_fifths({"a": selected["a"] / 100, "b": selected["b"] / 100})
+    rule = against_reference(confusion, "a", "spec", outcome="adverse")["four_fifths"]
+    # b is predicted favourably (negative) least, a most
+    assert rule == {"threshold": FOUR_FIFTHS, "rate": "favourable_rate", "lowest": "b", "highest": "a",
+                    "ratio": pytest.approx(favourable_ratio), "flagged": favourable_flagged}
+    assert four_fifths_rate("adverse") == "favourable_rate"
+    assert [four_fifths_rate(o) for o in (None, "favourable")] == ["selection_rate"] * 2
+    assert rule_rate(confusion["b"], "favourable_rate") == pytest.approx(1 - selected["b"] / 100)
+    # the rest of the block does not move with the outcome
+    plain = against_reference(confusion, "a", "spec")
+    adverse = against_reference(confusion, "a", "spec", outcome="adverse")
+    assert {k: v for k, v in plain.items() if k != "four_fifths"} == \
+        {k: v for k, v in adverse.items() if k != "four_fifths"}
+
+
+def test_the_rule_reads_only_the_rates_it_knows():
+    with pytest.raises(ValueError, match="favourable_rate"):
+        four_fifths({"a": 0.5, "b": 0.6}, "tpr")
 
 
 def test_roc_curves_are_thinned_but_keep_their_ends_and_calibration_counts_every_row():

@@ -60,15 +60,15 @@ def _feature_table(y: np.ndarray, seed: int) -> pd.DataFrame:
     return pd.DataFrame({"age": ages, HOSTILE_COLUMN: hostile, "c_charge_degree": charge})
 
 
-def _plan(criterion) -> Plan:
+def _plan(criterion, outcome: str | None = None) -> Plan:
     """The plan of SPEC_TEXT as the report tests need it: the hostile column among the features,
-    and paths that need escaping."""
+    and paths that need escaping; ``outcome`` the target line's favourable or adverse."""
     return Plan(
         name="compas_rules", spec_path=Path("specs/<compas>.fair"), spec_text=SPEC_TEXT,
         data=DataPlan(path=Path("data/compas&co.csv.gz"),
                       filters=(("race", "in", ("African-American", "Caucasian")),),
                       target="two_year_recid", positive=1, protected=("race",), features=FEATURES,
-                      privileged=(FeaturePlan("sex", "categorical"),)),
+                      privileged=(FeaturePlan("sex", "categorical"),), outcome=outcome),
         missing=MissingPlan("impute", "median"),
         fairness=() if criterion is None else (criterion,),
         model=ModelRecipe("baseline", {"learner": "tree", "depth": 3, "min_samples_leaf": 1}),
@@ -95,12 +95,14 @@ def _model_document(plan: Plan, y: np.ndarray, seed: int, fit_log: dict) -> dict
 
 
 def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test=True, seed=0, intervals=True,
-              audit=True):
+              audit=True, outcome=None):
     """A consistent (model_doc, metrics_doc) pair, one `fairspec report` reads: the model is a real
     one, fitted on the training rows' labels, and the metrics are real numbers of synthetic
     predictions (``intervals=False``: a metrics.json written before fairspec measured the test
     gaps' intervals; ``audit=False``: one written before the report's measures, the reference
-    group's comparisons and the curves, fairspec.metrics.audit)."""
+    group's comparisons and the curves, fairspec.metrics.audit); ``outcome``: the spec's word
+    for the positive class, favourable or adverse, which model.json records and the four-fifths
+    rule reads)."""
     y_tr, p_tr, s_tr, g_tr = _split(seed, 700)
     y_te, p_te, s_te, g_te = _split(seed + 100, 300)
     train = evaluate_predictions(y_tr, p_tr, s_tr, g_tr)
@@ -108,7 +110,8 @@ def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test
     if test is not None and intervals:
         test["gap_intervals"] = gap_intervals(y_te, p_te, g_te, seed=7)
     if audit:
-        kept = {"reference": GROUPS[0], "reference_from": "largest group", "score_kind": "probability"}
+        kept = {"reference": GROUPS[0], "reference_from": "largest group", "score_kind": "probability",
+                "outcome": outcome}
         train.update(audit_measures(y_tr, p_tr, s_tr, g_tr, curves=test is None, **kept))
         if test is not None:
             test.update(audit_measures(y_te, p_te, s_te, g_te, curves=True, **kept))
@@ -117,7 +120,7 @@ def make_docs(bound=0.05, penalty=None, criterion="equal_opportunity", with_test
     all_g = np.concatenate([g_tr, g_te])
     fit_log = {"status": "optimal", "mip_gap": 0.0, "seconds": 1.234, "nodes": 17,
                "columns_generated": [3, 5, 8], HOSTILE_COLUMN: "<i>log</i>"}
-    model_doc = _model_document(_plan(crit), y_tr, seed, fit_log)
+    model_doc = _model_document(_plan(crit, outcome), y_tr, seed, fit_log)
     metrics_doc = {
         "train": train, "test": test,
         "fairness": fairness_summary(crit, train, test),
