@@ -109,3 +109,18 @@ def test_a_file_written_before_the_rate_was_recorded_still_reads_as_selection_ra
     assert read_outputs(run)  # the checker reads a block without a rate as the selection rate it was
     _, page = _page((model_doc, metrics_doc))
     assert "the lowest selection rate (" in page and "favourable predictions" not in page
+
+
+def test_the_comparison_flag_states_the_favourable_ratio_it_read():
+    from fairspec.report.sections.groups import _compare_flag
+
+    def group(negative):  # 100 rows, ``negative`` of them predicted negative
+        return {"tp": 0, "fp": 100 - negative, "fn": 0, "tn": negative}
+
+    reference = group(50)
+    assert _compare_flag("favourable_rate", group(35), reference) == "0.70\u00d7 below 0.8 \u2717"
+    assert _compare_flag("favourable_rate", group(70), reference).startswith("1.40\u00d7 above 1.25 \u2717")
+    assert _compare_flag("favourable_rate", group(45), reference) == "0.90\u00d7 passes \u2713"
+    # the selection rate's flag reads the table's own ratio, as before
+    assert _compare_flag("selection_rate", {"selection_rate_ratio": 0.7}, reference) == "below 0.8 \u2717"
+    assert _compare_flag("selection_rate", {"selection_rate_ratio": 0.9}, reference) == ""
