@@ -29,7 +29,9 @@ The Guidelines' selection is the favourable decision (hired, approved).  When th
 the positive class is adverse (``target two_year_recid positive 1 adverse``: a recidivism
 flag), the favourable decision is the negative prediction, and the rule reads each group's
 ``favourable_rate`` = (FN + TN) / n = 1 − selection rate in its place
-(:func:`four_fifths_rate`); the block's ``rate`` says which it read.
+(:func:`four_fifths_rate`), and the block's ``rate`` says so.  A block without ``rate`` read the
+selection rate: so do files written before the spec could say, and a favourable or unsaid
+positive class writes the block as they did.
 """
 from __future__ import annotations
 
@@ -108,17 +110,18 @@ def four_fifths(selection: dict[str, float | None], rate: str = "selection_rate"
     """The lowest of the groups' ``selection`` rates over the highest, which groups those are,
     and whether the ratio is below :data:`FOUR_FIFTHS`; ratio ``None`` when fewer than two
     groups have a rate or the highest is 0 (nobody selected: no group is selected less).
-    ``rate`` names what the rates are (:data:`FOUR_FIFTHS_RATES`) and is recorded."""
+    ``rate`` names what the rates are (:data:`FOUR_FIFTHS_RATES`), recorded unless it is the
+    selection rate (the block as it was before the rule could read another)."""
     if rate not in FOUR_FIFTHS_RATES:
         raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
+    read = {} if rate == "selection_rate" else {"rate": rate}
     present = {g: r for g, r in selection.items() if r is not None}
     if len(present) < 2:
-        return {"threshold": FOUR_FIFTHS, "rate": rate, "ratio": None, "lowest": None, "highest": None,
-                "flagged": False}
+        return {"threshold": FOUR_FIFTHS, **read, "ratio": None, "lowest": None, "highest": None, "flagged": False}
     lowest = min(present, key=lambda g: (present[g], g))
     highest = max(present, key=lambda g: (present[g], g))
     ratio = None if present[highest] == 0 else present[lowest] / present[highest]
-    return {"threshold": FOUR_FIFTHS, "rate": rate, "ratio": ratio, "lowest": lowest, "highest": highest,
+    return {"threshold": FOUR_FIFTHS, **read, "ratio": ratio, "lowest": lowest, "highest": highest,
             "flagged": ratio is not None and ratio < FOUR_FIFTHS}
 
 

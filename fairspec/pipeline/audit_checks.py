@@ -7,8 +7,9 @@ make the page say two things: :func:`disparity_problem` checks that the counts g
 block's rows and rates, and that every derived number is what
 :func:`~fairspec.metrics.disparity.against_reference` gives for the counts, and names the first
 place where either fails.  The four-fifths rule is recomputed on the rate the spec's outcome
-gives (model.json's ``schema.target.outcome``); a block without the rule's ``rate`` was
-written before the rule could read another, and is checked as the selection rate it read.  The curves (``roc``, ``calibration``) and the proxy scores come from
+gives (model.json's ``schema.target.outcome``): an adverse positive class's block without the
+rule's ``rate`` was written before the rule read favourable predictions, and is refused with
+that said, as its report would name the flagged direction backwards.  The curves (``roc``, ``calibration``) and the proxy scores come from
 scores and features the file does not hold; the schema bounds them, nothing can recompute them.
 """
 from __future__ import annotations
@@ -89,14 +90,15 @@ def disparity_problem(doc: dict, outcome: str | None = None) -> str | None:
                             f"{json.dumps(own[name][rate])}, but the counts in {where} give {json.dumps(wanted)}")
         confusion = {g: {k: e[k] for k in COUNTS} for g, e in groups.items()}
         try:
-            rule = d.get("four_fifths")
-            before_rate = isinstance(rule, dict) and "rate" not in rule  # written before the rule's rate
             wanted = against_reference(confusion, d.get("reference"), d.get("reference_from", "largest group"),
-                                       d.get("level", LEVEL), outcome=None if before_rate else outcome)
+                                       d.get("level", LEVEL), outcome=outcome)
         except (TypeError, ValueError, KeyError):
             return f"{where} cannot be read (its reference or level)"
-        if before_rate:
-            del wanted["four_fifths"]["rate"]
+        rule = d.get("four_fifths")
+        if "rate" in wanted["four_fifths"] and isinstance(rule, dict) and "rate" not in rule:
+            return (f"{where}.four_fifths has no rate: the positive class is adverse (model.json's "
+                    "schema.target.outcome), and the file was written before fairspec read the four-fifths rule "
+                    "on favourable predictions for it; train again")
         at = _first_difference(d, wanted, ())
         if at is not None:
             found = d

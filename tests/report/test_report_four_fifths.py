@@ -85,7 +85,8 @@ def test_fairspec_report_rechecks_the_rule_on_the_rate_the_outcome_gives(tmp_pat
         from fairspec.metrics.disparity import COUNTS
         d = m["test"]["disparities"]
         confusion = {g: {k: e[k] for k in COUNTS} for g, e in d["groups"].items()}
-        d["four_fifths"] = against_reference(confusion, d["reference"], d["reference_from"])["four_fifths"]
+        d["four_fifths"] = {**against_reference(confusion, d["reference"], d["reference_from"])["four_fifths"],
+                            "rate": "favourable_rate"}  # and says it read the favourable predictions
 
     wanted = make_docs(outcome="adverse")[1]["test"]["disparities"]["four_fifths"]
     edit(run / "metrics.json", on_selection)
@@ -95,18 +96,28 @@ def test_fairspec_report_rechecks_the_rule_on_the_rate_the_outcome_gives(tmp_pat
     assert found["highest"] != wanted["highest"]  # the first key the check compares that differs
     assert refusal(run).endswith(f'(metrics.test.disparities.four_fifths.highest is "{found["highest"]}", '
                                  f'but the counts give "{wanted["highest"]}")')
+    # and a run whose positive class is not said adverse cannot claim the favourable rate
+    plain = _write(tmp_path / "plain", make_docs())
+    edit(plain / "metrics.json", lambda m: m["test"]["disparities"]["four_fifths"].update(rate="favourable_rate"))
+    assert refusal(plain).endswith('(metrics.test.disparities.four_fifths.rate is "favourable_rate", but the '
+                                   'counts give null)')
 
 
-@pytest.mark.parametrize("outcome", [None, "adverse"])
-def test_a_file_written_before_the_rate_was_recorded_still_reads_as_selection_rates(tmp_path, outcome):
-    model_doc, metrics_doc = make_docs(outcome=outcome)
+def test_a_favourable_run_writes_the_rule_as_before_and_an_old_adverse_file_is_refused(tmp_path):
+    model_doc, metrics_doc = make_docs(outcome="favourable")
+    assert all("rate" not in metrics_doc[k]["disparities"]["four_fifths"] for k in ("train", "test"))
+    assert read_outputs(_write(tmp_path / "favourable", (model_doc, metrics_doc)))
+    # an adverse run's file written before the rule read favourable predictions: the selection rate's rule
+    model_doc, metrics_doc = make_docs(outcome="adverse")
     for key in ("train", "test"):
         d = metrics_doc[key]["disparities"]
-        plain = against_reference({g: {k: e[k] for k in ("tp", "fp", "fn", "tn")} for g, e in d["groups"].items()},
-                                  d["reference"], d["reference_from"])["four_fifths"]
-        d["four_fifths"] = {k: v for k, v in plain.items() if k != "rate"}
+        d["four_fifths"] = against_reference({g: {k: e[k] for k in ("tp", "fp", "fn", "tn")}
+                                              for g, e in d["groups"].items()}, d["reference"])["four_fifths"]
     run = _write(tmp_path / "old", (model_doc, copy.deepcopy(metrics_doc)))
-    assert read_outputs(run)  # the checker reads a block without a rate as the selection rate it was
+    assert refusal(run).endswith("(metrics.train.disparities.four_fifths has no rate: the positive class is adverse "
+                                 "(model.json's schema.target.outcome), and the file was written before fairspec "
+                                 "read the four-fifths rule on favourable predictions for it; train again)")
+    # the report itself words what the block holds
     _, page = _page((model_doc, metrics_doc))
     assert "the lowest selection rate (" in page and "favourable predictions" not in page
 
