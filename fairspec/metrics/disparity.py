@@ -57,11 +57,15 @@ def four_fifths_rate(outcome: str | None) -> str:
     return "favourable_rate" if outcome == "adverse" else "selection_rate"
 
 
+def _check_rule_rate(rate: str) -> None:
+    if rate not in FOUR_FIFTHS_RATES:
+        raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
+
+
 def rule_rate(counts: dict[str, int], rate: str = "selection_rate") -> float | None:
     """A group's ``rate`` (one of :data:`FOUR_FIFTHS_RATES`) from its confusion counts; None
     for a group without rows."""
-    if rate not in FOUR_FIFTHS_RATES:
-        raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
+    _check_rule_rate(rate)
     tp, fp, fn, tn = (int(counts[k]) for k in COUNTS)
     n = tp + fp + fn + tn
     if n == 0:
@@ -112,8 +116,7 @@ def four_fifths(selection: dict[str, float | None], rate: str = "selection_rate"
     groups have a rate or the highest is 0 (nobody selected: no group is selected less).
     ``rate`` names what the rates are (:data:`FOUR_FIFTHS_RATES`), recorded unless it is the
     selection rate (the block as it was before the rule could read another)."""
-    if rate not in FOUR_FIFTHS_RATES:
-        raise ValueError(f"the four-fifths rule reads one of {FOUR_FIFTHS_RATES}, not {rate!r}")
+    _check_rule_rate(rate)
     read = {} if rate == "selection_rate" else {"rate": rate}
     present = {g: r for g, r in selection.items() if r is not None}
     if len(present) < 2:

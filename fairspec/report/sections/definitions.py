@@ -108,31 +108,30 @@ MIP_GAP_NOTE = ("The MIP gap is how far that solution's objective may be from th
                 "not that the model is inaccurate: the measured accuracy and gaps above are what the model does.")
 
 
-#: the four-fifths note when the rule read selection rates (the positive class is favourable, or
-#: the spec does not say)
-FOUR_FIFTHS_ON_SELECTION = (
-    f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads a selection rate below {FOUR_FIFTHS:g} "
-    "of the highest group's as evidence of adverse impact. It is checked whatever criterion the spec declares: the "
-    "summary gives the lowest selection rate over the highest, and the comparison table flags each group whose "
-    f"selection-rate ratio to the reference is below {FOUR_FIFTHS:g} or above {1 / FOUR_FIFTHS:g}. It is a screen, "
-    "not a test: with small groups a ratio moves a lot by chance.")
-#: the four-fifths note when the positive class is adverse and the rule read favourable predictions
-FOUR_FIFTHS_ON_FAVOURABLE = (
-    f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads a rate of the favourable decision "
-    f"(being hired, approved) below {FOUR_FIFTHS:g} of the highest group's as evidence of adverse impact. Here the "
-    "spec says the positive class is adverse, so the favourable decision is the negative prediction and the rule "
-    "reads each group's rate of favourable predictions, 1 − selection rate. It is checked whatever criterion the "
-    "spec declares: the summary gives the lowest rate of favourable predictions over the highest, and the "
-    "comparison table flags each group whose ratio of that rate to the reference's is below "
-    f"{FOUR_FIFTHS:g} or above {1 / FOUR_FIFTHS:g}. It is a screen, not a test: with small groups a ratio moves a "
-    "lot by chance.")
+def four_fifths_note(favourable: bool) -> str:
+    """The four-fifths note: on selection rates (the positive class is favourable, or the spec does
+    not say), or, when the positive class is adverse, on each group's rate of favourable
+    predictions; one text, the rate it names being the difference."""
+    if favourable:
+        reads = (f"a rate of the favourable decision (being hired, approved) below {FOUR_FIFTHS:g} of the highest "
+                 "group's as evidence of adverse impact. Here the spec says the positive class is adverse, so the "
+                 "favourable decision is the negative prediction and the rule reads each group's rate of favourable "
+                 "predictions, 1 − selection rate.")
+        lowest, flagged = "rate of favourable predictions", "ratio of that rate to the reference's"
+    else:
+        reads = f"a selection rate below {FOUR_FIFTHS:g} of the highest group's as evidence of adverse impact."
+        lowest, flagged = "selection rate", "selection-rate ratio to the reference"
+    return (f"The four-fifths rule (US EEOC Uniform Guidelines, 29 CFR 1607.4(D)) reads {reads} It is checked "
+            f"whatever criterion the spec declares: the summary gives the lowest {lowest} over the highest, and the "
+            f"comparison table flags each group whose {flagged} is below {FOUR_FIFTHS:g} or above "
+            f"{1 / FOUR_FIFTHS:g}. It is a screen, not a test: with small groups a ratio moves a lot by chance.")
 
 
 def _four_fifths_note(documents: list[tuple[dict, dict]]) -> str:
     """The four-fifths note for the rate the runs' rule read (metrics.json's ``four_fifths.rate``)."""
     favourable = any(((((d.get(k) or {}).get("disparities") or {}).get("four_fifths") or {}).get("rate")
                       == "favourable_rate") for _, d in documents for k in ("train", "test"))
-    return FOUR_FIFTHS_ON_FAVOURABLE if favourable else FOUR_FIFTHS_ON_SELECTION
+    return four_fifths_note(favourable)
 
 
 def _training_note(statuses: list[str], has_mip_gap: bool) -> str:
