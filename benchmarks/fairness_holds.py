@@ -15,6 +15,9 @@ Methods (``--methods``):
 * ``tree`` / ``forest`` / ``rule_set``: ours, calibrated (:class:`fairspec.calibration.CalibratedFairClassifier`,
   the default meaning of a bound); ``tree_train`` / ``forest_train`` / ``rule_set_train``: the
   same family with today's meaning (``on train``), for reference;
+* ``tree_depth``: the calibrated tree that chooses its depth among ``--depths`` (the
+  calibration's ``choices``: each depth calibrated on the same inner folds, the most accurate
+  whose inner estimate meets ε refitted); ``--min-leaf`` as for ``tree``;
 * ``tree_lagr`` (experiment): the calibrated tree grown on the criterion's Lagrangian costs at
   multiplier ``--lagrange`` (:class:`LagrangianTree`);
 * ``eg``: fairlearn's ExponentiatedGradient (depth-3 scikit-learn tree, fairlearn 0.15: the
@@ -75,7 +78,7 @@ DATASETS = {
 }
 SETTINGS = [("equal_opportunity", 0.05), ("equal_opportunity", 0.025), ("equal_opportunity", 0.01),
             ("equalized_odds", 0.05)]
-OURS = ("tree", "forest", "rule_set", "tree_lagr")
+OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth")
 PEERS = ("eg", "eg_det", "streed")
 HOLD_SLACK = 0.02
 
@@ -164,6 +167,13 @@ class LagrangianTree(MissingAwareTreeClassifier):
 
 def our_estimator(method, criterion, categorical, args, seed):
     family = method.removesuffix("_train")
+    if family == "tree_depth":
+        # the calibration chooses the depth (CalibratedFairClassifier's ``choices``)
+        est = MissingAwareTreeClassifier(max_depth=max(args.depths), min_samples_leaf=args.min_leaf,
+                                         categorical_features=tuple(categorical), fairness=criterion,
+                                         time_limit=args.time_tree, random_state=seed)
+        return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
+                                        choices=[{"max_depth": d} for d in args.depths])
     if family == "tree_lagr":
         cls = type("LagrangianTreeAt", (LagrangianTree,), {"lagrange": args.lagrange})
         est = cls(max_depth=args.tree_depth, min_samples_leaf=args.min_leaf,
@@ -202,6 +212,8 @@ def run_task(task):
         if hasattr(est, "calibration_"):
             extra = {"internal_bound": est.bound_, "inner_gap": est.calibration_["inner_gap"],
                      "inner_folds": est.calibration_["inner_folds_fitted"]}
+            if est.calibration_.get("chosen"):
+                extra["depth"] = est.calibration_["chosen"]["max_depth"]
         outputs = {method: pred}
     elif method == "eg":
         from fairlearn.reductions import EqualizedOdds, ExponentiatedGradient, TruePositiveRateParity
@@ -273,7 +285,7 @@ def pooled(rows, y, groups, setting):
 def tables(rows):
     """Print the pooled table and the verdicts; return the misses."""
     df = pd.DataFrame(rows)
-    out, misses = [], []
+    misses = []
     for pf in sorted(df.protected_feature.unique()):
         sub = df[df.protected_feature == pf]
         title = ("WITH the protected attribute as a model input (--protected-feature)" if pf
@@ -338,6 +350,7 @@ def main(argv=None):
     ap.add_argument("--inner-folds", type=int, default=3)
     ap.add_argument("--margin", type=float, default=0.0)
     ap.add_argument("--tree-depth", type=int, default=4)
+    ap.add_argument("--depths", type=int, nargs="+", default=[4, 5, 6], help="tree_depth: the depths it chooses among")
     ap.add_argument("--lagrange", type=float, default=0.1, help="tree_lagr: the multiplier t (LagrangianTree)")
     ap.add_argument("--min-leaf", type=int, default=1)
     ap.add_argument("--forest-trees", type=int, default=20)

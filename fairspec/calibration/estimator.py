@@ -30,6 +30,15 @@ but the parameter that holds its :class:`~fairspec.registry.criteria.Criterion`:
    ``K/(K-1)`` times the rows an inner fit had, and a fit on more rows overfits its bound less,
    so the inner estimate errs on the safe side.
 
+6. **a pool of settings** (``choices``, optional).  How far a fit's gap on new rows exceeds its
+   training gap depends on its complexity (a deeper tree has more leaves whose group counts the
+   relabelling can exploit), and so does what it can reach at all: the best depth under a bound
+   is a property of the data, not of the family.  Each setting of ``choices`` is calibrated on
+   the same inner folds (steps 2–4) and the kept one is the most accurate whose inner estimate
+   meets ε (:func:`choose_member`); only it is refitted.  Choosing reads nothing the calibration
+   does not already measure, and the comparison is paired (``benchmarks/README.md``, "Fairness
+   that holds", fifth part, measures it).
+
 The inner gap at ε′ and the interval of the candidate it stands on (the Jeffreys interval of
 :func:`fairspec.metrics.intervals.gap_intervals` on that candidate's pooled inner predictions)
 are kept in ``calibration_``; the pipeline writes them to model.json and metrics.json.
@@ -216,6 +225,58 @@ def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float) -> tuple[fl
     return round(chosen, 12), int(order[i]), True
 
 
+def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps: float, margin: float) -> dict:
+    """One family setting's pooled inner predictions (one row per candidate bound) measured and
+    its ε′ chosen (:func:`choose_bound`): the candidates' gaps, standard errors and accuracies,
+    their smoothed curves, and the choice with its smoothed inner gap and accuracy."""
+    pooled01 = (pooled == classes[-1]).astype(int)
+    gaps, ses, accs = [], [], []
+    for row in pooled01:
+        gap = criterion.gap(y_held, row, g_held)
+        gaps.append(np.nan if gap is None else gap)
+        se = gap_standard_error(criterion, y_held, row, g_held)
+        ses.append(0.0 if se is None else se)
+        accs.append(float((row == y_held).mean()))
+    gaps, ses, accs = np.array(gaps), np.array(ses), np.array(accs)
+    # a gap that cannot be measured (one group in the held-out rows) is no evidence either way
+    measured = ~np.isnan(gaps)
+    order = np.argsort(bounds)  # increasing ε′ for the fits
+    eb = np.asarray(bounds)[order]
+    smooth_gap = np.full(len(bounds), np.nan)
+    if measured.any():
+        m = measured[order]
+        smooth_gap[order[m]] = smooth_increasing(eb[m], gaps[order][m])
+    smooth_acc = np.empty(len(bounds))
+    smooth_acc[order] = smooth_increasing(eb, accs[order])
+    chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, margin)
+    known = ~np.isnan(smooth_gap[order])
+    return {
+        "chosen": chosen, "best": best, "met": met, "pooled01": pooled01,
+        "inner_gap": float(np.interp(chosen, eb[known], smooth_gap[order][known])) if measured.any() else None,
+        "inner_accuracy": float(np.interp(chosen, eb, smooth_acc[order])),
+        "inner_gap_measured": None if np.isnan(gaps[best]) else float(gaps[best]),
+        "inner_gap_se": float(ses[best]),
+        "candidates": [{"bound": b, "inner_gap": None if np.isnan(g) else float(g), "inner_gap_se": float(s),
+                        "inner_accuracy": float(a),
+                        "inner_gap_smoothed": None if np.isnan(sg) else float(sg),
+                        "inner_accuracy_smoothed": float(sa)}
+                       for b, g, s, a, sg, sa in zip(bounds, gaps, ses, accs, smooth_gap, smooth_acc)],
+    }
+
+
+def choose_member(measured: list[dict]) -> int:
+    """Which of several family settings, each measured by :func:`_measure` on the same inner
+    folds, the calibration keeps: of those whose inner estimate meets ε, the one with the highest
+    smoothed inner accuracy at its ε′ (the first listed on a tie); when none meets ε, the one
+    with the smallest smoothed inner gap at its ε′.  The inner folds are shared, so the
+    comparison is paired: the fold-to-fold noise that every member sees does not decide it."""
+    met = [i for i, m in enumerate(measured) if m["met"]]
+    if met:
+        return max(met, key=lambda i: (measured[i]["inner_accuracy"], -i))
+    gaps = [np.inf if m["inner_gap"] is None else m["inner_gap"] for m in measured]
+    return int(np.argmin(gaps))
+
+
 class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
     """Wrap a family estimator whose criterion has a bound ε so that ε holds on unseen rows.
 
@@ -235,6 +296,11 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         seeded subsample); None or 0 for all of them
     n_jobs : inner folds run side by side (:func:`fairspec.parallel.run_tasks`)
     random_state : seed of the inner folds
+    choices : None, or family settings to choose among (a list of parameter dicts, say
+        ``[{"max_depth": 4}, {"max_depth": 5}, {"max_depth": 6}]``): each is calibrated on the same
+        inner folds and the one kept is the most accurate whose inner estimate meets ε
+        (:func:`choose_member`); only it is refitted.  Its parameters are in
+        ``calibration_["chosen"]``, every setting's choice in ``calibration_["choices"]``.
 
     After ``fit``: ``estimator_`` (the family fitted at ε′ on every row), ``bound_`` (ε′) and
     ``calibration_`` (a JSON-able record: every candidate's pooled inner gap, standard error and
@@ -242,8 +308,9 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, estimator=None, folds=CALIBRATION_FOLDS, candidates=None, margin=0.0, negligible_se=0.1,
-                 max_inner_rows=200_000, n_jobs=1, random_state=0):
+                 max_inner_rows=200_000, n_jobs=1, random_state=0, choices=None):
         self.estimator = estimator
+        self.choices = choices
         self.folds = folds
         self.candidates = candidates
         self.margin = margin
@@ -261,6 +328,13 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             return None
         return self.estimator.get_params(deep=False)[name]
 
+    def _members(self) -> list:
+        """The unfitted family settings the calibration chooses among: ``estimator`` with each of
+        ``choices`` set (or ``estimator`` alone)."""
+        if not self.choices:
+            return [self.estimator]
+        return [clone(self.estimator).set_params(**dict(c)) for c in self.choices]
+
     def fit(self, X, y, sensitive_features=None, **fit_params):
         from fairspec.metrics.intervals import gap_intervals
 
@@ -268,6 +342,8 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         criterion = self._criterion()
         if criterion is None or criterion.bound is None:
             # nothing to calibrate: a penalty, an audit or no criterion is fitted as it is
+            if self.choices:
+                raise ValueError("choices are chosen by the calibration of a bound: the criterion has no bound")
             self.estimator_ = clone(self.estimator).fit(X, y, sensitive_features=sensitive_features, **fit_params)
             self.bound_ = None
             self.calibration_ = None
@@ -277,6 +353,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"folds must be at least 2; got {self.folds!r}")
         if sensitive_features is None:
             raise ValueError(f"{criterion.label()} is calibrated on held-out rows: fit(...) needs sensitive_features")
+        members = self._members()
         y_arr = np.asarray(y)
         groups = np.asarray(sensitive_features)
         groups_text = groups.astype(str) if groups.ndim == 1 else np.array([" & ".join(map(str, r)) for r in groups])
@@ -308,43 +385,32 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         time_share, refit_share = (1.0, 1.0) if has_path else (1.0 / len(bounds), 1.0)
         if single and not has_path:
             time_share, refit_share = 0.5 / len(bounds), 0.5
-        tasks = [(self.estimator, bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
-                  rows_of(fit_params, n, tr), _take(X, te), time_share) for tr, te in used]
+        # every member is measured on the same inner folds: their comparison is paired
+        tasks = [(member, bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
+                  rows_of(fit_params, n, tr), _take(X, te), time_share) for member in members for tr, te in used]
         predictions = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
         del tasks  # the inner sides' copies of the rows, not needed by the refit
         held = np.concatenate([te for _, te in used])
-        pooled = np.concatenate(predictions, axis=1)  # (bounds, held rows)
-        pooled01 = (pooled == classes[-1]).astype(int)
         y_held, g_held = y01[held], groups_text[held]
-        gaps, ses, accs = [], [], []
-        for row in pooled01:
-            gap = criterion.gap(y_held, row, g_held)
-            gaps.append(np.nan if gap is None else gap)
-            se = gap_standard_error(criterion, y_held, row, g_held)
-            ses.append(0.0 if se is None else se)
-            accs.append(float((row == y_held).mean()))
-        gaps, ses, accs = np.array(gaps), np.array(ses), np.array(accs)
-        # a gap that cannot be measured (one group in the held-out rows) is no evidence either way
-        measured = ~np.isnan(gaps)
-        order = np.argsort(bounds)  # increasing ε′ for the fits
-        eb = np.asarray(bounds)[order]
-        smooth_gap = np.full(len(bounds), np.nan)
-        if measured.any():
-            m = measured[order]
-            smooth_gap[order[m]] = smooth_increasing(eb[m], gaps[order][m])
-        smooth_acc = np.empty(len(bounds))
-        smooth_acc[order] = smooth_increasing(eb, accs[order])
-        chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, float(self.margin))
-        interval = gap_intervals(y_held, pooled01[best], g_held, seed=int(self.random_state or 0))
+        k = len(used)
+        measured_members = [_measure(criterion, bounds, np.concatenate(predictions[i * k:(i + 1) * k], axis=1),
+                                     classes, y_held, g_held, eps, float(self.margin))
+                            for i in range(len(members))]
+        pick = choose_member(measured_members)
+        m = measured_members[pick]
+        chosen, best, met = m["chosen"], m["best"], m["met"]
+        interval = gap_intervals(y_held, m["pooled01"][best], g_held, seed=int(self.random_state or 0))
         held_out_rows, inner_training_rows = int(len(held)), [int(len(tr)) for tr, _ in used]
         # the inner folds' rows and predictions are not read from here on: let go before the refit,
         # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
-        del splits, used, predictions, held, pooled, pooled01, y_held, g_held, y01, groups_text
-        tr = te = row = None  # (a fold's rows, and a view of the pooled predictions)
-        self.estimator_ = with_bound(self.estimator, chosen, refit_share).fit(
+        summaries = [{key: v for key, v in mm.items() if key != "pooled01"} for mm in measured_members]
+        del splits, used, predictions, held, y_held, g_held, y01, groups_text, measured_members, m
+        tr = te = None  # (a fold's rows)
+        self.estimator_ = with_bound(members[pick], chosen, refit_share).fit(
             X, y, sensitive_features=sensitive_features, **fit_params)
         self.bound_ = chosen
         self.classes_ = self.estimator_.classes_
+        s = summaries[pick]
         self.calibration_ = {
             "method": "inner cross-validation" if not single else "inner hold-out",
             "bound": eps,
@@ -357,24 +423,25 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             # groups with a label too rare to spread over the folds: on every inner training side
             "groups_never_held_out": kept_in_training,
             "margin": float(self.margin),
-            "inner_gap": float(np.interp(chosen, eb[~np.isnan(smooth_gap[order])], smooth_gap[order][~np.isnan(smooth_gap[order])])) if measured.any() else None,
-            "inner_accuracy": float(np.interp(chosen, eb, smooth_acc[order])),
+            "inner_gap": s["inner_gap"],
+            "inner_accuracy": s["inner_accuracy"],
             # the held-out predictions are those of the candidates; the interval is the one of the
             # candidate the choice stands on (the loosest ε′ at or below the chosen one)
             "inner_gap_candidate": bounds[best],
-            "inner_gap_measured": None if np.isnan(gaps[best]) else float(gaps[best]),
-            "inner_gap_se": float(ses[best]),
+            "inner_gap_measured": s["inner_gap_measured"],
+            "inner_gap_se": s["inner_gap_se"],
             "inner_gap_interval": (interval["gaps"] or {}).get(criterion.name),
             "inner_gap_interval_level": interval["level"],
-            "candidates": [{"bound": b, "inner_gap": None if np.isnan(g) else float(g), "inner_gap_se": float(s),
-                            "inner_accuracy": float(a),
-                            "inner_gap_smoothed": None if np.isnan(sg) else float(sg),
-                            "inner_accuracy_smoothed": float(sa)}
-                           for b, g, s, a, sg, sa in zip(bounds, gaps, ses, accs, smooth_gap, smooth_acc)],
+            "candidates": s["candidates"],
             "bound_path": has_path,
             # the shares of the family's time_limit each inner fit and the refit were given, when the
             # refit's is not all of it (a record without them is what it was before the split)
             **({"inner_time_share": time_share, "refit_time_share": refit_share} if refit_share < 1 else {}),
+            # the family settings chosen among (absent when there was one): each one's choice
+            **({"choices": [{"params": dict(c), "internal_bound": mm["chosen"], "met": bool(mm["met"]),
+                             "inner_gap": mm["inner_gap"], "inner_accuracy": mm["inner_accuracy"]}
+                            for c, mm in zip(self.choices, summaries)],
+                "chosen": dict(self.choices[pick])} if self.choices else {}),
             "seconds": round(time.perf_counter() - start, 3),
         }
         return self
