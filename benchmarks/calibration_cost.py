@@ -7,6 +7,10 @@ times, and the medians are compared.
     python benchmarks/calibration_cost.py --datasets compas law
     python benchmarks/calibration_cost.py --datasets compas --families tree forest
     python benchmarks/calibration_cost.py --synthetic 1000000      # the scale case (depth 5)
+    python benchmarks/calibration_cost.py --datasets compas adult --choose-depths 4 5 6
+
+``--choose-depths``: the calibrated fit chooses the tree's depth among these (the calibration's
+``choices``); its own fit is the tree at the deepest of them, what the estimator is built with.
 """
 from __future__ import annotations
 
@@ -38,11 +42,11 @@ def synthetic(n, seed=0):
     return X, y, g.astype(str), []
 
 
-def family(name, categorical, depth, bound):
+def family(name, categorical, depth, bound, min_leaf=1):
     crit = make_criterion("equal_opportunity", bound=bound)
     if name == "tree":
-        return MissingAwareTreeClassifier(max_depth=depth, categorical_features=tuple(categorical), fairness=crit,
-                                          clock_cap=False)
+        return MissingAwareTreeClassifier(max_depth=depth, min_samples_leaf=min_leaf, categorical_features=tuple(categorical),
+                                          fairness=crit, clock_cap=False)
     if name == "forest":  # 10 trees, as the forest rows of benchmarks/README.md's "Cost"
         return MissingAwareForestClassifier(n_estimators=10, max_depth=depth, categorical_features=tuple(categorical),
                                             fairness=crit, clock_cap=False)
@@ -64,23 +68,32 @@ def main(argv=None):
     ap.add_argument("--depth", type=int, default=4)
     ap.add_argument("--bound", type=float, default=0.05)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--min-leaf", type=int, default=1, help="tree: min_samples_leaf")
+    ap.add_argument("--choose-depths", type=int, nargs="+", default=None,
+                    help="tree: the calibration chooses the depth among these")
     args = ap.parse_args(argv)
     cases = [(f"synthetic {args.synthetic:,}", synthetic(args.synthetic))] if args.synthetic else \
         [(d, load(d)) for d in args.datasets]
     print("| data | family | on train CPU s | calibrated CPU s | ratio | inner folds fitted |")
     print("| --- | --- | --- | --- | --- | --- |")
+    choices = [{"max_depth": d} for d in args.choose_depths] if args.choose_depths else None
+    if choices:
+        args.families, args.depth = ["tree"], max(args.choose_depths)
     for name, (X, y, g, cat) in cases:
         for fam in args.families:
             own, cal, folds = [], [], None
             # a first calibrated fit outside the timing: it imports Pyomo and HiGHS
-            CalibratedFairClassifier(family(fam, cat, args.depth, args.bound)).fit(X, y, sensitive_features=g)
+            CalibratedFairClassifier(family(fam, cat, args.depth, args.bound, args.min_leaf), choices=choices).fit(
+                X, y, sensitive_features=g)
             for _ in range(args.repeat):
-                own.append(cpu(lambda: family(fam, cat, args.depth, args.bound).fit(X, y, sensitive_features=g)))
-                est = CalibratedFairClassifier(family(fam, cat, args.depth, args.bound))
+                own.append(cpu(lambda: family(fam, cat, args.depth, args.bound, args.min_leaf).fit(X, y, sensitive_features=g)))
+                est = CalibratedFairClassifier(family(fam, cat, args.depth, args.bound, args.min_leaf), choices=choices)
                 cal.append(cpu(lambda: est.fit(X, y, sensitive_features=g)))
                 folds = est.calibration_["inner_folds_fitted"]
             a, b = statistics.median(own), statistics.median(cal)
-            print(f"| {name} | {fam} | {a:.3f} | {b:.3f} | {b / a:.1f} | {folds} |", flush=True)
+            shown = f"{fam}, depth among {args.choose_depths}" if choices else f"{fam}, depth {args.depth}"
+            shown += f", min leaf {args.min_leaf}" if fam == "tree" else ""
+            print(f"| {name} | {shown} | {a:.3f} | {b:.3f} | {b / a:.1f} | {folds} |", flush=True)
 
 
 if __name__ == "__main__":
