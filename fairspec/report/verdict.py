@@ -143,7 +143,7 @@ def choice_words(fairness: dict) -> tuple[str, str, tuple]:
     among = calibration.get("chosen_among") if isinstance(calibration, dict) else None
     measured = calibration.get("choices") if isinstance(calibration, dict) else None
     if not isinstance(among, dict) or not isinstance(measured, list) or \
-            len(measured) != len(among.get("values") or ()):
+            not all(isinstance(m, dict) for m in measured) or len(measured) != len(among.get("values") or ()):
         return "", "", ()
     bound, name, kept = fairness.get("bound"), str(among.get("parameter")), among.get("chosen")
     rows = tuple(ChoiceRow(_spec_value(v), _short(m.get("internal_bound")), fmt_rate(m.get("inner_accuracy")),
