@@ -718,7 +718,8 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "training_log": fit_log,
     }
     # model.json's recipe is the kept model's: the chosen value, not the list
-    model_doc = model_document(with_chosen_value(plan, among), data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                               imputer=fitted.imputer, estimator=family_estimator(fitted.estimator),
-                               criterion=criterion, class_names=data.class_names, calibration=calibration)
+    model_doc = model_document(with_chosen_value(plan, among), data_sha256=data_sha, rows_used=len(train_idx),
+                               encoder=fitted.encoder, imputer=fitted.imputer,
+                               estimator=family_estimator(fitted.estimator), criterion=criterion,
+                               class_names=data.class_names, calibration=calibration)
     return PointResult(criterion, model_doc, metrics_doc, fitted.estimator, fitted)
