@@ -118,3 +118,19 @@ def test_the_plan_prints_the_values_and_who_chooses(rows, tmp_path, capsys):
     plan = capsys.readouterr().out
     assert "tree(depth=[1, 3], min_samples_leaf=10," in plan
     assert "    chosen      depth: chosen among 1, 3 by the calibration (" in plan
+
+
+def test_under_cv_the_comparison_without_the_criterion_is_fitted_at_the_kept_value(rows, tmp_path, capsys):
+    # no kept growth to reuse under cv: the comparison model is fitted anew, at the depth the
+    # calibration kept (depth 1, the value the recipe stands on, had been fitted before this)
+    spec = tmp_path / "cv.fair"
+    spec.write_text(SPEC.format(data=rows, depth="[1, 3]").replace("evaluate none", "evaluate { cv 2 seed 4 }"))
+    assert main(["compile-and-train", str(spec), "--out", str(tmp_path / "cv"), "-q"]) == 0
+    capsys.readouterr()
+    metrics = json.loads((tmp_path / "cv" / "metrics.json").read_text())
+    assert metrics["fairness"]["calibration"]["chosen_among"]["chosen"] == 3
+    frame = pd.read_csv(rows)
+    X, y = frame[FEATURES].to_numpy(float), frame["y"].to_numpy()
+    plain = MissingAwareTreeClassifier(max_depth=3, min_samples_leaf=10, missing="mia", categorical_features=(),
+                                       time_limit=60.0, random_state=4).fit(X, y, sensitive_features=frame["g"])
+    assert metrics["unconstrained"]["train"]["accuracy"] == pytest.approx(float((plain.predict(X) == y).mean()))
