@@ -349,6 +349,11 @@ def cmd_compile(args, out, err) -> int:
             # the files hold one setting's problem: without this, nothing said which
             err.write(f"{args.spec}: note: the spec sweeps {len(plan.fairness)} fairness settings; the model files "
                       f"hold the problem under the first alone (fairness[0] above)\n")
+        if plan.model.choice is not None:
+            # the value training keeps is known only once the calibration has chosen it
+            name, values = plan.model.choice
+            err.write(f"{args.spec}: note: the calibration chooses {name} among {len(values)} values in training; "
+                      f"the model files hold the problem at the first, {name} {plan.model.params[name]}\n")
     return EXIT_OK
 
 

@@ -41,7 +41,16 @@ class Param:
     span: Span | None = _span()
 
 
-Value = Union[int, float, str, bool, Duration, tuple]
+@dataclass(frozen=True)
+class ValueList:
+    """``depth [4, 5, 6]``: the values a model parameter may take, among which the calibration
+    of a bound chooses (:mod:`fairspec.calibration`, ``choices``).  ``spans`` locate each value."""
+
+    values: tuple
+    spans: tuple = field(default=(), compare=False, repr=False)
+
+
+Value = Union[int, float, str, bool, Duration, tuple, ValueList]
 
 
 @dataclass(frozen=True)

@@ -161,6 +161,35 @@ PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other}
 PARAM_NOT_FOR_MISSING = ("parameter '{name}' of {owner} applies only with missing {needed}, and this spec's missing "
                          "is {actual}{default}: it would be ignored")
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value}"
+#: ``depth [4, 5, 6]``: the calibration of a bound on unseen rows chooses among the values
+#: (fairspec.calibration, ``choices``); anywhere nothing calibrates, a list would choose nothing
+LIST_NOT_HERE = ("a list of values is taken only by a model parameter, for the calibration of a fairness bound "
+                 "to choose among; parameter '{name}' of {owner} takes one value")
+HINT_LIST_NOT_HERE = "write one value, e.g. {name} {first}"
+LIST_WITHOUT_CALIBRATION = ("parameter '{name}' of {owner} lists values for the calibration of a fairness bound to "
+                            "choose among, but {why}: nothing calibrates, so nothing chooses")
+LIST_WHY = {
+    "none": "the spec has no fairness statement",
+    "audit": "the fairness statement has no bound (it audits {criterion})",
+    "penalty": "the fairness statement is a penalty, not a bound",
+    "on_train": "the bound holds `on train`, where it is met on the training rows without calibration",
+}
+HINT_LIST_WITHOUT_CALIBRATION = {
+    "none": "write one value ({name} {first}), or add a bound on unseen rows, e.g. fairness equal_opportunity <= 0.05",
+    "audit": "write one value ({name} {first}), or give the criterion a bound: fairness {criterion} <= 0.05",
+    "penalty": "write one value ({name} {first}), or replace the penalty by a bound: fairness {criterion} <= 0.05",
+    "on_train": "write one value ({name} {first}), or leave out `on train` so the bound is calibrated on held-out rows",
+}
+LIST_TOO_SHORT = ("parameter '{name}' of {owner} lists a single value: a list gives the calibration values to choose "
+                  "among, at least two")
+HINT_LIST_TOO_SHORT = "write {name} {first} (no brackets), or list another value"
+LIST_VALUE_REPEATED = ("value {value} is listed twice for parameter '{name}' of {owner}: the calibration would fit "
+                       "the same setting twice")
+HINT_LIST_VALUE_REPEATED = "list each value once"
+SECOND_LIST = ("parameters '{first}' and '{name}' of {owner} are both lists: the calibration chooses among the "
+               "values of one parameter per spec (every value of a list is one more calibrated fit per fold, and a "
+               "product of lists multiplies them)")
+HINT_SECOND_LIST = "keep the list on one of them and write one value for the other, e.g. {name} {value}"
 UNKNOWN_MISSING = "unknown missing-value strategy '{name}'"
 HINT_MISSING = "the strategies are: {strategies}, impute(mean|median|knn k=5)"
 MISSING_UNSUPPORTED = "model family '{family}' does not support missing-value strategy '{strategy}'; it supports: {supported}"
@@ -372,9 +401,37 @@ class _Checker:
                      model.family.span, family.doc)
             return
         self.family = family
-        self.check_block(model.params, family.params, f"model '{name}'")
+        self.check_block(model.params, family.params, f"model '{name}'", lists=True)
+        self.check_value_lists(model.params, f"model '{name}'")
 
-    def check_block(self, params, allowed, owner: str) -> None:
+    def check_value_lists(self, params, owner: str) -> None:
+        """A model parameter written as a list (``depth [4, 5, 6]``) is chosen by the calibration of
+        a bound on unseen rows: refused where nothing calibrates (no fairness statement, an audit, a
+        penalty, ``on train``) and on a second parameter (one list per spec).  Each value's own check
+        (type, range) and repeats are :meth:`check_value`'s."""
+        lists = [p for p in params if isinstance(p.value, ast.ValueList)]
+        if not lists:
+            return
+        fairness = self.spec.fairness
+        why = ("none" if fairness is None else "on_train" if fairness.bounds and fairness.on_train
+               else None if fairness.bounds else "penalty" if fairness.penalties else "audit")
+        criterion = None if fairness is None else fairness.criterion.value
+        for param in lists:
+            if why is not None:
+                first = _literal(param.value.values[0])
+                self.add(LIST_WITHOUT_CALIBRATION.format(name=param.name, owner=owner,
+                                                         why=LIST_WHY[why].format(criterion=criterion)),
+                         self.value_span(param),
+                         HINT_LIST_WITHOUT_CALIBRATION[why].format(name=param.name, first=first, criterion=criterion))
+        for param in lists[1:]:
+            self.add(SECOND_LIST.format(first=lists[0].name, name=param.name, owner=owner), self.value_span(param),
+                     HINT_SECOND_LIST.format(name=param.name, value=_literal(param.value.values[0])))
+
+    def value_span(self, param: ast.Param) -> Span | None:
+        """Where ``param``'s value is written (its name's span for a flag)."""
+        return self.doc.locations.get(("param.value", param.span), param.span)
+
+    def check_block(self, params, allowed, owner: str, lists: bool = False) -> None:
         given = {p.name: p.value for p in params}
         seen = set()
         skip = self.flags_without_value(params, allowed, owner)
@@ -418,7 +475,7 @@ class _Checker:
                                                          default=" (the default)" if other not in given else ""),
                              param.span)
                     continue
-            self.check_value(param, spec, owner)
+            self.check_value(param, spec, owner, lists=lists)
 
     def flags_without_value(self, params, allowed, owner: str) -> set[int]:
         """``forest { bootstrap max_features log2 }``: a true-or-false parameter written bare
@@ -444,11 +501,20 @@ class _Checker:
                 skip.add(k + 1)  # the next parameter's value, read as a flag
         return skip
 
-    def check_value(self, param: ast.Param, spec: fam.Param, owner: str) -> None:
+    def check_value(self, param: ast.Param, spec: fam.Param, owner: str, lists: bool = False,
+                    value_span: Span | None = None, is_flag: bool | None = None) -> None:
+        """``param``'s value against its declaration ``spec``: type, range, choices.  ``lists``: a
+        list of values may stand here (a model's own parameter); each value is checked as one
+        would be, at its own place (``value_span``; ``is_flag`` False: it was written)."""
         value = param.value
-        value_span = self.doc.locations.get(("param.value", param.span), param.span)
-        is_flag = ("param.value", param.span) not in self.doc.locations and value is True
+        if value_span is None:
+            value_span = self.doc.locations.get(("param.value", param.span), param.span)
+        if is_flag is None:
+            is_flag = ("param.value", param.span) not in self.doc.locations and value is True
         kind = spec.kind
+        if isinstance(value, ast.ValueList) and kind != "block":
+            self.check_list(param, spec, owner, lists, value_span)
+            return
         if kind == "block":
             if isinstance(value, tuple):
                 self.check_block(value, spec.params, f"block '{param.name}' of {owner}")
@@ -501,6 +567,27 @@ class _Checker:
         if (spec.low is not None and number < spec.low) or (spec.high is not None and number > spec.high):
             self.add(PARAM_OUT_OF_RANGE.format(name=param.name, owner=owner, bounds=_bounds_text(spec),
                                                value=_value_text(value)), value_span, spec.doc or None)
+
+    def check_list(self, param: ast.Param, spec: fam.Param, owner: str, lists: bool, span: Span | None) -> None:
+        """``name [v1, v2, ...]``: refused outside a model's own parameters; else at least two
+        values, none twice, each checked as a single value at its own place."""
+        values = param.value.values
+        spans = param.value.spans or (span,) * len(values)
+        first = _literal(values[0])
+        if not lists:
+            self.add(LIST_NOT_HERE.format(name=param.name, owner=owner), span,
+                     HINT_LIST_NOT_HERE.format(name=param.name, first=first))
+            return
+        if len(values) < 2:
+            self.add(LIST_TOO_SHORT.format(name=param.name, owner=owner), span,
+                     HINT_LIST_TOO_SHORT.format(name=param.name, first=first))
+        for i, (value, at) in enumerate(zip(values, spans)):
+            # 4 and 4.0 are one setting; true and 1 are not (a bool is no number here)
+            if any(_same_setting(value, v) for v in values[:i]):
+                self.add(LIST_VALUE_REPEATED.format(value=ast.written_value(value), name=param.name, owner=owner),
+                         at, HINT_LIST_VALUE_REPEATED)
+                continue
+            self.check_value(dataclasses.replace(param, value=value), spec, owner, value_span=at, is_flag=False)
 
     def wrong_type(self, param, spec, owner, span, is_flag, hint=None) -> None:
         expected = (f"one of {', '.join(map(str, spec.choices))}" if spec.kind == "choice"
@@ -1057,7 +1144,22 @@ def _value_text(value) -> str:
     return written_number(value) if isinstance(value, float) else str(value)
 
 
+def _literal(value) -> str:
+    """A value as a spec writes it after a parameter's name, for a hint to paste: a word bare
+    (``gini``), other text in double quotes, numbers and true/false as they are."""
+    if isinstance(value, str):
+        return value if value.isidentifier() else json.dumps(value, ensure_ascii=False)
+    return ast.written_value(value)
+
+
+def _same_setting(a, b) -> bool:
+    """Whether two values of a list are one setting: equal, and both true/false or neither."""
+    return isinstance(a, bool) == isinstance(b, bool) and a == b
+
+
 def _got_text(value) -> str:
+    if isinstance(value, ast.ValueList):
+        return "a list [...]"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, ast.Duration):

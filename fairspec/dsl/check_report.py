@@ -63,7 +63,8 @@ def check_model_card(card: ast.ModelCard | None) -> list[Diagnostic]:
                     else HINT_CARD_FIELDS.format(fields=", ".join(MODEL_CARD_FIELDS)))
             problems.append(Diagnostic(UNKNOWN_CARD_FIELD.format(name=param.name), param.span, hint))
         elif not isinstance(param.value, str):
-            got = "no value" if param.value is True else f"{type(param.value).__name__} {param.value!r}"
+            got = ("no value" if param.value is True else "a list [...]" if isinstance(param.value, ast.ValueList)
+                   else f"{type(param.value).__name__} {param.value!r}")
             problems.append(Diagnostic(CARD_FIELD_NOT_TEXT.format(name=param.name, got=got), param.span))
         elif not param.value.strip():
             problems.append(Diagnostic(CARD_FIELD_EMPTY.format(name=param.name), param.span))

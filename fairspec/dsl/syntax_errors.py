@@ -103,8 +103,14 @@ def describe_expected(parser: Lark, expected: set[str]) -> str:
         booleans = ["true/false"]
     else:
         booleans = []
+    # in a block (the one place a duration is a value) '[' opens a model parameter's list of values:
+    # named after the values, so the block's own '}' still comes first
+    values_list = []
+    if {"LSQB", "DURATION"} <= expected:
+        expected.discard("LSQB")
+        values_list = ["a list of values [...]"]
     ordered = sorted(expected, key=lambda t: (_ORDER.get(t, 0), _terminal_text(parser, t)))
-    parts = [_terminal_text(parser, t) for t in ordered] + booleans + parts_tail
+    parts = [_terminal_text(parser, t) for t in ordered] + booleans + values_list + parts_tail
     if end:
         parts.append("end of file")
     if not parts:

@@ -406,9 +406,17 @@ class SpecTransformer(Transformer):
         name, params = children
         return _Nested(self._name(name), params, span_of(meta))
 
+    def param_values(self, meta, children):
+        """``[4, 5, 6]`` in a block: one value (``ast.ValueList``) whose items keep their spans; a
+        bare word in it (``[gini, entropy]``) is a value, as it is after a parameter's name."""
+        items = [_Value(str(tok), token_span(tok), str(tok)) if tok.type == "NAME" else self._value(tok)
+                 for tok in children]
+        return _Value(ast.ValueList(tuple(v.value for v in items), tuple(v.span for v in items)),
+                      span_of(meta), "[...]")
+
     def block(self, meta, children):
         """Pair words and values into parameters (see the module docstring for the rule)."""
-        items = [c if isinstance(c, _Nested) else self._name(c) if c.type == "NAME" else self._value(c)
+        items = [c if isinstance(c, (_Nested, _Value)) else self._name(c) if c.type == "NAME" else self._value(c)
                  for c in children]
         params = []
         i = 0
@@ -512,6 +520,8 @@ def _keyword_span(meta, keyword: str) -> Span:
 
 
 def _describe_value(value: _Value) -> str:
+    if isinstance(value.value, ast.ValueList):
+        return "a list [...]"
     if isinstance(value.value, bool):
         return f"'{value.text}'"
     if isinstance(value.value, ast.Duration):

@@ -94,15 +94,63 @@ def _encode(plan: Plan, frame: pd.DataFrame):
 
 
 def _estimator(plan: Plan, encoder: FeatureEncoder, criterion: Criterion | None):
-    """The unfitted estimator of ``plan`` at ``criterion`` (calibrated when the plan says so)."""
+    """The unfitted estimator of ``plan`` at ``criterion`` (calibrated when the plan says so).
+    A parameter the spec lists values for (``depth [4, 5, 6]``, :attr:`ModelRecipe.choice`) is
+    chosen by the calibration: it gets each value's setting as one of its ``choices``."""
     native = plan.missing.strategy if plan.missing.strategy in NATIVE_STRATEGIES else "none"
     recipe = replace(plan.model, params={**plan.model.params, "missing": native, **_privileged_kinds(plan)})
-    estimator = family_module(plan.model.family).build_estimator(
-        recipe, criterion, plan.solver, categorical_features=encoder.categorical_indices, seed=plan.solver.seed)
+
+    def build(params: dict):
+        return family_module(plan.model.family).build_estimator(
+            replace(recipe, params=params), criterion, plan.solver, categorical_features=encoder.categorical_indices,
+            seed=plan.solver.seed)
+
+    estimator = build(recipe.params)
     if plan.calibrates and criterion is not None and criterion.bound is not None:
         # the bound is to hold on unseen rows: an internal bound chosen on held-out training rows
-        estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed)
+        choices = None if plan.model.choice is None else choice_settings(build, recipe.params, *plan.model.choice)
+        estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed, choices=choices)
     return estimator
+
+
+def choice_settings(build, params: dict, name: str, values: tuple) -> list[dict]:
+    """The estimator settings of a spec parameter's values, as :class:`CalibratedFairClassifier`'s
+    ``choices``: for each value, the estimator parameters in which the family's estimator built with
+    it (``build(params)``) differs from those built with the others.  A family names its estimator's
+    parameters as it likes (the tree's ``depth`` is ``max_depth``), so they are read off the built
+    estimators rather than assumed."""
+    built = [build({**params, name: value}).get_params(deep=False) for value in values]
+    keys = [k for k in built[0] if any(not _same_param(b[k], built[0][k]) for b in built[1:])]
+    return [{k: b[k] for k in keys} for b in built]
+
+
+def _same_param(a, b) -> bool:
+    if a is b:
+        return True
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except (TypeError, ValueError):  # values without a plain equality (arrays): taken as different
+        return False
+
+
+def chosen_among(plan: Plan, calibration: dict | None) -> dict | None:
+    """What the calibration chose for the spec's listed parameter, in the spec's words:
+    ``{"parameter": "depth", "values": [4, 5, 6], "chosen": 5}`` (``calibration["choices"]`` are
+    in the order of ``values``); None without a list or a calibration."""
+    if plan.model.choice is None or not calibration or "chosen" not in calibration:
+        return None
+    name, values = plan.model.choice
+    pick = next(i for i, c in enumerate(calibration["choices"]) if c["params"] == calibration["chosen"])
+    return {"parameter": name, "values": list(values), "chosen": values[pick]}
+
+
+def with_chosen_value(plan: Plan, among: dict | None) -> Plan:
+    """``plan`` with its listed parameter set to the value the calibration chose (``among``, from
+    :func:`chosen_among`), as an ordinary one-value recipe; ``plan`` itself without a choice."""
+    if among is None:
+        return plan
+    return replace(plan, model=replace(plan.model, params={**plan.model.params, among["parameter"]: among["chosen"]},
+                                       choice=None))
 
 
 def family_estimator(estimator):
@@ -528,6 +576,11 @@ def _unconstrained(plan: Plan, data: PreparedData, progress: Progress, earlier: 
     accuracy given up) and what it bought (the gap closed).  Its train and test blocks, or, when
     no usable model came out of it, why.  The model is :func:`reused_unconstrained_fit` of
     ``points`` when there is one (the same model a fit would give, without its time), else fitted."""
+    # a listed parameter (depth [4, 5, 6]) at the value the first point's calibration chose: the
+    # comparison is the kept model's setting without the criterion, as a reused growth is
+    among = next((among for p in points if (among := ((p.metrics_doc.get("fairness") or {}).get("calibration")
+                                                      or {}).get("chosen_among"))), None)
+    plan = with_chosen_value(plan, among)
     reused = reused_unconstrained_fit(plan, list(points))
     if reused is not None:
         progress.step("measuring the model as grown, before its leaves were relabelled, for comparison")
@@ -636,6 +689,9 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         test_block.update(audit_measures(te_y, te_pred, te_score, te_groups, curves=True, **audit))
     fit_log = dict(getattr(fitted.estimator, "fit_log_", {}))
     calibration = calibration_record(fitted.estimator)
+    among = chosen_among(plan, calibration)
+    if among is not None:
+        calibration = {**calibration, "chosen_among": among}
     fairness = fairness_summary(criterion, train_block, test_block)
     if criterion is not None and criterion.bound is not None:
         fairness["holds_on"] = "train" if calibration is None else "unseen"
@@ -661,7 +717,9 @@ def _train_point(plan: Plan, data: PreparedData, criterion: Criterion | None, i:
         "data_summary": summary,
         "training_log": fit_log,
     }
-    model_doc = model_document(plan, data_sha256=data_sha, rows_used=len(train_idx), encoder=fitted.encoder,
-                               imputer=fitted.imputer, estimator=family_estimator(fitted.estimator),
-                               criterion=criterion, class_names=data.class_names, calibration=calibration)
+    # model.json's recipe is the kept model's: the chosen value, not the list
+    model_doc = model_document(with_chosen_value(plan, among), data_sha256=data_sha, rows_used=len(train_idx),
+                               encoder=fitted.encoder, imputer=fitted.imputer,
+                               estimator=family_estimator(fitted.estimator), criterion=criterion,
+                               class_names=data.class_names, calibration=calibration)
     return PointResult(criterion, model_doc, metrics_doc, fitted.estimator, fitted)

@@ -63,10 +63,25 @@ def resolve_params(declared: tuple[Param, ...], written: tuple, missing: str | N
             out[param.name] = resolve_params(param.params, given[param.name]) if param.name in given else None
         else:
             value = _plain(given.get(param.name, param.default))
-            if param.kind == "float" and value is not None:
+            if isinstance(value, ast.ValueList):  # the values the calibration chooses among (model_choice)
+                value = ast.ValueList(tuple(float(v) for v in value.values) if param.kind == "float"
+                                      else value.values)
+            elif param.kind == "float" and value is not None:
                 value = float(value)
             out[param.name] = value
     return out
+
+
+def model_choice(params: dict) -> tuple[dict, tuple | None]:
+    """``params`` with a list of values (``depth [4, 5, 6]``) replaced by its first value, and
+    ``(name, values)`` of that list (None without one; the checker allows one list).  The
+    calibration sets every value in turn (:mod:`fairspec.calibration`, ``choices``), so the one
+    the recipe holds only stands for the parameter where no fit reads it (the plan's other lines,
+    ``compile --emit-model``): the first, as the spec lists it."""
+    choice = next(((name, value.values) for name, value in params.items() if isinstance(value, ast.ValueList)), None)
+    if choice is None:
+        return params, None
+    return {**params, choice[0]: choice[1][0]}, choice
 
 
 def _feature_plans(features: tuple[ast.Feature, ...], table: pd.DataFrame) -> tuple[FeaturePlan, ...]:
@@ -133,11 +148,11 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         else:
             fairness = (make_criterion(name),)
 
-    params = resolve_params(family.params, spec.model.params, missing.strategy)
+    params, choice = model_choice(resolve_params(family.params, spec.model.params, missing.strategy))
     output = Path(spec.output).expanduser() if spec.output else Path("out") / spec.name.value
     defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
-                fairness=fairness, model=ModelRecipe(family.name, params), solver=solver,
+                fairness=fairness, model=ModelRecipe(family.name, params, choice), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
                 defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train),
                 model_card=model_card_fields(spec.model_card))

@@ -92,6 +92,9 @@ class ModelRecipe:
 
     family: str
     params: dict = field(default_factory=dict, hash=False)
+    #: ``(parameter, values)`` when the spec lists values for one parameter (``depth [4, 5, 6]``):
+    #: the calibration of the bound chooses among them; ``params`` holds the first.  None otherwise
+    choice: tuple[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -184,6 +187,8 @@ class Plan:
         def param(k, v) -> str:
             if isinstance(v, dict):  # a nested block: its own defaults marked too
                 return f"{k}={{{', '.join(f'{ik}={iv}' + mark(f'model.{k}.{ik}') for ik, iv in v.items())}}}"
+            if self.model.choice is not None and k == self.model.choice[0]:
+                return f"{k}=[{', '.join(written_value(x) for x in self.model.choice[1])}]"
             return f"{k}={v}{mark('model.' + k)}"
 
         params = ", ".join(param(k, v) for k, v in self.model.params.items())
@@ -222,6 +227,11 @@ class Plan:
                 "the training rows (on train)" if self.fairness_on_train else
                 f"unseen rows (an internal bound chosen by inner {CALIBRATION_FOLDS}-fold cross-validation "
                 "on the training rows)"))
+        if self.model.choice is not None:
+            name, values = self.model.choice
+            lines.append(f"    chosen      {name}: chosen among {', '.join(written_value(x) for x in values)} by the "
+                         "calibration (each value calibrated on the same inner folds; the most accurate whose inner "
+                         "estimate meets the bound is refitted on every training row)")
         lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")

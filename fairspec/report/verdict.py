@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from fairspec.metrics.groups import GAP_RATES, MET_TOLERANCE, measurable_part
-from fairspec.report.format import UNDEFINED, _group_list, fmt_gap_against, fmt_interval, fmt_number
+from fairspec.report.format import UNDEFINED, _group_list, fmt_gap_against, fmt_interval, fmt_number, fmt_rate
 from fairspec.report.words import EVALUATION_WORDS, EvaluationWords, evaluation_words
 
 #: the three states of a verdict on a bound, and each one's badge
@@ -61,6 +61,24 @@ class FairnessView:
     holds_on: str = ""
     #: the calibration's inner out-of-fold gap at its internal bound, with its interval; "" without one
     inner_gap: str = ""
+    #: a spec's listed parameter (``depth [4, 5, 6]``): the value the calibration kept, among which,
+    #: and why (:func:`choice_words`); "" without a list
+    chosen: str = ""
+    #: the listed parameter's name, and one :class:`ChoiceRow` per value, in the spec's order
+    chosen_parameter: str = ""
+    choices: tuple = ()
+
+
+@dataclass(frozen=True)
+class ChoiceRow:
+    """One value of a listed parameter as the calibration measured it on its inner folds."""
+
+    value: str
+    internal_bound: str
+    inner_accuracy: str
+    inner_gap: str
+    met: str
+    kept: bool
 
 
 def _short(value) -> str:
@@ -107,6 +125,35 @@ def calibration_words(fairness: dict) -> tuple[str, str]:
     else:
         inner = ""
     return where, inner
+
+
+def _spec_value(value) -> str:
+    """A listed value as the spec writes it (a word bare: ``gini``; numbers as written)."""
+    return value if isinstance(value, str) else fmt_number(value)
+
+
+def choice_words(fairness: dict) -> tuple[str, str, tuple]:
+    """(the kept value and why, the parameter's name, one :class:`ChoiceRow` per listed value) of
+    a spec that lists values for a parameter (``depth [4, 5, 6]``), from metrics.json's
+    ``fairness.calibration``: ``chosen_among`` (the spec's parameter, values and the kept one) and
+    ``choices`` (each value's internal bound, inner accuracy and gap, whether it met the bound on
+    the inner held-out rows, in the values' order; :mod:`fairspec.calibration`).  Empty without
+    a list, or in a record that lacks either."""
+    calibration = fairness.get("calibration")
+    among = calibration.get("chosen_among") if isinstance(calibration, dict) else None
+    measured = calibration.get("choices") if isinstance(calibration, dict) else None
+    if not isinstance(among, dict) or not isinstance(measured, list) or \
+            not all(isinstance(m, dict) for m in measured) or len(measured) != len(among.get("values") or ()):
+        return "", "", ()
+    bound, name, kept = fairness.get("bound"), str(among.get("parameter")), among.get("chosen")
+    rows = tuple(ChoiceRow(_spec_value(v), _short(m.get("internal_bound")), fmt_rate(m.get("inner_accuracy")),
+                           fmt_gap_against(m.get("inner_gap"), bound), "yes" if m.get("met") else "no", v == kept)
+                 for v, m in zip(among["values"], measured))
+    values = ", ".join(_spec_value(v) for v in among["values"])
+    why = ("the most accurate on the inner held-out rows of those whose inner gap meets the bound"
+           if any(m.get("met") for m in measured) else
+           "no value met the bound on the inner held-out rows, so the one with the smallest inner gap")
+    return f"{name} {_spec_value(kept)}, among {values}: {why}", name, rows
 
 
 def _met(value, bound, stated):
@@ -298,8 +345,9 @@ def _fairness_view(fairness: dict | None, has_test: bool, level: float | None,
         badge = Badge("AUDITED, NOT ENFORCED", "neutral",
                       "The criterion is measured and reported; training did not constrain it.")
     holds_on, inner_gap = calibration_words(fairness) if bound is not None else ("", "")
+    chosen, chosen_parameter, choices = choice_words(fairness) if bound is not None else ("", "", ())
     return FairnessView(
-        holds_on=holds_on, inner_gap=inner_gap,
+        holds_on=holds_on, inner_gap=inner_gap, chosen=chosen, chosen_parameter=chosen_parameter, choices=choices,
         criterion=str(name), form=form, setting=setting,
         achieved_train=fmt_gap_against(a_train, bound),
         achieved_test=fmt_gap_against(a_test, bound) if has_test else UNDEFINED,

@@ -208,3 +208,15 @@ def test_a_replaced_model_file_keeps_its_mode(tmp_path, capsys):
     assert main(["compile", str(spec), "--emit-model", str(target), "-q"]) == 0
     assert stat.S_IMODE(target.stat().st_mode) == 0o600 and target.stat().st_size > 0
     capsys.readouterr()
+
+
+def test_a_listed_parameter_emits_the_problem_at_its_first_value_and_says_so(tmp_path, capsys):
+    # the calibration chooses in training: before it, the files can only hold one value's problem
+    data = sample_csv("compas", 400, tmp_path / "compas.csv")
+    spec = tmp_path / "s.fair"
+    spec.write_text(SPEC.format(data=data).replace("max_complexity 10", "max_complexity [8, 10]"))
+    assert main(["compile", str(spec), "--emit-model", str(tmp_path / "m.lp"), "-q"]) == 0
+    captured = capsys.readouterr()
+    assert "max_complexity: chosen among 8, 10 by the calibration" in captured.out
+    assert ("note: the calibration chooses max_complexity among 2 values in training; the model files hold the "
+            "problem at the first, max_complexity 8") in captured.err

@@ -7,7 +7,7 @@ import copy
 from conftest import make_docs
 
 from fairspec.report import build_context, render_report
-from fairspec.report.verdict import calibration_words
+from fairspec.report.verdict import calibration_words, choice_words
 
 #: compas_tree_sweep's first point (≤ 0.02) as a run wrote it: the measured inner gap at the
 #: candidate ε′ = 0 is 0 with an interval of 0 to 0.004; the smoothed gap at ε′ is 0.02
@@ -45,3 +45,52 @@ def test_the_summary_says_where_the_bound_holds_and_how_it_was_chosen():
     assert "5-fold inner cross-validation" in page
     assert "The bound holds on" not in page
     assert "gap ≤ 0.05 on unseen rows;" in page and "gap ≤ 0.05 on the training rows" not in page
+
+
+#: a calibration that chose among the values a spec listed (model tree { depth [2, 4, 6] })
+CHOICES = {"choices": [
+    {"params": {"max_depth": 2}, "internal_bound": 0.05, "met": True, "inner_gap": 0.01, "inner_accuracy": 0.80},
+    {"params": {"max_depth": 4}, "internal_bound": 0.031, "met": True, "inner_gap": 0.05, "inner_accuracy": 0.83},
+    {"params": {"max_depth": 6}, "internal_bound": 0.0, "met": False, "inner_gap": 0.07, "inner_accuracy": 0.85}],
+    "chosen": {"max_depth": 4}, "chosen_among": {"parameter": "depth", "values": [2, 4, 6], "chosen": 4}}
+
+
+def test_the_value_kept_among_the_listed_ones_is_said_with_each_value_s_inner_measures():
+    fairness = dict(SWEEP_POINT, calibration={**SWEEP_POINT["calibration"], **CHOICES})
+    chosen, name, rows = choice_words(fairness)
+    assert chosen == ("depth 4, among 2, 4, 6: the most accurate on the inner held-out rows of those whose inner "
+                      "gap meets the bound")
+    assert name == "depth"
+    assert [(r.value, r.internal_bound, r.inner_accuracy, r.inner_gap, r.met, r.kept) for r in rows] == [
+        ("2", "0.05", "0.800", "0.0100", "yes", False), ("4", "0.031", "0.830", "0.0500", "yes", True),
+        ("6", "0", "0.850", "0.0700", "no", False)]
+    # none met: the smallest inner gap was kept, and the words say so
+    unmet = copy.deepcopy(fairness)
+    for c in unmet["calibration"]["choices"]:
+        c["met"] = False
+    assert choice_words(unmet)[0].endswith("no value met the bound on the inner held-out rows, so the one with the "
+                                           "smallest inner gap")
+    # without a list (or in a file written before), nothing is said
+    assert choice_words(SWEEP_POINT) == ("", "", ())
+
+
+def test_the_choice_is_in_the_summary_and_every_listed_value_is_escaped():
+    model_doc, metrics_doc = make_docs()
+    metrics_doc = copy.deepcopy(metrics_doc)
+    hostile = copy.deepcopy(CHOICES)
+    hostile["chosen_among"].update(parameter="<b>depth</b>", values=["<i>a</i>", 4, 6], chosen=4)
+    metrics_doc["fairness"].update(holds_on="unseen", calibration=dict(SWEEP_POINT["calibration"], **hostile))
+    page = render_report(build_context(model_doc, metrics_doc))
+    assert "Chosen by the calibration: &lt;b&gt;depth&lt;/b&gt; 4, among &lt;i&gt;a&lt;/i&gt;, 4, 6:" in page
+    assert "<b>depth</b>" not in page and "<i>a</i>" not in page
+    assert '<tr class="kept"><td>4 (kept)</td><td class="num">0.031</td><td class="num">0.830</td>' in page
+
+
+def test_each_sweep_point_shows_its_own_choice():
+    pts = [make_docs(bound=b, seed=i) for i, b in enumerate([0.05, 0.1])]
+    for (_, metrics_doc), kept in zip(pts, (2, 4)):
+        record = copy.deepcopy(CHOICES)
+        record["chosen_among"]["chosen"] = kept
+        metrics_doc["fairness"].update(holds_on="unseen", calibration=dict(SWEEP_POINT["calibration"], **record))
+    page = render_report(build_context(*pts[0], sweep=pts))
+    assert "depth 2, among 2, 4, 6" in page and "depth 4, among 2, 4, 6" in page
