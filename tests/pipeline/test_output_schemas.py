@@ -318,7 +318,7 @@ def _edit_model(d: Path, change) -> None:
     edit(d / "metrics.json", lambda m: m.update(model_sha256=model_digest(model)))
 
 
-@pytest.mark.parametrize("name", ["adult_tree", "compas_baseline", "compas_rules", "compas_tree_sweep",
+@pytest.mark.parametrize("name", ["adult_tree", "adult_tree_depths", "compas_baseline", "compas_rules", "compas_tree_sweep",
                                   "german_logistic"])
 def test_every_bundled_run_still_reads(root, tmp_path, name):
     assert read_outputs(_copy(root, tmp_path, name))
