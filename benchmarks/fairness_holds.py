@@ -17,7 +17,8 @@ Methods (``--methods``):
   same family with today's meaning (``on train``), for reference;
 * ``tree_depth``: the calibrated tree that chooses its depth among ``--depths`` (the
   calibration's ``choices``: each depth calibrated on the same inner folds, the most accurate
-  whose inner estimate meets ε refitted); ``--min-leaf`` as for ``tree``;
+  whose inner estimate meets ε refitted); ``--min-leaf`` as for ``tree``; ``forest_depth``: the
+  same choice for the forest's trees (``--forest-trees`` trees);
 * ``tree_lagr`` (experiment): the calibrated tree grown on the criterion's Lagrangian costs at
   multiplier ``--lagrange`` (:class:`LagrangianTree`);
 * ``eg``: fairlearn's ExponentiatedGradient (depth-3 scikit-learn tree, fairlearn 0.15: the
@@ -83,7 +84,7 @@ DATASETS = {
 }
 SETTINGS = [("equal_opportunity", 0.05), ("equal_opportunity", 0.025), ("equal_opportunity", 0.01),
             ("equalized_odds", 0.05)]
-OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth")
+OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth")
 PEERS = ("eg", "eg_det", "streed", "eg_det_cal")
 HOLD_SLACK = 0.02
 
@@ -214,6 +215,13 @@ def our_estimator(method, criterion, categorical, args, seed):
         est = MissingAwareTreeClassifier(max_depth=max(args.depths), min_samples_leaf=args.min_leaf,
                                          categorical_features=tuple(categorical), fairness=criterion,
                                          time_limit=args.time_tree, random_state=seed)
+        return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
+                                        choices=[{"max_depth": d} for d in args.depths])
+    if family == "forest_depth":
+        # the forest's trees' depth chosen by the calibration, as tree_depth
+        est = MissingAwareForestClassifier(n_estimators=args.forest_trees, max_depth=max(args.depths),
+                                           min_samples_leaf=args.min_leaf, categorical_features=tuple(categorical),
+                                           fairness=criterion, time_limit=args.time_tree, random_state=seed)
         return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
                                         choices=[{"max_depth": d} for d in args.depths])
     if family == "tree_lagr":
