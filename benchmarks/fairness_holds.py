@@ -264,6 +264,10 @@ def run_task(task):
                      "inner_folds": est.calibration_["inner_folds_fitted"]}
             if est.calibration_.get("chosen"):
                 extra["depth"] = est.calibration_["chosen"]["max_depth"]
+            if est.calibration_.get("probe"):
+                probe = est.calibration_["probe"]
+                extra.update(probe_proposed=probe["proposed"], probe_bounds=probe["bounds"],
+                             candidate_gaps={str(c["bound"]): c["inner_gap"] for c in est.calibration_["candidates"]})
         outputs = {method: pred}
     elif method == "eg_det_cal":
         est = CalibratedFairClassifier(BoundedExponentiatedGradient(crit, random_state=fold), folds=args.inner_folds,

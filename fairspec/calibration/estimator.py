@@ -25,7 +25,9 @@ but the parameter that holds its :class:`~fairspec.registry.criteria.Criterion`:
    monotone fit pools adjacent violators and averages their noise), and ε′ is where the
    smoothed curve, interpolated linearly between candidates, reaches ``ε − margin·s``
    (:func:`choose_bound`): not a grid point, so a coarse grid costs no accuracy.  When even
-   the tightest candidate misses, it is taken and ``met`` is false.
+   the tightest candidate misses, it is taken and ``met`` is false.  An ε′ interpolated from
+   the candidate 0 is measured before it is used, with half of it, and the choice is made again
+   without interpolating from 0 (:func:`_probe`: the expected gap can jump at 0).
 5. **refit.**  The family is refitted at the chosen ε′ on every training row.  It trains on
    ``K/(K-1)`` times the rows an inner fit had, and a fit on more rows overfits its bound less,
    so the inner estimate errs on the safe side.
@@ -56,7 +58,8 @@ once and re-solves it per candidate, :class:`fairspec.models.tree.relabel.Relabe
 a candidate costs HiGHS's solve, not a build); without one, ``folds × len(candidates)`` fits, which
 a family that has a ``time_limit`` parameter shares (each inner fit gets ``time_limit /
 len(candidates)``, which sizes its work limits), so the inner fits together cost about
-``folds`` fits and the whole about ``folds + 1``.  With the single inner split of "Large data"
+``folds`` fits and the whole about ``folds + 1``.  A probe of step 4 adds, per fold, one growth
+and two relabellings with a bound path, two fits (at that share) without.  With the single inner split of "Large data"
 the time limit is the whole calibrated fit's: the inner fits share half of it and the refit
 gets the other half, so ``time_limit 60s`` on a million rows means about 60 s of the family's
 stages, not two minutes (each fit's set-up comes on top; ``benchmarks/README.md``, "Scale").
@@ -85,6 +88,9 @@ from fairspec.registry.criteria import CALIBRATION_FOLDS, Criterion, held_out_ga
 DEFAULT_CANDIDATES = (1.0, 0.75, 0.5, 0.25, 0.0)
 #: without a bound path every candidate is a fit of its own: fewer of them
 DEFAULT_CANDIDATES_WITHOUT_PATH = (1.0, 0.5, 0.0)
+#: an ε′ interpolated from the candidate 0 is measured, with these fractions of it, before it is
+#: used (:func:`_probe`)
+PROBE_FRACTIONS = (1.0, 0.5)
 
 
 def criterion_param(estimator) -> str:
@@ -196,7 +202,8 @@ def smooth_increasing(x, values) -> np.ndarray:
     return IsotonicRegression(increasing=True).fit_transform(np.asarray(x, float), np.asarray(values, float))
 
 
-def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float) -> tuple[float, int, bool]:
+def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float,
+                 from_zero: bool = True) -> tuple[float, int, bool]:
     """``(ε′, index of the candidate it stands on, whether the inner estimate meets ε)``.
 
     ``bounds`` are the candidates, ``smooth_gap`` their smoothed pooled inner gaps (NaN where not
@@ -204,7 +211,9 @@ def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float) -> tuple[fl
     plus ``margin`` standard errors is within ε.  ε′ is the largest feasible candidate, moved
     towards the next looser (infeasible) one by linear interpolation of the smoothed gap to where
     it reaches the limit: between two candidates the expected gap is taken as linear in ε′, which
-    the isotonic fit makes non-decreasing.  With no feasible candidate, the tightest is taken."""
+    the isotonic fit makes non-decreasing.  With ``from_zero`` false a feasible candidate at 0 is
+    not moved (the expected gap may jump at 0: :func:`_probe`).  With no feasible candidate,
+    the tightest is taken."""
     bounds = np.asarray(bounds, float)
     order = np.argsort(bounds)
     b, g, s = bounds[order], np.asarray(smooth_gap, float)[order], np.asarray(ses, float)[order]
@@ -215,7 +224,7 @@ def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float) -> tuple[fl
     i = int(np.flatnonzero(ok)[-1])
     chosen = float(b[i])
     looser = [j for j in range(i + 1, len(b)) if not np.isnan(g[j])]
-    if looser:
+    if looser and (from_zero or b[i] > 0):
         j = looser[0]
         # excess over the limit at both ends; the limit's own SE term is interpolated too
         lo, hi = g[i] - limit[i], g[j] - limit[j]
@@ -225,7 +234,8 @@ def choose_bound(bounds, smooth_gap, ses, eps: float, margin: float) -> tuple[fl
     return round(chosen, 12), int(order[i]), True
 
 
-def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps: float, margin: float) -> dict:
+def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps: float, margin: float,
+             from_zero: bool = True) -> dict:
     """One family setting's pooled inner predictions (one row per candidate bound) measured and
     its ε′ chosen (:func:`choose_bound`): the candidates' gaps, standard errors and accuracies,
     their smoothed curves, and the choice with its smoothed inner gap and accuracy."""
@@ -248,10 +258,11 @@ def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps:
         smooth_gap[order[m]] = smooth_increasing(eb[m], gaps[order][m])
     smooth_acc = np.empty(len(bounds))
     smooth_acc[order] = smooth_increasing(eb, accs[order])
-    chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, margin)
+    chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, margin, from_zero)
     known = ~np.isnan(smooth_gap[order])
     return {
-        "chosen": chosen, "best": best, "met": met, "pooled01": pooled01,
+        "chosen": chosen, "best": best, "met": met, "pooled01": pooled01, "pooled": pooled,
+        "bounds": [float(b) for b in bounds],
         "inner_gap": float(np.interp(chosen, eb[known], smooth_gap[order][known])) if measured.any() else None,
         "inner_accuracy": float(np.interp(chosen, eb, smooth_acc[order])),
         "inner_gap_measured": None if np.isnan(gaps[best]) else float(gaps[best]),
@@ -262,6 +273,32 @@ def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps:
                         "inner_accuracy_smoothed": float(sa)}
                        for b, g, s, a, sg, sa in zip(bounds, gaps, ses, accs, smooth_gap, smooth_acc)],
     }
+
+
+def _probe(criterion: Criterion, measured: dict, probe_pooled, probe_bounds, classes, y_held, g_held,
+           eps: float, margin: float) -> dict:
+    """``measured`` (:func:`_measure`) chosen again once its ε′, interpolated from the candidate
+    0, has been measured: ``probe_pooled`` holds the pooled inner predictions at
+    ``probe_bounds`` (that ε′ and the :data:`PROBE_FRACTIONS` of it), which join the candidates;
+    the choice is then made without interpolating from 0, so it stands on measured positive
+    bounds or is 0.
+
+    Why.  At ε′ = 0 a relabelling must equalise the training rates exactly, which leaves little
+    but a near-constant labelling; at any positive ε′, however small, it can choose among many
+    labellings the one the training rows' group counts favour.  The expected gap on new rows
+    then need not shrink towards 0 with ε′: a compas forest's inner gap was 0 at ε′ = 0 and
+    0.07–0.09 at ε′ ≈ 0.005 (benchmarks/README.md, "Fairness that holds", sixth part), while a
+    depth-4 tree's shrinks about linearly.  The line from 0 cannot tell the two apart; a
+    measurement at the point it proposes can.  Half that point is measured too, so that on a
+    linear curve, where the proposed point's expected gap is the limit itself and its measurement
+    misses it half the time, the choice still finds a measured feasible bound near it."""
+    bounds = measured["bounds"] + [float(b) for b in probe_bounds]
+    order = np.argsort(bounds, kind="stable")[::-1]  # the candidates' order: largest first
+    pooled = np.vstack([measured["pooled"], probe_pooled])[order]
+    again = _measure(criterion, [bounds[i] for i in order], pooled, classes, y_held, g_held, eps, margin,
+                     from_zero=False)
+    again["probe"] = {"proposed": measured["chosen"], "bounds": [float(b) for b in probe_bounds]}
+    return again
 
 
 def choose_member(measured: list[dict]) -> int:
@@ -396,6 +433,20 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         measured_members = [_measure(criterion, bounds, np.concatenate(predictions[i * k:(i + 1) * k], axis=1),
                                      classes, y_held, g_held, eps, float(self.margin))
                             for i in range(len(members))]
+        probes = [i for i, mm in enumerate(measured_members)
+                  if mm["met"] and mm["bounds"][mm["best"]] == 0 and mm["chosen"] > 0]
+        if probes:
+            # an ε′ interpolated from the candidate 0 is measured on the same folds before it is used
+            # (:func:`_probe`): one more inner fit per fold and probe bound, for the settings that need it
+            at = {i: [round(f * measured_members[i]["chosen"], 12) for f in PROBE_FRACTIONS] for i in probes}
+            tasks = [(members[i], at[i], _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
+                      rows_of(fit_params, n, tr), _take(X, te), time_share) for i in probes for tr, te in used]
+            probed = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
+            del tasks
+            for j, i in enumerate(probes):
+                measured_members[i] = _probe(criterion, measured_members[i],
+                                             np.concatenate(probed[j * k:(j + 1) * k], axis=1), at[i], classes,
+                                             y_held, g_held, eps, float(self.margin))
         pick = choose_member(measured_members)
         m = measured_members[pick]
         chosen, best, met = m["chosen"], m["best"], m["met"]
@@ -403,7 +454,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         held_out_rows, inner_training_rows = int(len(held)), [int(len(tr)) for tr, _ in used]
         # the inner folds' rows and predictions are not read from here on: let go before the refit,
         # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
-        summaries = [{key: v for key, v in mm.items() if key != "pooled01"} for mm in measured_members]
+        summaries = [{key: v for key, v in mm.items() if key not in ("pooled01", "pooled")} for mm in measured_members]
         del splits, used, predictions, held, y_held, g_held, y01, groups_text, measured_members, m
         tr = te = None  # (a fold's rows)
         self.estimator_ = with_bound(members[pick], chosen, refit_share).fit(
@@ -427,12 +478,15 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             "inner_accuracy": s["inner_accuracy"],
             # the held-out predictions are those of the candidates; the interval is the one of the
             # candidate the choice stands on (the loosest ε′ at or below the chosen one)
-            "inner_gap_candidate": bounds[best],
+            "inner_gap_candidate": s["bounds"][best],
             "inner_gap_measured": s["inner_gap_measured"],
             "inner_gap_se": s["inner_gap_se"],
             "inner_gap_interval": (interval["gaps"] or {}).get(criterion.name),
             "inner_gap_interval_level": interval["level"],
             "candidates": s["candidates"],
+            # an ε′ interpolated from 0 and measured before use: the bounds measured (now among the
+            # candidates) and the ε′ the interpolation had proposed
+            **({"probe": s["probe"]} if "probe" in s else {}),
             "bound_path": has_path,
             # the shares of the family's time_limit each inner fit and the refit were given, when the
             # refit's is not all of it (a record without them is what it was before the split)

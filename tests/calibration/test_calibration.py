@@ -109,6 +109,73 @@ def test_choice_interpolates_between_the_last_feasible_and_the_first_infeasible_
     assert (chosen, at, met) == (0.0, 1, False)
 
 
+class ProxyFamily(ClassifierMixin, BaseEstimator):
+    """A family stand-in whose gap on any rows is known in advance.  Column 0 is the group's
+    proxy, column 1 a uniform score independent of the label: rows predicted positive are those
+    with score under 0.5, and, in the proxy's group 1, under ``0.5 + slope·ε′`` too.  ``step``:
+    at any positive ε′ the shift is ``slope·ε_max`` at once (a jump at 0, as a forest's joint
+    relabelling shows), otherwise it grows linearly in ε′."""
+
+    def __init__(self, criterion=None, slope=4.0, step=False, eps_max=0.05):
+        self.criterion, self.slope, self.step, self.eps_max = criterion, slope, step, eps_max
+
+    def fit(self, X, y, sensitive_features=None):
+        self.classes_ = np.unique(y)
+        b = self.criterion.bound
+        self.shift_ = self.slope * (self.eps_max if (self.step and b > 0) else b)
+        return self
+
+    def predict(self, X):
+        X = np.asarray(X)
+        return (X[:, 1] < 0.5 + self.shift_ * (X[:, 0] == 1)).astype(int)
+
+
+def proxy_data(n, seed):
+    rng = np.random.default_rng(seed)
+    g = rng.integers(0, 2, n)
+    return np.column_stack([g, rng.uniform(size=n)]), rng.integers(0, 2, n), g
+
+
+def test_an_interpolation_from_zero_across_a_step_is_measured_and_refused():
+    X, y, g = proxy_data(4000, 5)
+    Xp, yp, gp = proxy_data(200_000, 6)
+    crit = EqualOpportunity(bound=0.05)
+    # any positive ε′ gives a gap of 0.2, ε′ = 0 none: the line from 0 to 0.025 reads 0.05 at
+    # about 0.006, where the family's gap is 0.2
+    model = CalibratedFairClassifier(ProxyFamily(crit, step=True), folds=3).fit(X, y, sensitive_features=g)
+    assert crit.gap(yp, model.predict(Xp), gp) < 0.01
+    assert model.bound_ == 0.0 and model.calibration_["met"]
+    probe = model.calibration_["probe"]
+    assert 0 < probe["proposed"] < 0.025 and probe["bounds"] == pytest.approx([probe["proposed"],
+                                                                               probe["proposed"] / 2])
+    # the probes are among the candidates now, in their order (largest first), each at about 0.2
+    cands = model.calibration_["candidates"]
+    assert [c["bound"] for c in cands] == [0.05, 0.025, *probe["bounds"], 0.0]
+    assert all(c["inner_gap"] == pytest.approx(0.2, abs=0.05) for c in cands[2:4])
+    # the interpolation alone would have fitted a positive ε′; without interpolating from 0, not
+    assert choose_bound([0.05, 0.025, 0.0], [0.2, 0.2, 0.0], [0.0] * 3, 0.05, 0.0)[0] > 0
+    assert choose_bound([0.05, 0.025, 0.0], [0.2, 0.2, 0.0], [0.0] * 3, 0.05, 0.0, from_zero=False)[0] == 0.0
+
+
+def test_an_interpolation_from_zero_along_a_line_is_measured_and_kept():
+    X, y, g = proxy_data(4000, 5)
+    Xp, yp, gp = proxy_data(200_000, 6)
+    crit = EqualOpportunity(bound=0.05)
+    # the gap is 4ε′: 0, 0.1, 0.2 at the candidates; the limit 0.05 is reached at ε′ = 0.0125
+    model = CalibratedFairClassifier(ProxyFamily(crit, step=False), folds=3).fit(X, y, sensitive_features=g)
+    assert model.calibration_["probe"]["proposed"] == pytest.approx(0.0125, abs=0.004)
+    assert model.bound_ == pytest.approx(0.0125, abs=0.004) and model.bound_ > 0
+    assert crit.gap(yp, model.predict(Xp), gp) == pytest.approx(0.05, abs=0.02)
+
+
+def test_no_probe_when_the_choice_does_not_stand_on_zero():
+    X, y, g = proxy_data(4000, 5)
+    # gap 0.4ε′: every candidate up to ε = 0.05 is feasible, nothing is interpolated from 0
+    model = CalibratedFairClassifier(ProxyFamily(EqualOpportunity(bound=0.05), slope=0.4), folds=3).fit(
+        X, y, sensitive_features=g)
+    assert "probe" not in model.calibration_ and model.bound_ == 0.05
+
+
 def test_a_penalty_or_an_audit_is_fitted_as_it_is():
     X, y, g = population(400, 3)
     est = MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity", penalty=0.5))

@@ -264,12 +264,16 @@ def test_a_model_file_whose_encoder_spells_a_category_twice_is_refused(root, tmp
 
 def _condition(doc, op):
     """The rule set's first condition by ``op``; a categorical '==' or '!=' is made from the other
-    when the committed rule set has only one of them (training writes both), so these tests do
-    not depend on which of the two the committed fit happened to choose."""
+    when the committed rule set has only one of them (training writes both), and added to the
+    first rule, on 'sex' (the last categorical feature, 2 categories), when it has neither, so
+    these tests do not depend on which conditions the committed fit happened to choose."""
     conditions = [c for r in _est(doc)["rules"] for c in r["conditions"]]
     found = next((c for c in conditions if c["op"] == op), None)
     if found is None and op in ("==", "!="):
-        found = next(c for c in conditions if c["op"] == ("!=" if op == "==" else "=="))
+        found = next((c for c in conditions if c["op"] == ("!=" if op == "==" else "==")), None)
+        if found is None:
+            found = {"feature": _est(doc)["params"]["categorical_features"][-1], "missing": "false", "value": 1.0}
+            _est(doc)["rules"][0]["conditions"].append(found)
         found["op"] = op
     return found
 

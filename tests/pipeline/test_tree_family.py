@@ -126,7 +126,9 @@ def test_emit_model_refuses_a_tree_without_calling_it_solverless(adult_sample, t
     # a relabelled tree scores by its leaves' labels, unmarked leaves too, not by the p the text
     # shows (when the relabelling changed no leaf, two reports with the same text had scored
     # one row 0.38 and 0.57; found in review)
-    ("equal_opportunity <= 0.1", "", "The leaves were relabelled for the fairness bound: a row is scored by"),
+    # `on train`: the relabelling is what is tested, not where its bound holds (calibrated on this
+    # small sample, the tree is the constant one, whose scores are all 0)
+    ("equal_opportunity <= 0.1 on train", "", "The leaves were relabelled for the fairness bound: a row is scored by"),
     ("equal_opportunity", "forest { trees 3 }", "The forest scores a row by the mean of its trees' votes; a tree votes with the label"),
     ("equal_opportunity", "", None),
 ])

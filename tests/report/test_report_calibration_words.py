@@ -29,6 +29,18 @@ def test_the_inner_gap_is_printed_beside_its_own_interval():
     assert smoothed_part == "smoothed over the candidates, at the chosen ε′: 0.0200"
 
 
+def test_a_measured_probe_is_said_and_so_is_a_fit_at_zero():
+    point = copy.deepcopy(SWEEP_POINT)
+    point["calibration"].update(internal_bound=0.002545304527, probe={"proposed": 0.003822368421,
+                                                                      "bounds": [0.003822368421, 0.001911184211]})
+    where, _ = calibration_words(point)
+    assert "the line from ε′ = 0 had proposed 0.003822, which was measured with half of it before use)" in where
+    point["calibration"]["internal_bound"] = 0.0
+    where, _ = calibration_words(point)
+    assert where.endswith("before use, and every positive bound measured missed, so the model is fitted at 0)")
+    assert "proposed" not in calibration_words(SWEEP_POINT)[0]
+
+
 def test_a_bound_on_train_says_nothing_is_promised_about_new_rows():
     where, inner = calibration_words({"bound": 0.05, "holds_on": "train"})
     assert where == "the training rows only (`on train`; nothing is promised about new rows)"
