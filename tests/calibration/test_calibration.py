@@ -168,6 +168,16 @@ def test_an_interpolation_from_zero_along_a_line_is_measured_and_kept():
     assert crit.gap(yp, model.predict(Xp), gp) == pytest.approx(0.05, abs=0.02)
 
 
+def test_no_probe_on_the_single_inner_split_of_large_data():
+    X, y, g = proxy_data(6000, 5)
+    # ε = 0.45: a held-out fold's worst-case gap noise (about 0.032) is under a tenth of it, so one
+    # inner split is used; every positive ε′ gives a gap of 0.5, so ε′ is interpolated from 0
+    model = CalibratedFairClassifier(ProxyFamily(EqualOpportunity(bound=0.45), slope=30, step=True), folds=3).fit(
+        X, y, sensitive_features=g)
+    assert model.calibration_["inner_folds_fitted"] == 1
+    assert "probe" not in model.calibration_ and 0 < model.bound_ < 0.225
+
+
 def test_no_probe_when_the_choice_does_not_stand_on_zero():
     X, y, g = proxy_data(4000, 5)
     # gap 0.4ε′: every candidate up to ε = 0.05 is feasible, nothing is interpolated from 0
