@@ -59,8 +59,8 @@ once and re-solves it per candidate, :class:`fairspec.models.tree.relabel.Relabe
 a candidate costs HiGHS's solve, not a build); without one, ``folds × len(candidates)`` fits, which
 a family that has a ``time_limit`` parameter shares (each inner fit gets ``time_limit /
 len(candidates)``, which sizes its work limits), so the inner fits together cost about
-``folds`` fits and the whole about ``folds + 1``.  A probe of step 4 adds, per fold, one growth
-and two relabellings with a bound path, two fits (at that share) without.  With the single inner split of "Large data"
+``folds`` fits and the whole about ``folds + 1``.  A probe (:func:`_probe`) adds, per fold, one
+growth and two relabellings with a bound path, two fits (at that share) without.  With the single inner split of "Large data"
 the time limit is the whole calibrated fit's: the inner fits share half of it and the refit
 gets the other half, so ``time_limit 60s`` on a million rows means about 60 s of the family's
 stages, not two minutes (each fit's set-up comes on top; ``benchmarks/README.md``, "Scale").
@@ -262,7 +262,7 @@ def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps:
     chosen, best, met = choose_bound(bounds, smooth_gap, ses, eps, margin, from_zero)
     known = ~np.isnan(smooth_gap[order])
     return {
-        "chosen": chosen, "best": best, "met": met, "pooled01": pooled01, "pooled": pooled,
+        "chosen": chosen, "best": best, "met": met, "pooled01": pooled01,
         "bounds": [float(b) for b in bounds],
         "inner_gap": float(np.interp(chosen, eb[known], smooth_gap[order][known])) if measured.any() else None,
         "inner_accuracy": float(np.interp(chosen, eb, smooth_acc[order])),
@@ -276,11 +276,11 @@ def _measure(criterion: Criterion, bounds, pooled, classes, y_held, g_held, eps:
     }
 
 
-def _probe(criterion: Criterion, measured: dict, probe_pooled, probe_bounds, classes, y_held, g_held,
+def _probe(criterion: Criterion, measured: dict, pooled, probe_pooled, probe_bounds, classes, y_held, g_held,
            eps: float, margin: float) -> dict:
-    """``measured`` (:func:`_measure`) chosen again once its ε′, interpolated from the candidate
-    0, has been measured: ``probe_pooled`` holds the pooled inner predictions at
-    ``probe_bounds`` (that ε′ and the :data:`PROBE_FRACTIONS` of it), which join the candidates;
+    """``measured`` (:func:`_measure` of the pooled inner predictions ``pooled``) chosen again
+    once its ε′, interpolated from the candidate 0, has been measured: ``probe_pooled`` holds the
+    pooled inner predictions at ``probe_bounds`` (the :data:`PROBE_FRACTIONS` of that ε′), which join the candidates;
     the choice is then made without interpolating from 0, so it stands on measured positive
     bounds or is 0.
 
@@ -295,7 +295,7 @@ def _probe(criterion: Criterion, measured: dict, probe_pooled, probe_bounds, cla
     measured feasible bound near it."""
     bounds = measured["bounds"] + [float(b) for b in probe_bounds]
     order = np.argsort(bounds, kind="stable")[::-1]  # the candidates' order: largest first
-    pooled = np.vstack([measured["pooled"], probe_pooled])[order]
+    pooled = np.vstack([pooled, probe_pooled])[order]
     again = _measure(criterion, [bounds[i] for i in order], pooled, classes, y_held, g_held, eps, margin,
                      from_zero=False)
     again["probe"] = {"proposed": measured["chosen"], "bounds": [float(b) for b in probe_bounds]}
@@ -449,8 +449,10 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             del tasks
             for j, i in enumerate(probes):
                 measured_members[i] = _probe(criterion, measured_members[i],
+                                             np.concatenate(predictions[i * k:(i + 1) * k], axis=1),
                                              np.concatenate(probed[j * k:(j + 1) * k], axis=1), at[i], classes,
                                              y_held, g_held, eps, float(self.margin))
+            probed = None
         pick = choose_member(measured_members)
         m = measured_members[pick]
         chosen, best, met = m["chosen"], m["best"], m["met"]
@@ -458,7 +460,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         held_out_rows, inner_training_rows = int(len(held)), [int(len(tr)) for tr, _ in used]
         # the inner folds' rows and predictions are not read from here on: let go before the refit,
         # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
-        summaries = [{key: v for key, v in mm.items() if key not in ("pooled01", "pooled")} for mm in measured_members]
+        summaries = [{key: v for key, v in mm.items() if key != "pooled01"} for mm in measured_members]
         del splits, used, predictions, held, y_held, g_held, y01, groups_text, measured_members, m
         tr = te = None  # (a fold's rows)
         self.estimator_ = with_bound(members[pick], chosen, refit_share).fit(
