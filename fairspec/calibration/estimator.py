@@ -60,10 +60,11 @@ a candidate costs HiGHS's solve, not a build); without one, ``folds × len(candi
 a family that has a ``time_limit`` parameter shares (each inner fit gets ``time_limit /
 len(candidates)``, which sizes its work limits), so the inner fits together cost about
 ``folds`` fits and the whole about ``folds + 1``.  A probe (:func:`_probe`) adds, per fold, one
-growth and two relabellings with a bound path, two fits (at that share) without.  With the single inner split of "Large data"
-the time limit is the whole calibrated fit's: the inner fits share half of it and the refit
-gets the other half, so ``time_limit 60s`` on a million rows means about 60 s of the family's
-stages, not two minutes (each fit's set-up comes on top; ``benchmarks/README.md``, "Scale").
+growth and two relabellings with a bound path, two fits (at that share) without.  With the
+single inner split of "Large data" the time limit is the whole calibrated fit's: the inner fits
+share half of it and the refit gets the other half, so ``time_limit 60s`` on a million rows
+means about 60 s of the family's stages, not two minutes (each fit's set-up comes on top;
+``benchmarks/README.md``, "Scale").
 On small data the split stays ``folds + 1`` fits: its models are the bundled examples'.  ``benchmarks/README.md`` ("Fairness that
 holds") records the measured ratios.
 
@@ -280,9 +281,9 @@ def _probe(criterion: Criterion, measured: dict, pooled, probe_pooled, probe_bou
            eps: float, margin: float) -> dict:
     """``measured`` (:func:`_measure` of the pooled inner predictions ``pooled``) chosen again
     once its ε′, interpolated from the candidate 0, has been measured: ``probe_pooled`` holds the
-    pooled inner predictions at ``probe_bounds`` (the :data:`PROBE_FRACTIONS` of that ε′), which join the candidates;
-    the choice is then made without interpolating from 0, so it stands on measured positive
-    bounds or is 0.
+    pooled inner predictions at ``probe_bounds`` (the :data:`PROBE_FRACTIONS` of that ε′), which
+    join the candidates; the choice is then made without interpolating from 0, so it stands on
+    measured positive bounds or is 0.
 
     Why.  At ε′ = 0 a relabelling must equalise the training rates exactly, which leaves little
     but a near-constant labelling; at any positive ε′, however small, it can choose among many
@@ -423,9 +424,13 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         time_share, refit_share = (1.0, 1.0) if has_path else (1.0 / len(bounds), 1.0)
         if single and not has_path:
             time_share, refit_share = 0.5 / len(bounds), 0.5
+        def fold_tasks(member, at_bounds, folds_used=used):
+            """One :func:`inner_fold` task per inner fold: ``member`` fitted at ``at_bounds``."""
+            return [(member, at_bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
+                     rows_of(fit_params, n, tr), _take(X, te), time_share) for tr, te in folds_used]
+
         # every member is measured on the same inner folds: their comparison is paired
-        tasks = [(member, bounds, _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
-                  rows_of(fit_params, n, tr), _take(X, te), time_share) for member in members for tr, te in used]
+        tasks = [task for member in members for task in fold_tasks(member, bounds)]
         predictions = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
         del tasks  # the inner sides' copies of the rows, not needed by the refit
         held = np.concatenate([te for _, te in used])
@@ -443,8 +448,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
             # an ε′ interpolated from the candidate 0 is measured on the same folds before it is used
             # (:func:`_probe`): one more inner fit per fold and probe bound, for the settings that need it
             at = {i: [round(f * measured_members[i]["chosen"], 12) for f in PROBE_FRACTIONS] for i in probes}
-            tasks = [(members[i], at[i], _take(X, tr), _take(y, tr), _take(sensitive_features, tr),
-                      rows_of(fit_params, n, tr), _take(X, te), time_share) for i in probes for tr, te in used]
+            tasks = [task for i in probes for task in fold_tasks(members[i], at[i])]
             probed = run_tasks(inner_fold, tasks, n_jobs=self.n_jobs)
             del tasks
             for j, i in enumerate(probes):
@@ -461,7 +465,7 @@ class CalibratedFairClassifier(ClassifierMixin, BaseEstimator):
         # the inner folds' rows and predictions are not read from here on: let go before the refit,
         # which had held them beside its own arrays at a large fit's peak (benchmarks/README.md, "Scale")
         summaries = [{key: v for key, v in mm.items() if key != "pooled01"} for mm in measured_members]
-        del splits, used, predictions, held, y_held, g_held, y01, groups_text, measured_members, m
+        del splits, used, fold_tasks, predictions, held, y_held, g_held, y01, groups_text, measured_members, m
         tr = te = None  # (a fold's rows)
         self.estimator_ = with_bound(members[pick], chosen, refit_share).fit(
             X, y, sensitive_features=sensitive_features, **fit_params)

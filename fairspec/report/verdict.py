@@ -112,9 +112,9 @@ def calibration_words(fairness: dict) -> tuple[str, str]:
     probe = calibration.get("probe")
     if isinstance(probe, dict) and isinstance(probe.get("proposed"), (int, float)):
         # docs/calibration.md, step 5: an ε′ drawn on a line from 0 is measured before use
-        where += (f"; the line from ε′ = 0 had proposed {_short(probe['proposed'])}, which was measured with half of "
-                  "it before use" + (", and every positive bound measured missed, so the model is fitted at 0"
-                                     if eps_prime == 0 else ""))
+        where += (f"; the line from ε′ = 0 had proposed {_short(probe['proposed'])}, which was measured with "
+                  "half of it before use"
+                  + (", and every positive bound measured missed, so the model is fitted at 0" if eps_prime == 0 else ""))
     where += ")"
     interval = calibration.get("inner_gap_interval")
     level = calibration.get("inner_gap_interval_level")
