@@ -11,6 +11,8 @@ times, and the medians are compared.
 
 ``--choose-depths``: the calibrated fit chooses the tree's depth among these (the calibration's
 ``choices``); its own fit is the tree at the deepest of them, what the estimator is built with.
+``--search-multiplier``: the calibrated fit also chooses the tree's Lagrange multiplier among
+the shares a spec's calibrated single tree searches (``TREE_MULTIPLIERS``), as the pipeline does.
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from fairspec.calibration import CalibratedFairClassifier  # noqa: E402
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier  # noqa: E402
 from fairspec.models.rule_set import FairRuleSetClassifier  # noqa: E402
 from fairspec.registry.criteria import make_criterion  # noqa: E402
+from fairspec.registry.families import TREE_MULTIPLIERS  # noqa: E402
 
 
 def synthetic(n, seed=0):
@@ -71,6 +74,8 @@ def main(argv=None):
     ap.add_argument("--min-leaf", type=int, default=1, help="tree: min_samples_leaf")
     ap.add_argument("--choose-depths", type=int, nargs="+", default=None,
                     help="tree: the calibration chooses the depth among these")
+    ap.add_argument("--search-multiplier", action="store_true",
+                    help="tree: the calibration also chooses the Lagrange multiplier (the pipeline's default)")
     args = ap.parse_args(argv)
     cases = [(f"synthetic {args.synthetic:,}", synthetic(args.synthetic))] if args.synthetic else \
         [(d, load(d)) for d in args.datasets]
@@ -79,6 +84,9 @@ def main(argv=None):
     choices = [{"max_depth": d} for d in args.choose_depths] if args.choose_depths else None
     if choices:
         args.families, args.depth = ["tree"], max(args.choose_depths)
+    if args.search_multiplier:
+        args.families = ["tree"]
+        choices = [{**c, "lagrange_share": s} for c in (choices or [{}]) for s in TREE_MULTIPLIERS]
     for name, (X, y, g, cat) in cases:
         for fam in args.families:
             own, cal, folds = [], [], None
@@ -91,7 +99,8 @@ def main(argv=None):
                 cal.append(cpu(lambda: est.fit(X, y, sensitive_features=g)))
                 folds = est.calibration_["inner_folds_fitted"]
             a, b = statistics.median(own), statistics.median(cal)
-            shown = f"{fam}, depth among {args.choose_depths}" if choices else f"{fam}, depth {args.depth}"
+            shown = f"{fam}, depth among {args.choose_depths}" if args.choose_depths else f"{fam}, depth {args.depth}"
+            shown += ", multiplier searched" if args.search_multiplier else ""
             shown += f", min leaf {args.min_leaf}" if fam == "tree" else ""
             print(f"| {name} | {shown} | {a:.3f} | {b:.3f} | {b / a:.1f} | {folds} |", flush=True)
 

@@ -19,8 +19,13 @@ Methods (``--methods``):
   calibration's ``choices``: each depth calibrated on the same inner folds, the most accurate
   whose inner estimate meets ε refitted); ``--min-leaf`` as for ``tree``; ``forest_depth``: the
   same choice for the forest's trees (``--forest-trees`` trees);
-* ``tree_lagr`` (experiment): the calibrated tree grown on the criterion's Lagrangian costs at
-  multiplier ``--lagrange`` (:class:`LagrangianTree`);
+* ``tree_lagr``: the calibrated tree grown on the criterion's Lagrangian at the share
+  ``--lagrange`` of the multiplier at which a group's targets flip (the estimator's
+  ``lagrange_share``, :mod:`fairspec.models.lagrangian`); ``tree_lagr_train`` the same at the
+  bound as given, so ``--settings equal_opportunity:1`` measures the growth alone;
+* ``tree_mult``: the calibrated tree choosing that share among ``--shares`` (the calibration's
+  ``choices``, what the pipeline does for a single tree); ``tree_depth_mult`` every depth of
+  ``--depths`` with every share;
 * ``eg``: fairlearn's ExponentiatedGradient (depth-3 scikit-learn tree, fairlearn 0.15: the
   bound passed to the constraint as ``difference_bound`` and as ``eps``) over a grid of ε
   (``--eg-grid``), measured twice from one fit: ``eg`` its randomized classifier in
@@ -84,7 +89,7 @@ DATASETS = {
 }
 SETTINGS = [("equal_opportunity", 0.05), ("equal_opportunity", 0.025), ("equal_opportunity", 0.01),
             ("equalized_odds", 0.05)]
-OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth")
+OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth", "tree_mult", "tree_depth_mult")
 PEERS = ("eg", "eg_det", "streed", "eg_det_cal")
 HOLD_SLACK = 0.02
 
@@ -121,54 +126,6 @@ def load(name, protected_feature=False):
 def folds_of(y, groups, k, seed):
     strata = np.char.add(y.astype(str), np.char.add("|", groups.astype(str)))
     return list(StratifiedKFold(k, shuffle=True, random_state=seed).split(np.zeros(len(y)), strata))
-
-
-class LagrangianTree(MissingAwareTreeClassifier):
-    """A tree whose splits are grown on the cost-sensitive rows of the criterion's Lagrangian
-    (the reductions of Agarwal et al. 2018, one best response at a fixed multiplier), then
-    relabelled under the bound as any tree (an experiment of this benchmark, ``tree_lagr``).
-
-    Derivation.  For one rate r of the criterion (tpr: rows with y = 1; fpr: y = 0), let h and l
-    be the groups with the highest and the lowest rate of the tree grown without it, and
-    n_h, n_l their rows in the rate's condition.  The constraint that binds is
-    ``r_h(ŷ) - r_l(ŷ) <= ε``; with multiplier λ >= 0 the Lagrangian is
-
-        L(ŷ) = (1/n) Σ_i [ŷ_i != y_i] + λ (r_h(ŷ) - r_l(ŷ)) - λε,
-
-    and ``r_g(ŷ) = (1/n_g) Σ_{i in g, cond} ŷ_i`` is linear in ŷ, so ``L = const + Σ_i c_i ŷ_i``
-    with ``n·c_i = (1 - 2 y_i) + t·n·([i in h, cond]/n_h - [i in l, cond]/n_l)``, ``t = λ``.
-    Minimising L over classifiers is cost-sensitive classification: row i wants ŷ_i = 1 iff
-    ``c_i < 0``, at a price ``|c_i|`` for getting it wrong.  The tree is grown on the labels
-    ``[c_i < 0]`` with weights ``n·|c_i|`` (the impurity of a weighted node is that price's
-    proxy), so its splits separate what the fair optimum separates; a rate of equalized odds
-    adds one such term per rate.  ``lagrange`` (a class attribute: scikit-learn's clone keeps
-    it) is t.
-    """
-
-    lagrange = 0.1
-
-    def _grow(self, X, y, sensitive_features):
-        from fairspec.models.tree.grow import grow_tree
-        from fairspec.models.tree.split_search import EncodedFeatures
-
-        X, y_num, cat, group_names, groups = self._prepare(X, y, sensitive_features)
-        task, scorer = self._task_and_scorer(group_names)
-        enc = EncodedFeatures.encode(X, cat)
-        n = len(y_num)
-        self.tree_ = grow_tree(enc, y_num, np.ones(n), task, scorer, self._settings())
-        plain = self._predicts_positive(X)
-        cost = 1.0 - 2.0 * y_num
-        for rate in self.fairness.rates:
-            cond = {"tpr": y_num == 1, "fpr": y_num == 0}.get(rate, np.ones(n, bool))
-            values = {g: plain[cond & (groups == g)].mean() for g in np.unique(groups[cond])}
-            hi, lo = max(values, key=values.get), min(values, key=values.get)
-            cost = cost + self.lagrange * n * ((cond & (groups == hi)) / max((cond & (groups == hi)).sum(), 1)
-                                               - (cond & (groups == lo)) / max((cond & (groups == lo)).sum(), 1))
-        label, weight = (cost < 0).astype(float), np.abs(cost)
-        self.tree_ = grow_tree(enc, label, weight, task, scorer, self._settings())
-        log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree on Lagrangian costs",
-               "missing": self.missing, "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
-        return X, y_num, groups, log
 
 
 class BoundedExponentiatedGradient(ClassifierMixin, BaseEstimator):
@@ -217,6 +174,15 @@ def our_estimator(method, criterion, categorical, args, seed):
                                          time_limit=args.time_tree, random_state=seed)
         return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
                                         choices=[{"max_depth": d} for d in args.depths])
+    if family in ("tree_mult", "tree_depth_mult"):
+        # the calibration chooses the Lagrange multiplier's share (and the depth) among its choices
+        depths = args.depths if family == "tree_depth_mult" else [args.tree_depth]
+        est = MissingAwareTreeClassifier(max_depth=max(depths), min_samples_leaf=args.min_leaf,
+                                         categorical_features=tuple(categorical), fairness=criterion,
+                                         time_limit=args.time_tree, random_state=seed)
+        return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
+                                        choices=[{"max_depth": d, "lagrange_share": s}
+                                                 for d in depths for s in args.shares])
     if family == "forest_depth":
         # the forest's trees' depth chosen by the calibration, as tree_depth
         est = MissingAwareForestClassifier(n_estimators=args.forest_trees, max_depth=max(args.depths),
@@ -225,10 +191,9 @@ def our_estimator(method, criterion, categorical, args, seed):
         return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
                                         choices=[{"max_depth": d} for d in args.depths])
     if family == "tree_lagr":
-        cls = type("LagrangianTreeAt", (LagrangianTree,), {"lagrange": args.lagrange})
-        est = cls(max_depth=args.tree_depth, min_samples_leaf=args.min_leaf,
-                  categorical_features=tuple(categorical), fairness=criterion, time_limit=args.time_tree,
-                  random_state=seed)
+        est = MissingAwareTreeClassifier(max_depth=args.tree_depth, min_samples_leaf=args.min_leaf,
+                                         categorical_features=tuple(categorical), fairness=criterion,
+                                         time_limit=args.time_tree, random_state=seed, lagrange_share=args.lagrange)
     elif family == "tree":
         est = MissingAwareTreeClassifier(max_depth=args.tree_depth, min_samples_leaf=args.min_leaf,
                                          categorical_features=tuple(categorical), fairness=criterion,
@@ -264,6 +229,7 @@ def run_task(task):
                      "inner_folds": est.calibration_["inner_folds_fitted"]}
             if est.calibration_.get("chosen"):
                 extra["depth"] = est.calibration_["chosen"]["max_depth"]
+                extra["share"] = est.calibration_["chosen"].get("lagrange_share")
             if est.calibration_.get("probe"):
                 probe = est.calibration_["probe"]
                 extra.update(probe_proposed=probe["proposed"], probe_bounds=probe["bounds"],
@@ -414,7 +380,9 @@ def main(argv=None):
     ap.add_argument("--margin", type=float, default=0.0)
     ap.add_argument("--tree-depth", type=int, default=4)
     ap.add_argument("--depths", type=int, nargs="+", default=[4, 5, 6], help="tree_depth: the depths it chooses among")
-    ap.add_argument("--lagrange", type=float, default=0.1, help="tree_lagr: the multiplier t (LagrangianTree)")
+    ap.add_argument("--lagrange", type=float, default=1.5, help="tree_lagr: the Lagrange multiplier's share of λ₀")
+    ap.add_argument("--shares", type=float, nargs="+", default=[0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0],
+                    help="tree_mult, tree_depth_mult: the Lagrange multiplier's shares of λ₀ chosen among")
     ap.add_argument("--min-leaf", type=int, default=1)
     ap.add_argument("--forest-trees", type=int, default=20)
     ap.add_argument("--time-tree", type=float, default=10.0, help="relabelling MIP time limit (s)")

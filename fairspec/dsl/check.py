@@ -161,6 +161,9 @@ PARAM_NOT_APPLICABLE = ("parameter '{name}' of {owner} applies only with {other}
 PARAM_NOT_FOR_MISSING = ("parameter '{name}' of {owner} applies only with missing {needed}, and this spec's missing "
                          "is {actual}{default}: it would be ignored")
 PARAM_NOT_A_CHOICE = "parameter '{name}' of {owner} must be one of {choices}, got {value}"
+PARAM_WITHOUT_BOUND = ("parameter '{name}' of {owner} acts only under a fairness bound, and {why}: it would be "
+                       "ignored")
+HINT_PARAM_WITHOUT_BOUND = "remove {name}, or give the criterion a bound, e.g. fairness {criterion} <= 0.05"
 #: ``depth [4, 5, 6]``: the calibration of a bound on unseen rows chooses among the values
 #: (fairspec.calibration, ``choices``); anywhere nothing calibrates, a list would choose nothing
 LIST_NOT_HERE = ("a list of values is taken only by a model parameter, for the calibration of a fairness bound "
@@ -716,8 +719,15 @@ class _Checker:
         missing = self.spec.missing
         strategy = family.default_missing if missing is None else missing.strategy
         written = f"impute({missing.method})" if strategy == "impute" and missing is not None else strategy
+        fairness = self.spec.fairness
         for param in model.params:
             declared = family.param(param.name)
+            if declared is not None and declared.only_with_bound and (fairness is None or not fairness.bounds):
+                why = LIST_WHY["none" if fairness is None else "penalty" if fairness.penalties else "audit"]
+                criterion = "equal_opportunity" if fairness is None else fairness.criterion.value
+                self.add(PARAM_WITHOUT_BOUND.format(name=param.name, owner=f"model '{family.name}'",
+                                                    why=why.format(criterion=criterion)),
+                         param.span, HINT_PARAM_WITHOUT_BOUND.format(name=param.name, criterion=criterion))
             if declared is not None and declared.only_with_missing and strategy not in declared.only_with_missing:
                 self.add(PARAM_NOT_FOR_MISSING.format(name=param.name, owner=f"model '{family.name}'",
                                                       needed=" or ".join(declared.only_with_missing), actual=written,

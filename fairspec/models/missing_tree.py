@@ -43,6 +43,7 @@ def build_estimator(recipe, criterion, solver, *, categorical_features, seed):
         threads=int(solver.threads),
         random_state=int(seed),
         clock_cap=bool(solver.clock_cap),
+        lagrange_share=float(params.get("multiplier") or 0.0),
     )
     if "middle_growth" in params:
         common["middle_growth"] = params["middle_growth"]

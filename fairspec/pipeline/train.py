@@ -108,16 +108,25 @@ def _estimator(plan: Plan, encoder: FeatureEncoder, criterion: Criterion | None)
     estimator = build(recipe.params)
     if plan.calibrates and criterion is not None and criterion.bound is not None:
         # the bound is to hold on unseen rows: an internal bound chosen on held-out training rows
-        choices = None if plan.model.choice is None else choice_settings(build, recipe.params, *plan.model.choice)
+        listed = choice_members(plan)
+        choices = None if listed is None else choice_settings(build, recipe.params, *listed)
         estimator = CalibratedFairClassifier(estimator, random_state=plan.solver.seed, choices=choices)
     return estimator
 
 
+def choice_members(plan: Plan) -> tuple[str, tuple] | None:
+    """``(parameter, values)`` the calibration chooses among: the spec's listed values
+    (:attr:`ModelRecipe.choice`) or the ones the family searches (:attr:`ModelRecipe.search`;
+    never both, :func:`fairspec.plan.compile.calibration_search`); None when there is neither."""
+    return plan.model.choice if plan.model.choice is not None else plan.model.search
+
+
 def choice_settings(build, params: dict, name: str, values: tuple) -> list[dict]:
-    """The estimator settings of a spec parameter's values, as :class:`CalibratedFairClassifier`'s
-    ``choices``: for each value, the estimator parameters in which the family's estimator built with
-    it (``build(params)``) differs from those built with the others.  A family names its estimator's
-    parameters as it likes (the tree's ``depth`` is ``max_depth``), so they are read off the built
+    """The estimator settings of a spec parameter's values (:func:`choice_members`), as
+    :class:`CalibratedFairClassifier`'s ``choices``: for each value, the estimator parameters in
+    which the family's estimator built with it (``build(params)``) differs from those built with
+    the others.  A family names its estimator's parameters as it likes (the tree's ``depth`` is
+    ``max_depth``, its ``multiplier`` is ``lagrange_share``), so they are read off the built
     estimators rather than assumed."""
     built = [build({**params, name: value}).get_params(deep=False) for value in values]
     keys = [k for k in built[0] if any(not _same_param(b[k], built[0][k]) for b in built[1:])]
@@ -134,23 +143,28 @@ def _same_param(a, b) -> bool:
 
 
 def chosen_among(plan: Plan, calibration: dict | None) -> dict | None:
-    """What the calibration chose for the spec's listed parameter, in the spec's words:
-    ``{"parameter": "depth", "values": [4, 5, 6], "chosen": 5}`` (``calibration["choices"]`` are
-    in the order of ``values``); None without a list or a calibration."""
-    if plan.model.choice is None or not calibration or "chosen" not in calibration:
+    """What the calibration chose, in the spec's words: ``{"parameter": "depth", "values": [4, 5,
+    6], "chosen": 5}`` for a listed parameter, the same under ``"searched"`` for the parameter the
+    family searches (the tree's multiplier; ``calibration["choices"]`` are in the order of
+    ``values``); None without a list, a search or a calibration."""
+    found = choice_members(plan)
+    if found is None or not calibration or "chosen" not in calibration:
         return None
-    name, values = plan.model.choice
+    name, values = found
     pick = next(i for i, c in enumerate(calibration["choices"]) if c["params"] == calibration["chosen"])
-    return {"parameter": name, "values": list(values), "chosen": values[pick]}
+    among = {"parameter": name, "values": list(values), "chosen": values[pick]}
+    return among if plan.model.choice is not None else {"searched": among}
 
 
 def with_chosen_value(plan: Plan, among: dict | None) -> Plan:
-    """``plan`` with its listed parameter set to the value the calibration chose (``among``, from
-    :func:`chosen_among`), as an ordinary one-value recipe; ``plan`` itself without a choice."""
+    """``plan`` with its listed (or searched) parameter set to the value the calibration chose
+    (``among``, from :func:`chosen_among`), as an ordinary one-value recipe; ``plan`` itself
+    without a choice."""
     if among is None:
         return plan
-    return replace(plan, model=replace(plan.model, params={**plan.model.params, among["parameter"]: among["chosen"]},
-                                       choice=None))
+    chosen = among.get("searched", among)
+    return replace(plan, model=replace(plan.model, params={**plan.model.params, chosen["parameter"]: chosen["chosen"]},
+                                       choice=None, search=None))
 
 
 def family_estimator(estimator):

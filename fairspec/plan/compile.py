@@ -43,16 +43,20 @@ def _plain(value):
     return value
 
 
-def resolve_params(declared: tuple[Param, ...], written: tuple, missing: str | None = None) -> dict:
+def resolve_params(declared: tuple[Param, ...], written: tuple, missing: str | None = None,
+                   bounded: bool = True) -> dict:
     """Written parameters over the declared defaults; nested blocks resolve the same way.  A
-    parameter that applies only with another's value (``depth`` only with ``learner tree``)
-    or only under some missing-value strategies (``middle_growth`` only under ``trinary`` and
-    ``trinary_mia``; ``missing`` is the plan's strategy) is left out otherwise: the plan and
+    parameter that applies only with another's value (``depth`` only with ``learner tree``),
+    only under some missing-value strategies (``middle_growth`` only under ``trinary`` and
+    ``trinary_mia``; ``missing`` is the plan's strategy) or only under a fairness bound (the
+    tree's ``multiplier``; ``bounded``: the spec has one) is left out otherwise: the plan and
     the report list what the model uses (the checker refuses it written there)."""
     given = {p.name: p.value for p in written}
     out = {}
     for param in declared:
         if param.only_with_missing and missing not in param.only_with_missing:
+            continue
+        if param.only_with_bound and not bounded:
             continue
         if param.only_with is not None:
             other, needed = param.only_with
@@ -82,6 +86,23 @@ def model_choice(params: dict) -> tuple[dict, tuple | None]:
     if choice is None:
         return params, None
     return {**params, choice[0]: choice[1][0]}, choice
+
+
+def calibration_search(family, spec, params: dict, choice) -> tuple | None:
+    """``(parameter, values)`` of the family's :attr:`~fairspec.registry.families.Family.calibration_search`
+    when the calibration of a bound on unseen rows is to choose it: the spec has a bound not
+    ``on train``, does not write the parameter, lists no other parameter (one list per spec, for
+    the checker's reason: a product multiplies the fits, and the choice among them flatters the
+    kept one's inner estimate), and the model is a single tree (a forest's calibration already
+    fits every tree per fold and candidate; its multiplier is the spec's to write or list).
+    None otherwise."""
+    if not family.calibration_search or spec.fairness is None or not spec.fairness.bounds or spec.fairness.on_train:
+        return None
+    name, values = family.calibration_search
+    written = {p.name for p in spec.model.params}
+    if name in written or choice is not None or params.get("forest"):
+        return None
+    return name, tuple(values)
 
 
 def _feature_plans(features: tuple[ast.Feature, ...], table: pd.DataFrame) -> tuple[FeaturePlan, ...]:
@@ -148,11 +169,13 @@ def build_plan(doc: SpecDocument, table: pd.DataFrame, data_path: Path) -> Plan:
         else:
             fairness = (make_criterion(name),)
 
-    params, choice = model_choice(resolve_params(family.params, spec.model.params, missing.strategy))
+    bounded = spec.fairness is not None and bool(spec.fairness.bounds)
+    params, choice = model_choice(resolve_params(family.params, spec.model.params, missing.strategy, bounded))
+    search = calibration_search(family, spec, params, choice)
     output = Path(spec.output).expanduser() if spec.output else Path("out") / spec.name.value
     defaults = _defaults(spec, params, solver_given, ev)
     return Plan(name=spec.name.value, spec_path=doc.path, spec_text=doc.text, data=data, missing=missing,
-                fairness=fairness, model=ModelRecipe(family.name, params, choice), solver=solver,
+                fairness=fairness, model=ModelRecipe(family.name, params, choice, search), solver=solver,
                 evaluation=evaluation, output_dir=output, spec_sha256=doc.sha256, spec_normalised=doc.normalised,
                 defaults=defaults, fairness_on_train=bool(spec.fairness is not None and spec.fairness.on_train),
                 model_card=model_card_fields(spec.model_card))

@@ -95,6 +95,10 @@ class ModelRecipe:
     #: ``(parameter, values)`` when the spec lists values for one parameter (``depth [4, 5, 6]``):
     #: the calibration of the bound chooses among them; ``params`` holds the first.  None otherwise
     choice: tuple[str, tuple] | None = None
+    #: ``(parameter, values)`` the calibration chooses among because the family searches it by
+    #: default (:attr:`fairspec.registry.families.Family.calibration_search`) and the spec writes
+    #: neither it nor a list (:func:`fairspec.plan.compile.calibration_search`); None otherwise
+    search: tuple[str, tuple] | None = None
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,8 @@ class Plan:
                 return f"{k}={{{', '.join(f'{ik}={iv}' + mark(f'model.{k}.{ik}') for ik, iv in v.items())}}}"
             if self.model.choice is not None and k == self.model.choice[0]:
                 return f"{k}=[{', '.join(written_value(x) for x in self.model.choice[1])}]"
+            if self.model.search is not None and k == self.model.search[0]:
+                return f"{k}=[{', '.join(written_value(x) for x in self.model.search[1])}]{mark('model.' + k)}"
             return f"{k}={v}{mark('model.' + k)}"
 
         params = ", ".join(param(k, v) for k, v in self.model.params.items())
@@ -232,6 +238,10 @@ class Plan:
             lines.append(f"    chosen      {name}: chosen among {', '.join(written_value(x) for x in values)} by the "
                          "calibration (each value calibrated on the same inner folds; the most accurate whose inner "
                          "estimate meets the bound is refitted on every training row)")
+        if self.model.search is not None:
+            name, values = self.model.search
+            lines.append(f"    searched    {name}: the bound's Lagrange multiplier, chosen among "
+                         f"{', '.join(written_value(x) for x in values)} by the calibration as a listed value is")
         lines += boosting_plan_lines(self, mark)
         e = self.evaluation
         lines.append("  evaluation")

@@ -13,6 +13,11 @@ from dataclasses import dataclass, field
 from fairspec.registry.criteria import CRITERIA
 
 ALL_CRITERIA = frozenset(CRITERIA)
+#: the tree's Lagrange multipliers (shares of the one at which a group's targets flip,
+#: :mod:`fairspec.models.lagrangian`) a calibrated bound chooses among: past 1 the favoured
+#: group's cell is relabelled, which a weak proxy of the group needs (compas); a strong one
+#: overshoots there and wants a quarter (adult); ``benchmarks/README.md``, "Seventh part"
+TREE_MULTIPLIERS = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0)
 IMPUTE_OR_DROP = frozenset({"impute", "drop"})
 NATIVE_TREE_STRATEGIES = frozenset({"mia", "trinary", "trinary_mia", "majority", "fractional"})
 
@@ -37,6 +42,9 @@ class Param:
     #: the missing-value strategies under which this parameter acts (empty: every one); under
     #: another it would be silently ignored, so the checker refuses it
     only_with_missing: tuple[str, ...] = ()
+    #: acts only under a fairness bound (the tree's Lagrange multiplier); without one it would
+    #: be silently ignored, so the checker refuses it and the plan leaves it out
+    only_with_bound: bool = False
 
 
 @dataclass(frozen=True)
@@ -65,6 +73,10 @@ class Family:
     #: a module whose ``scorer_from_json(doc)`` reads the family's saved estimator for scoring
     #: without importing scikit-learn (``fairspec predict``); "" when only the estimator scores
     scorer: str = ""
+    #: ``(parameter, values)``: a parameter the calibration of a bound on unseen rows chooses
+    #: among these values when the spec does not write it (the tree's Lagrange multiplier;
+    #: :mod:`fairspec.calibration`, ``choices``); ``()`` for none
+    calibration_search: tuple = ()
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -104,6 +116,11 @@ FAMILIES: dict[str, Family] = {
                   doc="trinary: grow the third child only where training rows miss the split feature "
                       "(observed), or always, as the paper does (full; can be very large)",
                   only_with_missing=("trinary", "trinary_mia")),
+            Param("multiplier", "float", 0.0, low=0.0, high=4.0,
+                  doc="under a bound, grow on the bound's Lagrangian at this share of the multiplier at which a "
+                      "group's training targets flip (0: on the labels as they are); unwritten, a calibrated bound "
+                      "on a single tree chooses it among " + ", ".join(f"{v:g}" for v in TREE_MULTIPLIERS),
+                  only_with_bound=True),
             Param("forest", "block", None, doc="bag several trees: forest { trees 50 max_features sqrt }", params=(
                 Param("trees", "int", 50, low=1, high=10000, doc="number of trees"),
                 Param("max_features", "choice", "sqrt", choices=("sqrt", "log2", "all"), doc="features tried per split"),
@@ -116,6 +133,7 @@ FAMILIES: dict[str, Family] = {
         work_limited=True,
         module="fairspec.models.missing_tree",
         scorer="fairspec.models.tree.scorer",
+        calibration_search=("multiplier", TREE_MULTIPLIERS),
     ),
     "rule_set": Family(
         name="rule_set",

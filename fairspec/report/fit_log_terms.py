@@ -245,9 +245,14 @@ FIT_LOG_TERMS: dict[str, str] = {
     "train_accuracy_after_relabel": (
         "Share of training rows the model classifies correctly after the leaves were relabelled, from 0 "
         "to 1."),
+    "lagrange_multiplier": (
+        "The bound's Lagrange multiplier λ the tree(s) were grown at: the training targets and row weights "
+        "of error + λ·(rate gap) (fairspec/models/lagrangian.py): the model's multiplier share (written in "
+        "the spec or chosen by the calibration) times the multiplier at which a group's targets flip."),
     "leaves_relabelled": (
-        "Number of leaves, over all trees of a forest, whose predicted class the relabelling changed "
-        "from the majority class of their training rows."),
+        "Number of leaves, over all trees of a forest, whose predicted class the relabelling (or, grown on "
+        "the bound's Lagrangian, the Lagrangian's targets) changed from the majority class of their "
+        "training rows."),
     "relabel_status": (
         "HiGHS's status for the leaf-relabelling integer program (for a forest, the joint one over all "
         "trees): optimal, infeasible (no labelling meets the bound), work_limit or time_limit, with "

@@ -148,18 +148,28 @@ def choice_words(fairness: dict) -> tuple[str, str, tuple]:
     calibration = fairness.get("calibration")
     among = calibration.get("chosen_among") if isinstance(calibration, dict) else None
     measured = calibration.get("choices") if isinstance(calibration, dict) else None
-    if not isinstance(among, dict) or not isinstance(measured, list) or \
-            not all(isinstance(m, dict) for m in measured) or len(measured) != len(among.get("values") or ()):
+    listed = _listed(among)
+    if listed is None or not isinstance(measured, list) or \
+            not all(isinstance(m, dict) for m in measured) or len(measured) != len(listed[1]):
         return "", "", ()
-    bound, name, kept = fairness.get("bound"), str(among.get("parameter")), among.get("chosen")
+    (name, values, kept), bound = listed, fairness.get("bound")
     rows = tuple(ChoiceRow(_spec_value(v), _short(m.get("internal_bound")), fmt_rate(m.get("inner_accuracy")),
                            fmt_gap_against(m.get("inner_gap"), bound), "yes" if m.get("met") else "no", v == kept)
-                 for v, m in zip(among["values"], measured))
-    values = ", ".join(_spec_value(v) for v in among["values"])
+                 for v, m in zip(values, measured))
     why = ("the most accurate on the inner held-out rows of those whose inner gap meets the bound"
            if any(m.get("met") for m in measured) else
            "no value met the bound on the inner held-out rows, so the one with the smallest inner gap")
-    return f"{name} {_spec_value(kept)}, among {values}: {why}", name, rows
+    return f"{name} {_spec_value(kept)}, among {', '.join(_spec_value(v) for v in values)}: {why}", name, rows
+
+
+def _listed(among) -> tuple[str, list, object] | None:
+    """(parameter, values, the kept one) of metrics.json's ``chosen_among``
+    (:func:`fairspec.pipeline.train.chosen_among`): the spec's listed parameter, or the one the
+    family searched (``searched``, the tree's multiplier); None when it is neither."""
+    single = among.get("searched", among) if isinstance(among, dict) else None
+    if not isinstance(single, dict) or not isinstance(single.get("values"), list):
+        return None
+    return str(single.get("parameter")), single["values"], single.get("chosen")
 
 
 def _met(value, bound, stated):

@@ -15,12 +15,12 @@ from sklearn.linear_model import LogisticRegression
 
 from fairspec.errors import DataError, ModelFileError
 from fairspec.models.mp_boost import FairMPBoostClassifier, build_estimator, estimator_from_json
+from fairspec.models.lagrangian import cost_sensitive_rows, extreme_groups, flip_multiplier, multiplier_slopes
 from fairspec.models.mp_boost import boosting
 from fairspec.models.mp_boost.adversary import fairness_weights, logistic_adversary
 from fairspec.models.mp_boost.boosting import (BoostingSettings, RoundRouting, draw_without_replacement,
                                                grow_on_patch, leaf_output)
 from fairspec.models.mp_boost.importance import fair_tree_fis, impurity_importance
-from fairspec.models.mp_boost.lagrangian import cost_sensitive_rows, extreme_groups, flip_multiplier
 from fairspec.models.mp_boost.routing import leaf_of_training_rows
 from fairspec.models.mp_boost.threshold import choose_threshold
 from fairspec.models.tree.grow import TreeStructure
@@ -428,44 +428,7 @@ def test_a_bound_is_met_on_the_training_rows(name):
 
 
 # ------------------------------------------------------------------ the Lagrangian's rows
-def test_cost_sensitive_rows_of_demographic_parity_by_hand():
-    # n = 10 rows; H = group 1 (4 rows), Lo = group 0 (6 rows); λ = 0.3:
-    # δ = 0.3·10/4 = 0.75 on H, -0.3·10/6 = -0.5 on Lo; C⁰ - C¹ = (2y - 1) - δ
-    y = np.array([1, 1, 0, 0, 1, 0, 0, 0, 1, 0])
-    g = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
-    labels, weights = cost_sensitive_rows(y, g, high=1, low=0, multiplier=0.3, positives_only=False)
-    margin = np.array([0.25, 0.25, -1.75, -1.75, 1.5, -0.5, -0.5, -0.5, 1.5, -0.5])
-    assert labels.tolist() == (margin > 0).astype(int).tolist() == y.tolist()
-    assert weights == pytest.approx(np.abs(margin))
-    # past λ₀ = min(4, 6)/10 = 0.4 the positives of H turn negative (δ = 1.25 > 1)
-    assert flip_multiplier(y, g, 1, 0, False) == pytest.approx(0.4)
-    labels, weights = cost_sensitive_rows(y, g, 1, 0, 0.5, False)
-    assert labels.tolist() == [0, 0, 0, 0, 1, 0, 0, 0, 1, 0]
-    assert weights[:2] == pytest.approx([0.25, 0.25])
-    # with a third group, its rows keep their label and weight 1
-    g3 = np.array([1, 1, 1, 1, 0, 0, 0, 2, 2, 2])
-    labels, weights = cost_sensitive_rows(y, g3, 1, 0, 0.3, False)
-    assert weights[7:] == pytest.approx([1.0, 1.0, 1.0]) and labels[7:].tolist() == y[7:].tolist()
-    assert weights[4:7] == pytest.approx(np.abs(np.array([1, -1, -1]) + 0.3 * 10 / 3))
-
-
-def test_cost_sensitive_rows_of_equal_opportunity_touch_only_the_positives():
-    y = np.array([1, 1, 0, 0, 1, 0, 0, 0, 1, 0])
-    g = np.array([1, 1, 1, 1, 0, 0, 0, 0, 0, 0])
-    # n_{H,1} = 2, n_{Lo,1} = 2; λ = 0.1: δ = 0.5 on H's positives, -0.5 on Lo's
-    labels, weights = cost_sensitive_rows(y, g, 1, 0, 0.1, positives_only=True)
-    assert labels.tolist() == y.tolist()
-    assert weights == pytest.approx([0.5, 0.5, 1, 1, 1.5, 1, 1, 1, 1.5, 1])
-    assert flip_multiplier(y, g, 1, 0, True) == pytest.approx(0.2)
-
-
-def test_the_extreme_groups_are_the_highest_and_lowest_rate():
-    g = np.array([0, 0, 1, 1, 2, 2])
-    y = np.array([1, 0, 1, 1, 1, 0])
-    pred = np.array([1, 0, 0, 0, 1, 1])
-    assert extreme_groups(pred, y, g, 3, False) == (2, 1)
-    assert extreme_groups(pred, y, g, 3, True) == (0, 1)  # TPR: 1, 0, 1
-    assert extreme_groups(np.ones(6), y, g, 3, False) is None
+# (the rows themselves: tests/models/test_lagrangian.py)
 
 
 def test_multiplier_zero_rows_are_plain_boosting():
@@ -476,7 +439,7 @@ def test_multiplier_zero_rows_are_plain_boosting():
                                 positives_only=False, adversary="logistic", patience=0, burn_in=2, max_depth=2,
                                 min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed")
     plain = boosting.boost(X, y, cat, g, 2, settings, np.random.default_rng(3))
-    labels, weights = cost_sensitive_rows(y, g, 1, 0, 0.0, False)
+    labels, weights = cost_sensitive_rows(y, multiplier_slopes(y, g, 2, [("selection_rate", 1, 0)]), 0.0)
     same = boosting.boost(X, y, cat, g, 2, settings, np.random.default_rng(3), fit_labels=labels,
                           row_weights=weights)
     assert np.array_equal(plain.score, same.score)
@@ -492,9 +455,9 @@ def test_a_multiplier_narrows_the_training_gap_at_threshold_zero():
                                 positives_only=False, adversary="logistic", patience=0, burn_in=2, max_depth=2,
                                 min_samples_leaf=1, criterion="gini", missing="mia", middle_growth="observed")
     plain = boosting.boost(X, y, cat, g, 2, settings, np.random.default_rng(1))
-    high, low = extreme_groups(plain.score > 0, y, g, 2, False)
-    lam = 0.875 * flip_multiplier(y, g, high, low, False)
-    labels, weights = cost_sensitive_rows(y, g, high, low, lam, False)
+    high, low = extreme_groups(plain.score > 0, y, g, 2, "selection_rate")
+    slopes = multiplier_slopes(y, g, 2, [("selection_rate", high, low)])
+    labels, weights = cost_sensitive_rows(y, slopes, 0.875 * flip_multiplier(y, slopes))
     fair = boosting.boost(X, y, cat, g, 2, settings, np.random.default_rng(1), fit_labels=labels,
                           row_weights=weights)
     gap = boosting.group_gap

@@ -2,7 +2,9 @@
 end: the calibration chooses the value, model.json holds the kept model (an ordinary tree at the
 chosen depth, which ``fairspec predict`` scores), and it is the model ``CalibratedFairClassifier``
 gives with those ``choices`` directly.  A spec writing the chosen value alone gives the same model,
-with no record of a choice."""
+with no record of a choice.  (``multiplier 0``: the tree's Lagrange multiplier, which the
+calibration would otherwise search with every listed value, is fixed; that search is
+tests/pipeline/test_multiplier_search.py's.)"""
 from __future__ import annotations
 
 import html
@@ -24,7 +26,7 @@ target y positive 1
 protected g
 features {{ x0 numeric  x1 numeric  x2 numeric  x3 numeric  x4 numeric }}
 fairness equal_opportunity <= 0.05
-model tree {{ depth {depth}  min_samples_leaf 10 }}
+model tree {{ depth {depth}  min_samples_leaf 10  multiplier 0 }}
 solver {{ seed 4 }}
 evaluate none
 """

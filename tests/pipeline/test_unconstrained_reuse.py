@@ -63,11 +63,22 @@ protected g
 features {{ x1 numeric  x2 numeric  c categorical }}
 missing mia
 fairness equal_opportunity <= {bounds}
-model tree {{ depth 3 }}
+model tree {{ depth 3  multiplier 0 }}
 evaluate {{ holdout 0.3 stratify seed 2 }}
 """
 
 
+def test_no_reuse_of_a_tree_grown_on_the_lagrangian():
+    """Its splits are the Lagrangian's, not the unconstrained fit's: the pipeline fits anew."""
+    X, y, groups = _data(800, 2)
+    tree = MissingAwareTreeClassifier(max_depth=3, fairness=make_criterion("equal_opportunity", bound=0.05),
+                                      lagrange_share=0.5).fit(X, y, sensitive_features=groups)
+    assert tree.fit_log_["lagrange_multiplier"] > 0
+    assert tree.fitted_without_fairness() is None
+
+
+# ``multiplier 0``: the tree grown on its labels, whose growth is the unconstrained fit's (a
+# multiplier the calibration chooses above 0 grows other splits, and nothing is reused)
 @pytest.mark.parametrize("bounds", ["0.02", "[0.02, 0.2]"])
 def test_the_run_s_unconstrained_block_is_the_fresh_fit_s(tmp_path, monkeypatch, bounds):
     from fairspec import compile_spec, load_spec, train

@@ -7,8 +7,6 @@
 * :mod:`~fairspec.models.mp_boost.adversary` — the adversary's row weights ``L_F``;
 * :mod:`~fairspec.models.mp_boost.routing` — every training row through a round's tree, fast;
 * :mod:`~fairspec.models.mp_boost.threshold` — the decision threshold that meets a bound;
-* :mod:`~fairspec.models.mp_boost.lagrangian` — a bound's Lagrange multiplier as cost-sensitive
-  targets and row weights (Agarwal et al. 2018);
 * :mod:`~fairspec.models.mp_boost.estimator` — the scikit-learn estimator, JSON, read-out.
 
 The weak learners are the missing-aware trees of :mod:`fairspec.models.tree`:

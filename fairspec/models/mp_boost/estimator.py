@@ -9,7 +9,7 @@ fairness criterion asks for:
   family; λ = 9 is the paper's α = 0.9, λ = 1/9 its α = 0.1);
 * ``fairness`` with a bound ε: each α of ``bound_alphas`` is fitted (same seed); then, at the
   smallest of them, the bound's Lagrangian is fitted at the multipliers ``λ = s·λ₀`` for each
-  share ``s`` of ``multiplier_shares`` (:mod:`.lagrangian`: the rounds learn the cost-sensitive
+  share ``s`` of ``multiplier_shares`` (:mod:`fairspec.models.lagrangian`: the rounds learn the cost-sensitive
   targets and weights of the constraint between the groups whose rates the unconstrained model
   sets furthest apart; ``λ₀`` is where a whole group-and-label cell's targets would flip).  Each
   model's decision threshold is chosen on the training rows as the most accurate one whose
@@ -18,8 +18,7 @@ fairness criterion asks for:
   it, and the fit log's ``bound_search`` lists every candidate.  (A multiplier picked on the
   training rows, with no held-out split: the candidates differ in their targets, not in their
   capacity, so their training accuracies at the bound compare like with like.)  The
-  Lagrangian's rows are general — any learner with row weights could fit them — and would suit
-  the shared calibration layer; they live here until it takes them;
+  Lagrangian's rows are :mod:`fairspec.models.lagrangian`'s, shared with the tree family;
 * no criterion (or an audited one) and no ``alpha``: α = 0, plain MP-Boost.
 
 With α > 0 the rounds need each row's group (``sensitive_features``); the adversary and
@@ -51,7 +50,7 @@ from fairspec.models.model_file import (check_header, class_labels, criterion_fr
                                         show)
 from fairspec.models.mp_boost.adversary import ADVERSARIES
 from fairspec.models.mp_boost.boosting import BoostingSettings, boost, leaf_output
-from fairspec.models.mp_boost.lagrangian import cost_sensitive_rows, extreme_groups, flip_multiplier
+from fairspec.models.lagrangian import cost_sensitive_rows, extreme_groups, flip_multiplier, multiplier_slopes
 from fairspec.models.mp_boost.threshold import choose_threshold
 from fairspec.models.readout import column_names, feature_text, number_text, shown_classes
 from fairspec.models.tree.estimators import describe_tree
@@ -69,8 +68,8 @@ ENFORCEABLE = {"demographic_parity": False, "equal_opportunity": True}
 TREES_SHOWN = 3
 #: the most influential rows the fit log names
 INFLUENTIAL_ROWS = 10
-#: the Lagrange multipliers a bound is searched over besides λ = 0 (:mod:`.lagrangian`), at the
-#: smallest α of ``bound_alphas``, as shares of ``λ₀`` (:func:`~.lagrangian.flip_multiplier`: the
+#: the Lagrange multipliers a bound is searched over besides λ = 0 (:mod:`fairspec.models.lagrangian`), at the
+#: smallest α of ``bound_alphas``, as shares of ``λ₀`` (:func:`fairspec.models.lagrangian.flip_multiplier`: the
 #: multiplier at which the targets of the smaller constrained group-and-label cell flip)
 MP_BOOST_MULTIPLIER_SHARES = (0.125, 0.25, 0.375, 0.5, 0.625, 0.75, 0.875)
 
@@ -257,15 +256,17 @@ class FairMPBoostClassifier(ClassifierMixin, BaseEstimator):
         for alpha in alphas:
             fit_one(alpha)
         if bound is not None:
-            # the Lagrangian's cost-sensitive rows (module .lagrangian), at the smallest α, for the
+            # the Lagrangian's cost-sensitive rows (fairspec.models.lagrangian), at the smallest α, for the
             # pair of groups whose rates are furthest apart under that α's unconstrained model
             first = min(range(len(alphas)), key=lambda i: alphas[i])
-            pair = extreme_groups(tried[first][2].score > 0, y01, groups, n_groups, positives_only)
+            rate = "tpr" if positives_only else "selection_rate"
+            pair = extreme_groups(tried[first][2].score > 0, y01, groups, n_groups, rate)
+            slopes = None if pair is None else multiplier_slopes(y01, groups, n_groups, [(rate, *pair)])
             for share in self.multiplier_shares if pair is not None else ():
                 if not share > 0:
                     continue
-                multiplier = float(share) * flip_multiplier(y01, groups, pair[0], pair[1], positives_only)
-                labels, weights = cost_sensitive_rows(y01, groups, pair[0], pair[1], multiplier, positives_only)
+                multiplier = float(share) * flip_multiplier(y01, slopes)
+                labels, weights = cost_sensitive_rows(y01, slopes, multiplier)
                 fit_one(alphas[first], multiplier, labels, weights)
         # the most accurate under the bound; the first of equals (the smallest α of the list order)
         best = max(range(len(tried)), key=lambda i: (tried[i][4] if tried[i][4] is not None else 0.0, -i))

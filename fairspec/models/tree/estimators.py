@@ -33,6 +33,7 @@ from sklearn.utils.validation import check_is_fitted
 from fairspec.errors import DataError
 from fairspec.models.inputs import (binary_labels, categorical_indices, feature_matrix, fit_or_keep, group_labels,
                                    numeric_target, require_finite, require_flag, require_whole, seed_of)
+from fairspec.models.lagrangian import lagrangian_rows
 from fairspec.models.model_file import feature_names_to_json, json_values, params_at_fit, record_params
 from fairspec.models.readout import column_names, shown_classes
 from fairspec.models.tree.describe import describe_tree
@@ -74,7 +75,7 @@ class _TreeParams:
     def _validate(self):
         for name, least in (("max_depth", 0), ("min_samples_leaf", 1), ("min_samples_split", 2)):
             require_whole(self, name, least)
-        for name in ("time_limit", "mip_gap"):
+        for name in ("time_limit", "mip_gap", "lagrange_share"):
             if hasattr(self, name):
                 require_finite(self, name)
         if hasattr(self, "threads"):
@@ -141,6 +142,17 @@ class _TreeParams:
         return GrowSettings(max_depth=int(self.max_depth), min_samples_split=int(self.min_samples_split),
                             min_samples_leaf=int(self.min_samples_leaf), middle_growth=self.middle_growth,
                             max_features=max_features)
+
+    def _lagrangian_rows(self, X, y_num, groups, group_names):
+        """The cost-sensitive rows ``(targets, weights, λ)`` a fit under a bound grows on when
+        ``lagrange_share`` > 0 (:mod:`fairspec.models.lagrangian`: ``λ`` is that share of the
+        multiplier at which a group-and-label cell's targets flip, for the groups the model just
+        grown plainly sets furthest apart), else None."""
+        share = float(getattr(self, "lagrange_share", 0.0))
+        if not share > 0 or self.fairness is None or self.fairness.bound is None:
+            return None
+        return lagrangian_rows(self._predicts_positive(X), y_num, groups, len(group_names), self.fairness.rates,
+                               share)
 
     def _deadline(self) -> float:
         """When the clock stops the relabelling: ``time_limit`` from now, as it starts, or never
@@ -321,8 +333,8 @@ class _TreeParams:
         its fit log is the growth's, and its ``seconds`` the growth's time.  The pipeline's
         comparison model (:func:`fairspec.pipeline.train.train`, ``unconstrained``) reads it."""
         grown = getattr(self, "_grown_before_relabel", None)
-        if grown is None:
-            return None
+        if grown is None or grown[1].get("lagrange_multiplier") is not None:
+            return None  # grown on the bound's Lagrangian: the unconstrained fit grows other splits
         trees, log, seconds = grown
         est = copy.copy(self)
         est.__dict__ = {k: v for k, v in self.__dict__.items() if k not in ("_grown_before_relabel", "fit_log_")}
@@ -382,13 +394,17 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     work limit stop the MIP, so the same data and seed give the same tree on any machine.
     ``random_state``: an int, None (the seed 0) or a numpy ``RandomState`` (one draw per fit);
     ``seed_`` is the integer a fit used, and the model file records it.
+    ``lagrange_share`` > 0: under a bound, the tree is grown on the bound's Lagrangian at that
+    share of the multiplier at which a group's targets flip (:func:`grow_on_targets`), then
+    relabelled as any tree; 0 grows on the labels as they are.
     """
 
     _task_kind = "classification"
 
     def __init__(self, max_depth=5, min_samples_leaf=1, min_samples_split=2, criterion="gini", missing="mia",
                  categorical_features=None, fairness=None, middle_growth="observed", mia_missing_split=True,
-                 time_limit=60.0, mip_gap=1e-4, threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None):
+                 time_limit=60.0, mip_gap=1e-4, threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None,
+                 lagrange_share=0.0):
         self.max_depth = max_depth
         self.min_samples_leaf = min_samples_leaf
         self.min_samples_split = min_samples_split
@@ -404,6 +420,7 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.clock_cap = clock_cap
         self.relabel_checkpoints = relabel_checkpoints
+        self.lagrange_share = lagrange_share
 
     @fit_or_keep
     def fit(self, X, y, sensitive_features=None):
@@ -419,8 +436,12 @@ class MissingAwareTreeClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         enc = EncodedFeatures.encode(X, cat)
         self.tree_ = grow_tree(enc, y_num, np.ones(len(y_num)), task, scorer, self._settings(),
                                groups=groups if task.n_groups else None)
-        log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing,
-               "nodes": self.tree_.n_nodes, "leaves": int(len(self.tree_.leaves()))}
+        log = {"status": "heuristic", "mip_gap": None, "algorithm": "greedy tree", "missing": self.missing}
+        rows = self._lagrangian_rows(X, y_num, groups, group_names)
+        if rows is not None:
+            self.tree_ = grow_on_targets(enc, X, y_num, rows[0], rows[1], task, scorer, self._settings())
+            log.update(algorithm="greedy tree on the bound's Lagrangian", lagrange_multiplier=rows[2])
+        log.update(nodes=self.tree_.n_nodes, leaves=int(len(self.tree_.leaves())))
         return X, y_num, groups, log
 
     def _trees(self) -> list[TreeStructure]:
@@ -507,7 +528,30 @@ class MissingAwareTreeRegressor(_TreeParams, RegressorMixin, BaseEstimator):
                              imputed=imputed)
 
 
-def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
+def grow_on_targets(enc, X, y_num, targets, row_weights, task, scorer, settings, counts=None, rng=None):
+    """A tree grown on the cost-sensitive rows ``(targets, row_weights)`` of a bound's Lagrangian
+    (:mod:`fairspec.models.lagrangian`), each row counted ``counts`` times (a bootstrap sample).
+    Its splits separate what the Lagrangian's optimum separates; each leaf keeps the label the
+    Lagrangian gives it (the weighted majority of its targets) in ``leaf_label``, and its
+    ``value`` is again the (counted) training frequency of the true class, so that a leaf's
+    printed frequency and the report's scores mean what they mean in any tree."""
+    counts = np.ones(len(y_num)) if counts is None else counts
+    tree = grow_tree(enc, np.asarray(targets, float), counts * row_weights, task, scorer, settings, rng=rng)
+    tree.leaf_label = tree.leaf_labels().tolist()
+    rows, leaves, w = tree.route_rows(X)
+    w = w * counts[rows]
+    reach = np.bincount(leaves, weights=w, minlength=tree.n_nodes)
+    positive = np.bincount(leaves, weights=w * y_num[rows], minlength=tree.n_nodes)
+    value = np.asarray(tree.value, float)
+    value[reach > 0] = positive[reach > 0] / reach[reach > 0]
+    tree.value = value.tolist()
+    return tree
+
+
+def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap, lagrangian=None):
+    """One tree of a forest on its bootstrap sample; ``lagrangian``: ``(X, targets, weights)``,
+    the cost-sensitive rows it grows on instead (:func:`grow_on_targets`).  The sample is drawn
+    first either way, so a forest grown on the Lagrangian draws the plain forest's samples."""
     scorer = copy.deepcopy(scorer)  # its fairness state belongs to one tree
     rng = np.random.default_rng(seed)
     n = len(y_num)
@@ -515,6 +559,9 @@ def _grow_one(enc, y_num, task, scorer, settings, groups, seed, bootstrap):
         weights = np.bincount(rng.integers(0, n, n), minlength=n).astype(float)
     else:
         weights = np.ones(n)
+    if lagrangian is not None:
+        X, targets, row_weights = lagrangian
+        return grow_on_targets(enc, X, y_num, targets, row_weights, task, scorer, settings, counts=weights, rng=rng)
     return grow_tree(enc, y_num, weights, task, scorer, settings, groups=groups, rng=rng)
 
 
@@ -526,7 +573,8 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     whatever ``n_jobs`` is.  ``predict_proba[:, 1]`` is the share of trees voting 1 (a tree's
     vote is the weighted vote of the leaves a row reaches); with a fairness bound the leaves
     are relabelled one tree at a time by :mod:`.forest_relabel`'s descent, and jointly (one
-    MIP) only when that descent ends above the bound.
+    MIP) only when that descent ends above the bound.  ``lagrange_share`` as for the single
+    tree: every tree grows on the Lagrangian's rows of the plain forest's groups.
     """
 
     _task_kind = "classification"
@@ -534,7 +582,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
     def __init__(self, n_estimators=50, max_features="sqrt", bootstrap=True, max_depth=5, min_samples_leaf=1,
                  min_samples_split=2, criterion="gini", missing="mia", categorical_features=None, fairness=None,
                  middle_growth="observed", mia_missing_split=True, n_jobs=1, time_limit=60.0, mip_gap=1e-4,
-                 threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None):
+                 threads=1, random_state=0, clock_cap=True, relabel_checkpoints=None, lagrange_share=0.0):
         self.n_estimators = n_estimators
         self.max_features = max_features
         self.bootstrap = bootstrap
@@ -554,6 +602,7 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.clock_cap = clock_cap
         self.relabel_checkpoints = relabel_checkpoints
+        self.lagrange_share = lagrange_share
 
     def _n_features_per_split(self, p):
         mf = self.max_features
@@ -595,8 +644,13 @@ class MissingAwareForestClassifier(_TreeParams, ClassifierMixin, BaseEstimator):
         # the trees are the same whatever the number of jobs: each has its own seed
         self.trees_ = run_tasks(_grow_one, [(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap))
                                             for s in seeds], n_jobs=self.n_jobs)
-        log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing,
-               "trees": len(self.trees_), "nodes": int(sum(t.n_nodes for t in self.trees_))}
+        log = {"status": "heuristic", "mip_gap": None, "algorithm": "bagged greedy trees", "missing": self.missing}
+        rows = self._lagrangian_rows(X, y_num, groups, group_names)
+        if rows is not None:
+            self.trees_ = run_tasks(_grow_one, [(enc, y_num, task, scorer, settings, g, s, bool(self.bootstrap),
+                                                 (X, rows[0], rows[1])) for s in seeds], n_jobs=self.n_jobs)
+            log.update(algorithm="bagged greedy trees on the bound's Lagrangian", lagrange_multiplier=rows[2])
+        log.update(trees=len(self.trees_), nodes=int(sum(t.n_nodes for t in self.trees_)))
         return X, y_num, groups, log
 
     def predict_proba(self, X):
@@ -643,6 +697,9 @@ def _base_doc(est, kind):
     if params.get("categorical_features") is not None:
         params["categorical_features"] = list(categorical_indices(params["categorical_features"], est,
                                                                   est.n_features_in_))
+    if params.get("lagrange_share") == 0:
+        # grown on the labels as they are: written as before the parameter existed (its default)
+        del params["lagrange_share"]
     classes = getattr(est, "classes_", None)
     return {"kind": kind, "format_version": FORMAT_VERSION, "params": params,
             "n_features_in": int(est.n_features_in_),

@@ -33,14 +33,14 @@ PARAMS = {
     "missing_aware_tree_classifier": (
         "max_depth", "min_samples_leaf", "min_samples_split", "criterion", "missing", "categorical_features",
         "fairness", "middle_growth", "mia_missing_split", "time_limit", "mip_gap", "threads", "random_state",
-        "clock_cap", "relabel_checkpoints"),
+        "clock_cap", "relabel_checkpoints", "lagrange_share"),
     "missing_aware_tree_regressor": (
         "max_depth", "min_samples_leaf", "min_samples_split", "missing", "categorical_features", "middle_growth",
         "mia_missing_split", "random_state"),
     "missing_aware_forest_classifier": (
         "n_estimators", "max_features", "bootstrap", "max_depth", "min_samples_leaf", "min_samples_split",
         "criterion", "missing", "categorical_features", "fairness", "middle_growth", "mia_missing_split", "n_jobs",
-        "time_limit", "mip_gap", "threads", "random_state", "clock_cap", "relabel_checkpoints"),
+        "time_limit", "mip_gap", "threads", "random_state", "clock_cap", "relabel_checkpoints", "lagrange_share"),
 }
 #: the estimator class of each kind, by name (for the messages the constructor gives)
 CLASS_NAMES = {"missing_aware_tree_classifier": "MissingAwareTreeClassifier",
