@@ -25,7 +25,8 @@ Methods (``--methods``):
   bound as given, so ``--settings equal_opportunity:1`` measures the growth alone;
 * ``tree_mult``: the calibrated tree choosing that share among ``--shares`` (the calibration's
   ``choices``, what the pipeline does for a single tree); ``tree_depth_mult`` every depth of
-  ``--depths`` with every share;
+  ``--depths`` with every share; ``forest_mult`` the forest (``--forest-trees``, depth
+  ``--tree-depth``) choosing its share among ``--shares`` (the pipeline does not search it);
 * ``eg``: fairlearn's ExponentiatedGradient (depth-3 scikit-learn tree, fairlearn 0.15: the
   bound passed to the constraint as ``difference_bound`` and as ``eps``) over a grid of ε
   (``--eg-grid``), measured twice from one fit: ``eg`` its randomized classifier in
@@ -89,7 +90,8 @@ DATASETS = {
 }
 SETTINGS = [("equal_opportunity", 0.05), ("equal_opportunity", 0.025), ("equal_opportunity", 0.01),
             ("equalized_odds", 0.05)]
-OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth", "tree_mult", "tree_depth_mult")
+OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth", "tree_mult", "tree_depth_mult",
+        "forest_mult")
 PEERS = ("eg", "eg_det", "streed", "eg_det_cal")
 HOLD_SLACK = 0.02
 
@@ -183,6 +185,13 @@ def our_estimator(method, criterion, categorical, args, seed):
         return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
                                         choices=[{"max_depth": d, "lagrange_share": s}
                                                  for d in depths for s in args.shares])
+    if family == "forest_mult":
+        # the forest with the share chosen by the calibration (the pipeline does not search a forest's)
+        est = MissingAwareForestClassifier(n_estimators=args.forest_trees, max_depth=args.tree_depth,
+                                           min_samples_leaf=args.min_leaf, categorical_features=tuple(categorical),
+                                           fairness=criterion, time_limit=args.time_tree, random_state=seed)
+        return CalibratedFairClassifier(est, folds=args.inner_folds, margin=args.margin, random_state=seed,
+                                        choices=[{"lagrange_share": s} for s in args.shares])
     if family == "forest_depth":
         # the forest's trees' depth chosen by the calibration, as tree_depth
         est = MissingAwareForestClassifier(n_estimators=args.forest_trees, max_depth=max(args.depths),
