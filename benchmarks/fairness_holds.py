@@ -237,7 +237,7 @@ def run_task(task):
             extra = {"internal_bound": est.bound_, "inner_gap": est.calibration_["inner_gap"],
                      "inner_folds": est.calibration_["inner_folds_fitted"]}
             if est.calibration_.get("chosen"):
-                extra["depth"] = est.calibration_["chosen"]["max_depth"]
+                extra["depth"] = est.calibration_["chosen"].get("max_depth")
                 extra["share"] = est.calibration_["chosen"].get("lagrange_share")
             if est.calibration_.get("probe"):
                 probe = est.calibration_["probe"]
