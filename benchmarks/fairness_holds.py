@@ -27,6 +27,8 @@ Methods (``--methods``):
   ``choices``, what the pipeline does for a single tree); ``tree_depth_mult`` every depth of
   ``--depths`` with every share; ``forest_mult`` the forest (``--forest-trees``, depth
   ``--tree-depth``) choosing its share among ``--shares`` (the pipeline does not search it);
+  ``tree_mult_pooled`` (experiment) ``tree_mult`` choosing by each share's inner accuracy averaged
+  with its neighbours' (:func:`neighbour_pooled_choice`);
 * ``eg``: fairlearn's ExponentiatedGradient (depth-3 scikit-learn tree, fairlearn 0.15: the
   bound passed to the constraint as ``difference_bound`` and as ``eps``) over a grid of ε
   (``--eg-grid``), measured twice from one fit: ``eg`` its randomized classifier in
@@ -71,6 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from fairspec.calibration import CalibratedFairClassifier  # noqa: E402
+from fairspec.calibration.estimator import choose_member as CHOOSE_MEMBER  # noqa: E402
 from fairspec.models.missing_tree import MissingAwareForestClassifier, MissingAwareTreeClassifier  # noqa: E402
 from fairspec.models.rule_set import FairRuleSetClassifier  # noqa: E402
 from fairspec.parallel import run_tasks  # noqa: E402
@@ -91,7 +94,7 @@ DATASETS = {
 SETTINGS = [("equal_opportunity", 0.05), ("equal_opportunity", 0.025), ("equal_opportunity", 0.01),
             ("equalized_odds", 0.05)]
 OURS = ("tree", "forest", "rule_set", "tree_lagr", "tree_depth", "forest_depth", "tree_mult", "tree_depth_mult",
-        "forest_mult")
+        "forest_mult", "tree_mult_pooled")
 PEERS = ("eg", "eg_det", "streed", "eg_det_cal")
 HOLD_SLACK = 0.02
 
@@ -167,7 +170,24 @@ class BoundedExponentiatedGradient(ClassifierMixin, BaseEstimator):
         return (self.eg_._pmf_predict(self._filled(X))[:, 1] >= 0.5).astype(int)
 
 
+def neighbour_pooled_choice(measured):
+    """Experiment (``tree_mult_pooled``): :func:`fairspec.calibration.estimator.choose_member` with
+    each setting's inner accuracy averaged with its neighbours' in the list (the shares are
+    ordered), so that one setting's lucky inner estimate weighs a third."""
+    met = [i for i, m in enumerate(measured) if m["met"]]
+    if not met:
+        return CHOOSE_MEMBER(measured)
+    acc = [m["inner_accuracy"] for m in measured]
+    pooled = [float(np.mean(acc[max(0, i - 1):i + 2])) for i in range(len(acc))]
+    return max(met, key=lambda i: (pooled[i], -i))
+
+
 def our_estimator(method, criterion, categorical, args, seed):
+    import fairspec.calibration.estimator as calibration_module
+
+    # the experiment's choice is patched in this (worker) process only, and undone for any other
+    calibration_module.choose_member = neighbour_pooled_choice if method == "tree_mult_pooled" else CHOOSE_MEMBER
+    method = "tree_mult" if method == "tree_mult_pooled" else method
     family = method.removesuffix("_train")
     if family == "tree_depth":
         # the calibration chooses the depth (CalibratedFairClassifier's ``choices``)
