@@ -103,7 +103,7 @@ def mp_boost_lines(plan, mark) -> list[str]:
     setting the spec does not write."""
     p = plan.model.params
     n_features = len(plan.data.features)
-    rows = (f"sqrt(N) rows, N the training rows" if not p["patch_rows"] else f"{p['patch_rows']} rows") \
+    rows = ("sqrt(N) rows, N the training rows" if not p["patch_rows"] else f"{p['patch_rows']} rows") \
         + mark("model.patch_rows")
     m = p["patch_features"] or max(1, round(n_features ** 0.5))
     feats = (f"sqrt(M) = {min(m, n_features)} of the {n_features} features" if not p["patch_features"]

@@ -5,7 +5,6 @@ scikit-learn's logistic regression, the threshold against brute force, and the e
 promises (seed, JSON, the group never read at prediction, bounds met on the training rows)."""
 from __future__ import annotations
 
-import itertools
 import json
 from fractions import Fraction
 
@@ -24,7 +23,7 @@ from fairspec.models.mp_boost.importance import fair_tree_fis, impurity_importan
 from fairspec.models.mp_boost.routing import leaf_of_training_rows
 from fairspec.models.mp_boost.threshold import choose_threshold
 from fairspec.models.tree.grow import TreeStructure
-from fairspec.models.tree.split_search import LEFT, MIDDLE, RIGHT, EncodedFeatures
+from fairspec.models.tree.split_search import LEFT, MIDDLE, EncodedFeatures
 from fairspec.registry.criteria import make_criterion
 from fairspec.registry.families import mp_boost_alpha
 
