@@ -47,6 +47,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from fairspec.registry.criteria import group_rate
+
 #: the rates a multiplier can move (every rate of the criteria)
 RATES = ("selection_rate", "tpr", "fpr", "accuracy")
 
@@ -67,21 +69,18 @@ def rate_coefficients(rate: str, y: np.ndarray, groups: np.ndarray, n_groups: in
 def extreme_groups(predicted: np.ndarray, y: np.ndarray, groups: np.ndarray, n_groups: int,
                    rate: str) -> tuple[int, int] | None:
     """``(H, Lo)``: the groups with the highest and the lowest ``rate`` of ``predicted`` (the
-    first of equals); None when fewer than two groups have the rate or all are equal."""
-    y = np.asarray(y, dtype=np.int64)
+    criteria's own :func:`~fairspec.registry.criteria.group_rate`; the first of equals); None when
+    fewer than two groups have the rate or all are equal."""
     groups = np.asarray(groups, dtype=np.int64)
-    a = rate_coefficients(rate, y, groups, n_groups)
-    counted = a != 0
-    present = np.flatnonzero(np.bincount(groups[counted], minlength=n_groups) > 0)
+    predicted = np.asarray(predicted).astype(int)
+    rates = {g: group_rate(rate, np.asarray(y), predicted, groups == g) for g in range(n_groups)}
+    present = [g for g, r in rates.items() if r is not None]
     if len(present) < 2:
         return None
-    value = np.bincount(groups, weights=a * np.asarray(predicted, float), minlength=n_groups)
-    if rate == "accuracy":  # the constant of 1{h = y}: the group's share of negatives
-        value = value + np.bincount(groups, weights=np.abs(a) * (y == 0), minlength=n_groups)
-    rates = value[present]
-    if rates.max() == rates.min():
+    values = [rates[g] for g in present]
+    if max(values) == min(values):
         return None
-    return int(present[np.argmax(rates)]), int(present[np.argmin(rates)])
+    return present[int(np.argmax(values))], present[int(np.argmin(values))]
 
 
 def multiplier_slopes(y: np.ndarray, groups: np.ndarray, n_groups: int, pairs) -> np.ndarray:
